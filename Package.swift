@@ -1,0 +1,53 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Upcoming-feature flags every Swift target builds with.
+let strictness: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "onair",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "onair", targets: ["onair"]),
+        .library(name: "OnairConfig", targets: ["OnairConfig"]),
+        .library(name: "OnairPlanner", targets: ["OnairPlanner"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // FFmpeg's C libraries (Debian 12: FFmpeg 5.1) plus a shim for the macros Swift can't import.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavfilter libavutil libswscale libswresample libavdevice",
+            providers: [.apt([
+                "libavformat-dev", "libavcodec-dev", "libavfilter-dev", "libavutil-dev",
+                "libswscale-dev", "libswresample-dev", "libavdevice-dev",
+            ])]
+        ),
+        // C bodies a system library target can't hold (the av_log va_list trampoline).
+        .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
+        // Owns every libav pointer; no C type leaves this module.
+        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog"], swiftSettings: strictness),
+        // YAML with source locations, diagnostics, the schema and the typed configuration model.
+        .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
+        // Pure Swift: validation rules, platform catalogue, compiler to PipelinePlan, renderers.
+        .target(name: "OnairPlanner", dependencies: ["OnairConfig"], swiftSettings: strictness),
+        .executableTarget(
+            name: "onair",
+            dependencies: [
+                "OnairConfig", "OnairPlanner", "AVBridge",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], swiftSettings: strictness),
+        .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner"], resources: [.copy("Golden")], swiftSettings: strictness),
+        .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
+        .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner"], swiftSettings: strictness),
+    ]
+)

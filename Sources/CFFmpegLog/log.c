@@ -1,0 +1,1 @@
+#include "cffmpeg_log.h"
