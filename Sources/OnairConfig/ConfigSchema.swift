@@ -1,0 +1,323 @@
+/// The schemas of every mapping in pipeline and preset files.
+public enum ConfigSchema {
+    static let positions = ["top-left", "top", "top-right", "left", "center", "right", "bottom-left", "bottom", "bottom-right"]
+    static let encoderPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+    static let encoderTunes = ["zerolatency", "film", "animation", "grain", "stillimage", "fastdecode"]
+    static let testPatterns = ["testsrc2", "testsrc", "smptebars", "smptehdbars", "rgbtestsrc", "mandelbrot", "color"]
+
+    /// A picture used as a background, avatar or slate: an image, a video or a source.
+    public static let visual = ObjectSchema(
+        "picture", doc: "A still image, a video file or a source, used as a background, avatar or slate.",
+        fields: [
+            FieldSchema("image", .path, "An image file (PNG, JPEG), relative to this file."),
+            FieldSchema("video", .path, "A video file, relative to this file."),
+            FieldSchema("loop", .boolean, "Loop the video (default true)."),
+            FieldSchema("source", .reference("source"), "A source of this pipeline."),
+            FieldSchema("color", .color, "A solid colour, e.g. \"#101020\"."),
+        ])
+
+    /// Where a picture sits on the canvas.
+    public static let placement = ObjectSchema(
+        "placement", doc: "Where a picture sits: a position keyword or x/y, a margin and a scale.",
+        fields: [
+            FieldSchema("position", .choice(positions), "Anchor on the canvas (default center)."),
+            FieldSchema("x", .integer(-8192...8192), "Left edge in pixels (instead of position)."),
+            FieldSchema("y", .integer(-8192...8192), "Top edge in pixels (instead of position)."),
+            FieldSchema("scale", .number(0.01...4), "Width as a fraction of the canvas width, or of the canvas height for people and avatars."),
+            FieldSchema("margin", .integer(0...4096), "Distance from the canvas edge in pixels."),
+        ])
+
+    /// Colour keying of a green or blue screen.
+    public static let chromaKey = ObjectSchema(
+        "colour key", doc: "Green-screen keying.",
+        fields: [
+            FieldSchema("color", .color, "The screen colour (default \"#00FF00\")."),
+            FieldSchema("similarity", .number(0.01...1), "How close to the key colour a pixel must be to vanish (default 0.25)."),
+            FieldSchema("blend", .number(0...1), "Soft edge width (default 0.08)."),
+            FieldSchema("spill", .number(0...1), "Green spill removal strength; 0 turns it off (default 0.2)."),
+        ])
+
+    /// A source of pictures and sound.
+    public static let source = ObjectSchema(
+        "source", doc: "Where pictures and sound come from.",
+        fields: [
+            FieldSchema("size", .size, "Expected picture size, e.g. 1280x720 (required for test sources; used to check the graph)."),
+            FieldSchema("fps", .integer(1...240), "Expected frame rate."),
+        ],
+        variants: [
+            .init("test", "A synthetic test picture and tone.", [
+                FieldSchema("pattern", .choice(testPatterns), "Test picture (default testsrc2)."),
+                FieldSchema("tone", .booleanOrNumber(0...20000), "Sine tone in Hz, true for 1000 Hz, false for no audio (default 1000)."),
+                FieldSchema("color", .color, "Colour for the 'color' pattern."),
+            ]),
+            .init("file", "A media or image file.", [
+                FieldSchema("path", .path, required: true, "The file, relative to this file."),
+                FieldSchema("loop", .boolean, "Start again at the end (default false)."),
+            ]),
+            .init("network", "A stream pulled from a URL (rtmp, rtmps, srt, udp, http/https HLS).", [
+                FieldSchema("url", .text, required: true, "The stream URL."),
+                FieldSchema("timeout", .duration, "How long to wait for data before the input counts as lost (default 5s)."),
+            ]),
+            .init("listen", "onair listens and a camera or phone pushes to it (rtmp or srt).", [
+                FieldSchema("url", .text, required: true, "Where to listen, e.g. srt://0.0.0.0:9000 or rtmp://0.0.0.0:1935/live/cam."),
+                FieldSchema("timeout", .duration, "How long to wait for data before the input counts as lost (default 5s)."),
+            ]),
+            .init("device", "A capture device.", [
+                FieldSchema("device", .text, required: true, "Device path or name, e.g. /dev/video0."),
+                FieldSchema("format", .choice(["v4l2", "alsa", "pulse", "x11grab", "decklink"]), "Capture API (default v4l2)."),
+            ]),
+        ])
+
+    /// An overlay combination: what the audience sees.
+    public static let overlay = ObjectSchema(
+        "overlay combination", doc: "One way to compose the scene; `active:` picks the one on air at start.",
+        fields: [],
+        variants: [
+            .init("virtual-background", "A keyed person over a background picture.", [
+                FieldSchema("person", .reference("source"), required: true, "The camera filming the person in front of the screen."),
+                FieldSchema("background", .object(visual), required: true, "What replaces the screen."),
+                FieldSchema("key", .object(chromaKey), "Colour key settings."),
+                FieldSchema("placement", .object(placement), "Where the person sits (default: bottom, full height)."),
+            ]),
+            .init("real-scene", "The camera as it is, with optional automatic lighting.", [
+                FieldSchema("camera", .reference("source"), required: true, "The camera."),
+                FieldSchema("auto_lighting", .booleanOrNumber(0...1), "Automatic brightness/contrast correction: true, false or a strength from 0 to 1."),
+            ]),
+            .init("scene-avatar", "A scene with an avatar image or video over it.", [
+                FieldSchema("scene", .reference("source"), required: true, "The scene source."),
+                FieldSchema("avatar", .object(visual), required: true, "The avatar picture (PNG with transparency works best)."),
+                FieldSchema("placement", .object(placement), "Where the avatar sits (default: bottom-right, a third of the height)."),
+            ]),
+        ],
+        extensible: true)
+
+    /// A semi-transparent box behind text.
+    public static let textBox = ObjectSchema(
+        "text box", doc: "A box drawn behind text.",
+        fields: [
+            FieldSchema("color", .color, "Box colour (default \"#000000\")."),
+            FieldSchema("opacity", .number(0...1), "Box opacity (default 0.5)."),
+            FieldSchema("padding", .integer(0...512), "Space around the text in pixels (default 10)."),
+        ])
+
+    static let layerPlacement: [FieldSchema] = [
+        FieldSchema("position", .choice(positions), "Anchor on the canvas."),
+        FieldSchema("x", .integer(-8192...8192), "Left edge in pixels (instead of position)."),
+        FieldSchema("y", .integer(-8192...8192), "Top edge in pixels (instead of position)."),
+        FieldSchema("margin", .integer(0...4096), "Distance from the canvas edge in pixels (default 24)."),
+    ]
+
+    /// Something drawn over the scene.
+    public static let layer = ObjectSchema(
+        "layer", doc: "Drawn on top of the active overlay combination, in order.",
+        fields: layerPlacement,
+        variants: [
+            .init("image", "A logo or any image.", [
+                FieldSchema("image", .path, required: true, "The image, relative to this file."),
+                FieldSchema("scale", .number(0.01...1), "Width as a fraction of the canvas width (default: the image's own size)."),
+                FieldSchema("opacity", .number(0...1), "Opacity (default 1)."),
+            ]),
+            .init("text", "Text, with placeholders {title}, {pipeline}, {clock}, {date}.", [
+                FieldSchema("text", .text, required: true, "What to write."),
+                FieldSchema("font", .text, "Font family (fontconfig name, default \"DejaVu Sans\") or a .ttf/.otf path."),
+                FieldSchema("size", .integer(4...512), "Font size in pixels (default 32)."),
+                FieldSchema("color", .color, "Text colour (default \"#FFFFFF\")."),
+                FieldSchema("box", .object(textBox), "A box behind the text."),
+            ]),
+            .init("pip", "Picture-in-picture of another source.", [
+                FieldSchema("source", .reference("source"), required: true, "The source shown in the inset."),
+                FieldSchema("scale", .number(0.05...1), "Width as a fraction of the canvas width (default 0.25)."),
+            ]),
+        ])
+
+    /// Video encoder settings.
+    public static let video = ObjectSchema(
+        "video settings", doc: "Video encoder settings.",
+        fields: [
+            FieldSchema("codec", .choice(["h264", "hevc", "av1"]), "Video codec (h264; hevc and av1 reserved)."),
+            FieldSchema("bitrate", .bitrate, "Target bitrate, e.g. 4500k."),
+            FieldSchema("max_bitrate", .bitrate, "Bitrate cap (VBV max rate)."),
+            FieldSchema("buffer", .bitrate, "VBV buffer size (default 2 × max_bitrate)."),
+            FieldSchema("rate_control", .choice(["cbr", "vbr"]), "Constant or variable bitrate (default cbr)."),
+            FieldSchema("keyframe_interval", .duration, "Time between keyframes, e.g. 2s."),
+            FieldSchema("profile", .choice(["baseline", "main", "high"]), "H.264 profile (default high)."),
+            FieldSchema("level", .text, "H.264 level such as \"4.1\" (quote it)."),
+            FieldSchema("preset", .choice(encoderPresets), "Encoder speed preset (default veryfast)."),
+            FieldSchema("tune", .choice(encoderTunes), "Encoder tune."),
+        ])
+
+    /// Audio encoder settings.
+    public static let audio = ObjectSchema(
+        "audio settings", doc: "Audio encoder settings.",
+        fields: [
+            FieldSchema("codec", .choice(["aac", "opus", "mp3"]), "Audio codec (default aac)."),
+            FieldSchema("bitrate", .bitrate, "Bitrate (default 128k)."),
+            FieldSchema("sample_rate", .choice(["44100", "48000"]), "Sample rate in Hz (default 48000)."),
+            FieldSchema("channels", .integer(1...2), "1 (mono) or 2 (stereo, default)."),
+        ])
+
+    /// A quality preset.
+    public static let quality = ObjectSchema(
+        "quality", doc: "Picture size, frame rate and encoder settings.",
+        fields: [
+            FieldSchema("width", .integer(16...7680), required: true, "Width in pixels (even)."),
+            FieldSchema("height", .integer(16...4320), required: true, "Height in pixels (even)."),
+            FieldSchema("fps", .integer(1...120), required: true, "Frames per second."),
+            FieldSchema("video", .object(video), required: true, "Video encoder settings."),
+            FieldSchema("audio", .object(audio), "Audio encoder settings (default AAC 128k 48 kHz stereo)."),
+        ],
+        extensible: true)
+
+    /// A crop of the scene for one destination.
+    public static let canvas = ObjectSchema(
+        "canvas", doc: "Which part of the scene a destination receives.",
+        fields: [
+            FieldSchema("aspect", .aspect, required: true, "Aspect ratio of the crop, e.g. \"9:16\"."),
+            FieldSchema("focus", .number(0...1), "Horizontal centre of the crop: 0 left, 0.5 centre (default), 1 right."),
+        ])
+
+    /// A stream key reference.
+    public static let secret = ObjectSchema(
+        "stream key", doc: "Where a stream key is read from; never the key itself.",
+        fields: [
+            FieldSchema("env", .text, "Environment variable holding the key."),
+            FieldSchema("file", .path, "File holding the key (first line)."),
+        ])
+
+    /// Reconnection policy.
+    public static let retry = ObjectSchema(
+        "retry policy", doc: "How a destination reconnects after a failure.",
+        fields: [
+            FieldSchema("initial_delay", .duration, "First wait (default 1s)."),
+            FieldSchema("max_delay", .duration, "Longest wait (default 30s)."),
+            FieldSchema("jitter", .number(0...1), "Random spread of each wait, as a fraction (default 0.2)."),
+            FieldSchema("max_attempts", .countOrUnlimited(1...1_000_000), "Attempts before giving up (default unlimited)."),
+            FieldSchema("connect_timeout", .duration, "Give up a connection attempt after this (default 10s)."),
+            FieldSchema("write_timeout", .duration, "A write blocked this long counts as a stall (default 5s)."),
+        ])
+
+    /// A destination.
+    public static let destination = ObjectSchema(
+        "destination", doc: "Where the broadcast goes.",
+        fields: [
+            FieldSchema("quality", .nameOrObject("quality preset", quality), "Quality for this destination (default: the pipeline's)."),
+            FieldSchema("canvas", .object(canvas), "Crop of the scene, e.g. 9:16 for vertical platforms."),
+            FieldSchema("required", .boolean, "Whether the broadcast fails when this destination fails for good (default true)."),
+            FieldSchema("retry", .object(retry), "Reconnection policy (default: the pipeline's)."),
+        ],
+        variants: [
+            .init("platform", "A streaming platform from the catalogue.", [
+                FieldSchema("platform", .reference("platform"), required: true, "youtube, twitch, facebook, tiktok, mux, x, or one from Presets/."),
+                FieldSchema("key", .object(secret), required: true, "Where the stream key comes from."),
+                FieldSchema("server", .text, "Ingest server URL for platforms that issue one per account (TikTok) or to pick a region."),
+                FieldSchema("protocol", .choice(["rtmps", "rtmp", "srt"]), "Ingest protocol (default: the most secure the platform offers)."),
+            ]),
+            .init("url", "A custom RTMP, RTMPS or SRT URL; {key} stands for the key.", [
+                FieldSchema("url", .text, required: true, "The URL, e.g. rtmps://live.example.com/app/{key}."),
+                FieldSchema("key", .object(secret), "Where the stream key comes from."),
+            ]),
+            .init("record", "A recording file (.ts, .mkv, or .mp4 written fragmented) that stays playable if onair is killed.", [
+                FieldSchema("path", .path, required: true, "Output file, relative to this file; {date} and {time} are replaced."),
+            ]),
+            .init("hls", "A local HLS folder (playlist + segments).", [
+                FieldSchema("directory", .path, required: true, "Output folder, relative to this file."),
+                FieldSchema("segment", .duration, "Segment length (default 2s)."),
+                FieldSchema("playlist_size", .integer(1...1000), "Segments kept in the playlist (default 6)."),
+            ]),
+        ],
+        extensible: true)
+
+    /// What to do when an input stops delivering.
+    public static let inputLoss = ObjectSchema(
+        "input loss policy", doc: "What viewers see when a source stops delivering.",
+        fields: [
+            FieldSchema("after", .duration, "Silence after which an input counts as lost (default 2s)."),
+            FieldSchema("hold_last_frame", .duration, "Repeat the last frame this long before the slate (default 3s)."),
+            FieldSchema("slate", .object(visual), "What to show then: an image, a video or a colour (default \"#000000\")."),
+        ])
+
+    /// A named pipeline file.
+    public static let pipeline = ObjectSchema(
+        "pipeline", doc: "A named pipeline: sources, overlays, layers, quality and destinations.",
+        fields: [
+            FieldSchema("title", .text, "Shown by {title} in text layers (default: the pipeline name)."),
+            FieldSchema("sources", .map(.object(source)), required: true, "Named sources."),
+            FieldSchema("overlays", .map(.object(overlay)), required: true, "Named overlay combinations."),
+            FieldSchema("active", .reference("overlay combination"), required: true, "The overlay combination on air at start."),
+            FieldSchema("audio", .reference("source"), "The source that supplies sound (default: the active combination's camera)."),
+            FieldSchema("layers", .list(.object(layer)), "Logos, text and picture-in-picture drawn on top, in order."),
+            FieldSchema("quality", .nameOrObject("quality preset", quality), required: true, "The scene's quality: a preset name or inline settings."),
+            FieldSchema("destinations", .map(.object(destination)), required: true, "Named destinations."),
+            FieldSchema("retry", .object(retry), "Default reconnection policy of every destination."),
+            FieldSchema("input_loss", .object(inputLoss), "What to show when an input is lost."),
+        ])
+
+    /// A platform definition (built-in or from Presets/).
+    public static let platform = ObjectSchema(
+        "platform", doc: "A streaming platform's ingest URLs and published limits.",
+        fields: [
+            FieldSchema("title", .text, "Display name."),
+            FieldSchema("ingest", .object(ingest), "Ingest URL templates by protocol; {key} is the stream key, {server} the destination's server."),
+            FieldSchema("orientation", .object(orientation), "The platform's native canvas."),
+            FieldSchema("video", .object(platformVideo), "Video limits."),
+            FieldSchema("keyframes", .object(platformKeyframes), "Keyframe interval limits."),
+            FieldSchema("audio", .object(platformAudio), "Audio limits."),
+        ],
+        extensible: true)
+
+    static let sourceField = FieldSchema("source", .text, "Where these figures are published.")
+
+    static let ingest = ObjectSchema(
+        "ingest URLs", doc: "Ingest URL templates by protocol.",
+        fields: [
+            FieldSchema("rtmps", .text, "RTMPS URL template."),
+            FieldSchema("rtmp", .text, "RTMP URL template."),
+            FieldSchema("srt", .text, "SRT URL template."),
+        ])
+
+    static let orientation = ObjectSchema(
+        "orientation", doc: "Native canvas orientation.",
+        fields: [FieldSchema("value", .choice(["landscape", "portrait"]), required: true, "landscape or portrait."), sourceField])
+
+    static let platformVideo = ObjectSchema(
+        "platform video limits", doc: "Published video limits.",
+        fields: [
+            FieldSchema("codecs", .list(.choice(["h264", "hevc", "av1"])), "Accepted codecs."),
+            FieldSchema("profiles", .list(.choice(["baseline", "main", "high"])), "Accepted H.264 profiles."),
+            FieldSchema("rate_control", .choice(["cbr", "vbr"]), "Required rate control."),
+            FieldSchema("max_bitrate", .bitrate, "Hard bitrate cap."),
+            FieldSchema("bitrate_by_format", .map(.bitrate), "Caps by format row, e.g. 1080p60: 9000k."),
+            FieldSchema("max_fps", .integer(1...240), "Highest frame rate."),
+            FieldSchema("max_level", .text, "Highest H.264 level, e.g. \"4.2\"."),
+            sourceField,
+        ])
+
+    static let platformKeyframes = ObjectSchema(
+        "platform keyframe limits", doc: "Keyframe interval limits.",
+        fields: [
+            FieldSchema("max", .duration, "Longest accepted interval."),
+            FieldSchema("recommended", .duration, "Recommended interval."),
+            FieldSchema("scenecut", .boolean, "false when the platform asks for no scene-cut keyframes."),
+            sourceField,
+        ])
+
+    static let platformAudio = ObjectSchema(
+        "platform audio limits", doc: "Audio limits.",
+        fields: [
+            FieldSchema("codecs", .list(.choice(["aac", "opus", "mp3"])), "Accepted codecs."),
+            FieldSchema("sample_rates", .list(.choice(["44100", "48000"])), "Accepted sample rates."),
+            FieldSchema("max_bitrate", .bitrate, "Audio bitrate cap."),
+            FieldSchema("required", .boolean, "Whether an audio track is mandatory."),
+            sourceField,
+        ])
+
+    /// A preset file: up to four sections of named presets.
+    public static let presetFile = ObjectSchema(
+        "preset file", doc: "Reusable presets, referred to by name from pipelines.",
+        fields: [
+            FieldSchema("quality", .map(.object(quality)), "Quality presets."),
+            FieldSchema("overlays", .map(.object(overlay)), "Overlay combination presets."),
+            FieldSchema("destinations", .map(.object(destination)), "Destination presets."),
+            FieldSchema("platforms", .map(.object(platform)), "Platforms added to or overriding the built-in catalogue."),
+        ])
+}

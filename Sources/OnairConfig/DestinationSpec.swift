@@ -1,0 +1,223 @@
+import Foundation
+
+/// Where a stream key comes from. The key itself never appears in configuration.
+public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
+    /// The two places a key may live.
+    public enum Origin: Hashable, Sendable {
+        /// An environment variable.
+        case environment(String)
+        /// A file whose first line is the key.
+        case file(AssetPath)
+    }
+
+    /// Where to read it.
+    public var origin: Origin
+    /// Where the reference was written.
+    public var location: SourceLocation
+
+    /// `env:NAME` or `file:PATH`: how plans and logs name the key without revealing it.
+    public var description: String {
+        switch origin {
+        case .environment(let name): "env:\(name)"
+        case .file(let path): "file:\(path.path)"
+        }
+    }
+
+    /// Decodes `key: {env: NAME}` / `key: {file: PATH}`; a literal key is an error that never
+    /// repeats the key.
+    static func decode(_ node: ConfigNode, subject: String, context: DecodingContext) -> SecretReference? {
+        if case .scalar = node.content {
+            context.log.report(Diagnostic(
+                .error, "literal-key", "\(subject) has a literal stream key; keys must not be written in configuration files",
+                at: node.location,
+                suggestion: "put it in an environment variable and write key: {env: \(suggestedVariable(for: subject))}, or in a file: key: {file: ~/.config/onair/\(subject.split(separator: "'").dropFirst().first ?? "stream").key}",
+                hidesSource: true))
+            return nil
+        }
+        guard let reader = ObjectReader(node, ConfigSchema.secret, subject: "key of \(subject)", context: context) else { return nil }
+        let env = reader.text("env"), file = reader.path("file", mustExist: false)
+        switch (env, file) {
+        case (let env?, nil):
+            guard env.value.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
+                context.log.error("bad-variable", "'\(env.value)' is not an environment variable name", at: env.location,
+                                  suggestion: "use letters, digits and _, e.g. \(suggestedVariable(for: subject))")
+                return nil
+            }
+            return SecretReference(origin: .environment(env.value), location: node.location)
+        case (nil, let file?):
+            return SecretReference(origin: .file(file), location: node.location)
+        default:
+            context.log.error("conflicting-keys", "key of \(subject) needs exactly one of 'env:' or 'file:'", at: node.location)
+            return nil
+        }
+    }
+
+    static func suggestedVariable(for subject: String) -> String {
+        let name = subject.split(separator: "'").dropFirst().first.map(String.init) ?? "STREAM"
+        return name.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined() + "_STREAM_KEY"
+    }
+}
+
+/// A crop of the scene for one destination (e.g. 9:16 for a vertical platform).
+public struct CanvasSpec: Hashable, Sendable {
+    /// The crop's aspect ratio.
+    public var aspect: Located<AspectRatio>
+    /// Horizontal (or vertical, for a landscape crop of a portrait scene) centre, 0…1.
+    public var focus: Double
+}
+
+/// How a destination reconnects.
+public struct RetryPolicy: Hashable, Codable, Sendable {
+    /// First wait, ms.
+    public var initialDelayMs: Int
+    /// Longest wait, ms.
+    public var maxDelayMs: Int
+    /// Random spread of each wait (fraction).
+    public var jitter: Double
+    /// Attempts before giving up; nil = unlimited.
+    public var maxAttempts: Int?
+    /// Connection attempt timeout, ms.
+    public var connectTimeoutMs: Int
+    /// Write stall timeout, ms.
+    public var writeTimeoutMs: Int
+
+    /// 1 s doubling to 30 s, 20 % jitter, unlimited attempts, 10 s connect, 5 s write.
+    public static let standard = RetryPolicy(initialDelayMs: 1000, maxDelayMs: 30_000, jitter: 0.2, maxAttempts: nil,
+                                             connectTimeoutMs: 10_000, writeTimeoutMs: 5000)
+
+    /// Decodes a `retry:` mapping over `base`.
+    static func decode(_ node: ConfigNode, subject: String, base: RetryPolicy, context: DecodingContext) -> RetryPolicy {
+        guard let reader = ObjectReader(node, ConfigSchema.retry, subject: "retry of \(subject)", context: context) else { return base }
+        var policy = base
+        policy.initialDelayMs = reader.duration("initial_delay", minimum: 10)?.value ?? base.initialDelayMs
+        policy.maxDelayMs = reader.duration("max_delay", minimum: 10)?.value ?? base.maxDelayMs
+        policy.jitter = reader.number("jitter", in: 0...1)?.value ?? base.jitter
+        if let attempts = reader.countOrUnlimited("max_attempts", in: 1...1_000_000) { policy.maxAttempts = attempts.value }
+        policy.connectTimeoutMs = reader.duration("connect_timeout", minimum: 100)?.value ?? base.connectTimeoutMs
+        policy.writeTimeoutMs = reader.duration("write_timeout", minimum: 100)?.value ?? base.writeTimeoutMs
+        if policy.maxDelayMs < policy.initialDelayMs {
+            context.log.error("out-of-range", "max_delay is shorter than initial_delay in retry of \(subject)",
+                              at: reader.location(of: "max_delay"), suggestion: "make max_delay at least \(Units.formatDuration(policy.initialDelayMs))")
+        }
+        return policy
+    }
+}
+
+/// A named destination of a pipeline.
+public struct DestinationSpec: Hashable, Sendable {
+    /// What kind of destination.
+    public enum Kind: Hashable, Sendable {
+        /// A platform from the catalogue.
+        case platform(Located<String>, server: Located<String>?, protocol: Located<String>?, key: SecretReference)
+        /// A custom URL; `{key}` stands for the key.
+        case url(Located<String>, key: SecretReference?)
+        /// A recording file.
+        case record(AssetPath)
+        /// A local HLS folder.
+        case hls(AssetPath, segmentMs: Int, playlistSize: Int)
+    }
+
+    /// Its name.
+    public var name: String
+    /// Where it was defined.
+    public var location: SourceLocation
+    /// What it is.
+    public var kind: Kind
+    /// Quality override.
+    public var quality: QualitySpec?
+    /// Crop of the scene.
+    public var canvas: CanvasSpec?
+    /// Whether the broadcast fails when this destination fails for good.
+    public var required: Bool
+    /// Reconnection policy.
+    public var retry: RetryPolicy
+
+    /// The secret this destination needs, if any.
+    public var key: SecretReference? {
+        switch kind {
+        case .platform(_, _, _, let key): key
+        case .url(_, let key): key
+        case .record, .hls: nil
+        }
+    }
+
+    static let recordingContainers = ["ts", "mkv", "mp4"]
+}
+
+extension DestinationSpec {
+    /// Decodes a destination whose `extends:` has been resolved.
+    init?(name: String, node: ConfigNode, location: SourceLocation, defaultRetry: RetryPolicy,
+          presets: PresetLibrary, context: DecodingContext) {
+        let subject = "destination '\(name)'"
+        guard let reader = ObjectReader(node, ConfigSchema.destination, subject: subject, context: context),
+              let kindName = reader.kind?.value else { return nil }
+        let kind: Kind
+        switch kindName {
+        case "platform":
+            guard let platform = reader.reference("platform", to: "platform"),
+                  let keyNode = reader["key"], let key = SecretReference.decode(keyNode, subject: subject, context: context)
+            else { return nil }
+            let server = reader.text("server")
+            if let server, !Self.isStreamURL(server.value) {
+                context.log.error("bad-url", "server of \(subject) must be an rtmp://, rtmps:// or srt:// URL", at: server.location)
+            }
+            kind = .platform(platform, server: server, protocol: reader.choice("protocol", ["rtmps", "rtmp", "srt"]), key: key)
+        case "url":
+            guard let url = reader.text("url") else { return nil }
+            guard Self.isStreamURL(url.value) else {
+                context.log.error("bad-url", "url of \(subject) must start with rtmp://, rtmps:// or srt://", at: url.location,
+                                  suggestion: url.value.hasPrefix("/") || url.value.contains(".") && !url.value.contains("://")
+                                      ? "for a file use kind: record with path:" : nil)
+                return nil
+            }
+            let key = reader["key"].flatMap { SecretReference.decode($0, subject: subject, context: context) }
+            if key == nil, Self.looksLikeEmbeddedKey(url.value) {
+                context.log.report(Diagnostic(
+                    .warning, "literal-key", "the URL of \(subject) seems to end with a stream key",
+                    at: url.location, suggestion: "write {key} in the URL and key: {env: NAME}, so the key stays out of the file",
+                    hidesSource: true))
+            }
+            if key != nil, !url.value.contains("{key}") {
+                context.log.error("missing-placeholder", "\(subject) has a key but its URL has no {key}", at: url.location,
+                                  suggestion: "write {key} where the stream key goes, e.g. rtmps://host/app/{key}")
+            }
+            kind = .url(url, key: key)
+        case "record":
+            guard let path = reader.path("path", mustExist: false) else { return nil }
+            let ext = path.path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+            if !Self.recordingContainers.contains(ext) {
+                context.log.error("recording-container", "'\(path.written)': recordings must be .ts, .mkv or .mp4",
+                                  at: path.location,
+                                  suggestion: ext == "flv" || ext == "mov" ? "use .mkv: it stays playable if onair is killed" : "add the extension .mkv or .ts")
+            }
+            kind = .record(path)
+        default:
+            guard let directory = reader.path("directory", mustExist: false) else { return nil }
+            kind = .hls(directory, segmentMs: reader.duration("segment", minimum: 500)?.value ?? 2000,
+                        playlistSize: reader.integer("playlist_size", in: 1...1000)?.value ?? 6)
+        }
+        var retry = defaultRetry
+        if let retryNode = reader["retry"] { retry = RetryPolicy.decode(retryNode, subject: subject, base: defaultRetry, context: context) }
+        var canvas: CanvasSpec?
+        if let canvasReader = reader.object("canvas", ConfigSchema.canvas, subject: "canvas of \(subject)"),
+           let aspect = canvasReader.aspect("aspect") {
+            canvas = CanvasSpec(aspect: aspect, focus: canvasReader.number("focus", in: 0...1)?.value ?? 0.5)
+        }
+        self.init(name: name, location: location, kind: kind,
+                  quality: reader["quality"].flatMap { presets.quality($0, context: context) },
+                  canvas: canvas, required: reader.boolean("required")?.value ?? true, retry: retry)
+    }
+
+    static func isStreamURL(_ text: String) -> Bool {
+        ["rtmp://", "rtmps://", "srt://"].contains { text.lowercased().hasPrefix($0) }
+    }
+
+    /// An RTMP URL whose last path component is long and random-looking is probably a key
+    /// pasted from a platform's dashboard.
+    static func looksLikeEmbeddedKey(_ url: String) -> Bool {
+        guard url.lowercased().hasPrefix("rtmp"), let last = url.split(separator: "/").last,
+              url.split(separator: "/").count >= 4 else { return false }
+        let hasDigit = last.contains { $0.isNumber }, hasLetter = last.contains { $0.isLetter }
+        return last.count >= 12 && hasDigit && hasLetter && !last.contains("{")
+    }
+}

@@ -1,0 +1,117 @@
+/// Something drawn over the scene: a logo, text or a picture-in-picture.
+public struct LayerSpec: Hashable, Sendable {
+    /// What the layer draws.
+    public enum Kind: Hashable, Sendable {
+        /// An image scaled to a fraction of the canvas width (nil: its own size).
+        case image(AssetPath, scale: Double?, opacity: Double)
+        /// Text with placeholders.
+        case text(TextStyle)
+        /// Another source in an inset.
+        case pip(source: Located<String>, scale: Double)
+    }
+
+    /// Text appearance.
+    public struct TextStyle: Hashable, Sendable {
+        /// The text, placeholders unexpanded.
+        public var text: Located<String>
+        /// A fontconfig family name, or a font file.
+        public var font: FontChoice
+        /// Size in pixels.
+        public var size: Int
+        /// Colour, 0xRRGGBB.
+        public var color: Int
+        /// Box colour and opacity and padding, when drawn.
+        public var box: TextBox?
+    }
+
+    /// A font by family name or by file.
+    public enum FontChoice: Hashable, Sendable {
+        /// A fontconfig family such as "DejaVu Sans".
+        case family(String)
+        /// A font file.
+        case file(AssetPath)
+    }
+
+    /// The box behind text.
+    public struct TextBox: Hashable, Sendable {
+        /// 0xRRGGBB.
+        public var color: Int
+        /// 0…1.
+        public var opacity: Double
+        /// Pixels.
+        public var padding: Int
+    }
+
+    /// The placeholders text layers understand.
+    public static let placeholders = ["title", "pipeline", "clock", "date"]
+
+    /// What is drawn.
+    public var kind: Kind
+    /// Where on the canvas.
+    public var placement: Placement
+    /// Where the layer was written.
+    public var location: SourceLocation
+
+    /// Decodes one item of `layers:`.
+    init?(node: ConfigNode, index: Int, context: DecodingContext) {
+        let subject = "layer \(index + 1)"
+        guard let reader = ObjectReader(node, ConfigSchema.layer, subject: subject, context: context),
+              let kindName = reader.kind?.value else { return nil }
+        placement = Placement(
+            position: reader.choice("position", ConfigSchema.positions)?.value ?? "top-left",
+            x: reader.integer("x", in: -8192...8192)?.value, y: reader.integer("y", in: -8192...8192)?.value,
+            scale: 1, margin: reader.integer("margin", in: 0...4096)?.value ?? 24)
+        location = node.location
+        switch kindName {
+        case "image":
+            guard let path = reader.path("image", mustExist: true) else { return nil }
+            if AssetKind.of(path.path) != .image {
+                context.log.error("wrong-media", "'\(path.written)' is not an image (PNG, JPEG…)", at: path.location)
+            }
+            kind = .image(path, scale: reader.number("scale", in: 0.01...1)?.value, opacity: reader.number("opacity", in: 0...1)?.value ?? 1)
+        case "text":
+            guard let text = reader.text("text") else { return nil }
+            Self.checkPlaceholders(in: text, log: context.log)
+            var font = FontChoice.family("DejaVu Sans")
+            if let written = reader.text("font") {
+                let lowered = written.value.lowercased()
+                if lowered.hasSuffix(".ttf") || lowered.hasSuffix(".otf") || lowered.contains("/") {
+                    let path = context.resolve(path: written.value, at: written.location)
+                    context.checkExists(path)
+                    font = .file(path)
+                } else {
+                    font = .family(written.value)
+                }
+            }
+            var box: TextBox?
+            if let boxReader = reader.object("box", ConfigSchema.textBox) {
+                box = TextBox(color: boxReader.color("color")?.value ?? 0, opacity: boxReader.number("opacity", in: 0...1)?.value ?? 0.5,
+                              padding: boxReader.integer("padding", in: 0...512)?.value ?? 10)
+            }
+            kind = .text(TextStyle(text: text, font: font, size: reader.integer("size", in: 4...512)?.value ?? 32,
+                                   color: reader.color("color")?.value ?? 0xFFFFFF, box: box))
+        default:
+            guard let source = reader.reference("source", to: "source") else { return nil }
+            kind = .pip(source: source, scale: reader.number("scale", in: 0.05...1)?.value ?? 0.25)
+        }
+    }
+
+    /// Reports `{placeholders}` onair doesn't know, at their column.
+    static func checkPlaceholders(in text: Located<String>, log: DiagnosticLog) {
+        var offset = 0
+        var index = text.value.startIndex
+        while index < text.value.endIndex {
+            if text.value[index] == "{", let close = text.value[index...].firstIndex(of: "}") {
+                let name = String(text.value[text.value.index(after: index)..<close])
+                if !placeholders.contains(name) {
+                    var location = text.location
+                    location.column += offset + 1
+                    log.error("unknown-placeholder", "unknown placeholder '{\(name)}'", at: location,
+                              suggestion: Suggestion.phrase(for: name, in: placeholders))
+                }
+            }
+            offset += 1
+            index = text.value.index(after: index)
+        }
+    }
+}

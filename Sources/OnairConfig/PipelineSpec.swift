@@ -1,0 +1,104 @@
+/// A named pipeline, decoded and with every preset reference resolved: what the planner compiles.
+public struct PipelineSpec: Hashable, Sendable {
+    /// False when some part failed to decode (and was reported): such a pipeline is checked
+    /// but never compiled.
+    public var isComplete: Bool
+    /// The pipeline's name (its file name without `.yaml`).
+    public var name: String
+    /// The file it was read from, as diagnostics show it.
+    public var file: String
+    /// `{title}` in text layers.
+    public var title: String
+    /// Sources in the order written.
+    public var sources: [SourceSpec]
+    /// Overlay combinations in the order written.
+    public var overlays: [OverlaySpec]
+    /// The combination on air at start.
+    public var active: Located<String>
+    /// The source that supplies sound (nil: the active combination's lead source).
+    public var audio: Located<String>?
+    /// Layers drawn on top, bottom first.
+    public var layers: [LayerSpec]
+    /// The scene's quality.
+    public var quality: QualitySpec
+    /// Destinations in the order written.
+    public var destinations: [DestinationSpec]
+    /// What viewers see when an input is lost.
+    public var inputLoss: InputLossPolicy
+
+    /// The source called `name`.
+    public func source(_ name: String) -> SourceSpec? { sources.first { $0.name == name } }
+    /// The combination called `name`.
+    public func overlay(_ name: String) -> OverlaySpec? { overlays.first { $0.name == name } }
+}
+
+extension PipelineSpec {
+    /// Decodes a pipeline file, reporting every problem. Parts that fail to decode are left out
+    /// (and `isComplete` is false) so platform rules can still check the rest; nil when not even
+    /// the active combination and quality could be read.
+    public static func decode(name: String, root: ConfigNode, presets: PresetLibrary, context: DecodingContext) -> PipelineSpec? {
+        let log = context.log
+        let errorsBefore = log.errorCount
+        guard let reader = ObjectReader(root, ConfigSchema.pipeline, subject: "pipeline '\(name)'", context: context) else { return nil }
+
+        var sources: [SourceSpec] = []
+        for entry in reader.namedEntries("sources") {
+            if let source = SourceSpec(entry: entry, context: context) { sources.append(source) }
+        }
+        let sourceNames = reader.namedEntries("sources").map(\.key)
+        func checkSource(_ reference: Located<String>, role: String) {
+            guard !sourceNames.contains(reference.value) else { return }
+            log.error("unknown-reference", "unknown source '\(reference.value)' (\(role))", at: reference.location,
+                      suggestion: Suggestion.phrase(for: reference.value, in: sourceNames) ?? "define it under 'sources:'")
+        }
+
+        let overlayEntries = reader.namedEntries("overlays")
+        let siblings = Dictionary(overlayEntries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        var overlays: [OverlaySpec] = []
+        for entry in overlayEntries {
+            let merged = presets.resolve(entry.value, in: .overlays, ownName: entry.key, siblings: siblings, context: context)
+            if let overlay = OverlaySpec(name: entry.key, node: merged, location: entry.keyLocation, context: context) {
+                overlays.append(overlay)
+                for reference in overlay.sourceReferences { checkSource(reference, role: "in overlay combination '\(overlay.name)'") }
+            }
+        }
+        let active = reader.reference("active", to: "overlay combination")
+        if let active, !overlayEntries.contains(where: { $0.key == active.value }) {
+            log.error("unknown-reference", "unknown overlay combination '\(active.value)'", at: active.location,
+                      suggestion: Suggestion.phrase(for: active.value, in: overlayEntries.map(\.key)) ?? "define it under 'overlays:'")
+        }
+        let audio = reader.reference("audio", to: "source")
+        if let audio { checkSource(audio, role: "audio") }
+
+        var layers: [LayerSpec] = []
+        for (index, item) in reader.items("layers").enumerated() {
+            guard let layer = LayerSpec(node: item, index: index, context: context) else { continue }
+            if case .pip(let source, _) = layer.kind { checkSource(source, role: "picture-in-picture") }
+            layers.append(layer)
+        }
+
+        let quality = reader["quality"].flatMap { presets.quality($0, context: context) }
+        let defaultRetry = reader["retry"].map { RetryPolicy.decode($0, subject: "pipeline '\(name)'", base: .standard, context: context) } ?? .standard
+        var destinations: [DestinationSpec] = []
+        for entry in reader.namedEntries("destinations") {
+            let merged = presets.resolve(entry.value, in: .destinations, ownName: entry.key, siblings: [:], context: context)
+            if let destination = DestinationSpec(name: entry.key, node: merged, location: entry.keyLocation,
+                                                 defaultRetry: defaultRetry, presets: presets, context: context) {
+                destinations.append(destination)
+            }
+        }
+        if reader["destinations"] != nil, reader.namedEntries("destinations").isEmpty {
+            log.error("no-destinations", "pipeline '\(name)' has no destinations", at: reader.location(of: "destinations"),
+                      suggestion: "add one, e.g. archive: {kind: record, path: ../recordings/\(name).mkv}")
+        }
+        let inputLoss = InputLossPolicy.decode(reader["input_loss"], context: context)
+        if case .source(let reference) = inputLoss.slate { checkSource(reference, role: "slate") }
+
+        guard let active, let quality else { return nil }
+        return PipelineSpec(
+            isComplete: log.errorCount == errorsBefore,
+            name: name, file: root.location.file, title: reader.text("title")?.value ?? name,
+            sources: sources, overlays: overlays, active: active, audio: audio, layers: layers, quality: quality,
+            destinations: destinations, inputLoss: inputLoss)
+    }
+}

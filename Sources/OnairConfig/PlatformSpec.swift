@@ -1,0 +1,135 @@
+/// A streaming platform: ingest URL templates and published limits, each group with its source.
+public struct PlatformSpec: Hashable, Sendable {
+    /// An ingest protocol.
+    public enum IngestProtocol: String, Hashable, Sendable, CaseIterable, Comparable {
+        case rtmps, srt, rtmp
+
+        /// Preference order: the most secure first.
+        public static func < (lhs: Self, rhs: Self) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
+
+    /// A bitrate cap for one resolution×fps row, e.g. `1080p60: 9000k`.
+    public struct FormatCap: Hashable, Sendable {
+        /// Row height (short side).
+        public var height: Int
+        /// Row frame rate.
+        public var fps: Int
+        /// Cap in bit/s.
+        public var bitrate: Int
+        /// `1080p60`.
+        public var label: String { "\(height)p\(fps)" }
+    }
+
+    /// Video limits.
+    public struct VideoLimits: Hashable, Sendable {
+        public var codecs: [String]?
+        public var profiles: [String]?
+        public var rateControl: String?
+        public var maxBitrate: Int?
+        public var bitrateByFormat: [FormatCap] = []
+        public var maxFps: Int?
+        public var maxLevel: String?
+        public var source: String?
+    }
+
+    /// Keyframe limits, ms.
+    public struct KeyframeLimits: Hashable, Sendable {
+        public var maxMs: Int?
+        public var recommendedMs: Int?
+        public var scenecut: Bool?
+        public var source: String?
+    }
+
+    /// Audio limits.
+    public struct AudioLimits: Hashable, Sendable {
+        public var codecs: [String]?
+        public var sampleRates: [Int]?
+        public var maxBitrate: Int?
+        public var required = false
+        public var source: String?
+    }
+
+    /// Catalogue name (`youtube`).
+    public var name: String
+    /// Display name (`YouTube Live`).
+    public var title: String
+    /// Where it was defined.
+    public var location: SourceLocation
+    /// URL templates by protocol; `{key}` and `{server}` are filled per destination.
+    public var ingest: [IngestProtocol: String]
+    /// `portrait` for vertical-first platforms.
+    public var portrait: Bool
+    /// Where the orientation is published.
+    public var orientationSource: String?
+    public var video: VideoLimits
+    public var keyframes: KeyframeLimits
+    public var audio: AudioLimits
+
+    /// Protocols offered, most secure first.
+    public var protocols: [IngestProtocol] { ingest.keys.sorted() }
+
+    /// Decodes a platform whose `extends:` has been resolved.
+    public init?(name: String, node: ConfigNode, context: DecodingContext) {
+        let subject = "platform '\(name)'"
+        guard let reader = ObjectReader(node, ConfigSchema.platform, subject: subject, context: context) else { return nil }
+        self.name = name
+        title = reader.text("title")?.value ?? name
+        location = node.location
+        ingest = [:]
+        if let ingestReader = reader.object("ingest", ConfigSchema.ingest, subject: "ingest of \(subject)") {
+            for proto in IngestProtocol.allCases {
+                if let template = ingestReader.text(proto.rawValue) { ingest[proto] = template.value }
+            }
+        }
+        let orientation = reader.object("orientation", ConfigSchema.orientation)
+        portrait = orientation?.choice("value", ["landscape", "portrait"])?.value == "portrait"
+        orientationSource = orientation?.text("source")?.value
+        video = VideoLimits()
+        if let v = reader.object("video", ConfigSchema.platformVideo) {
+            video.codecs = v.words("codecs", choices: ["h264", "hevc", "av1"])?.value
+            video.profiles = v.words("profiles", choices: ["baseline", "main", "high"])?.value
+            video.rateControl = v.choice("rate_control", ["cbr", "vbr"])?.value
+            video.maxBitrate = v.bitrate("max_bitrate")?.value
+            video.maxFps = v.integer("max_fps", in: 1...240)?.value
+            video.maxLevel = v.text("max_level")?.value
+            video.source = v.text("source")?.value
+            for entry in v.namedEntries("bitrate_by_format") {
+                let parts = entry.key.lowercased().split(separator: "p")
+                guard parts.count == 2, let height = Int(parts[0]), let fps = Int(parts[1]) else {
+                    context.log.error("bad-format-row", "'\(entry.key)' is not a format row", at: entry.keyLocation,
+                                      suggestion: "write <height>p<fps>, e.g. 1080p60")
+                    continue
+                }
+                guard let text = entry.value.scalar, let bitrate = Units.bitrate(text) else {
+                    context.log.error("wrong-type", "'\(entry.key)' must be a bitrate such as 6000k", at: entry.value.location)
+                    continue
+                }
+                video.bitrateByFormat.append(FormatCap(height: height, fps: fps, bitrate: bitrate))
+            }
+        }
+        keyframes = KeyframeLimits()
+        if let k = reader.object("keyframes", ConfigSchema.platformKeyframes) {
+            keyframes.maxMs = k.duration("max")?.value
+            keyframes.recommendedMs = k.duration("recommended")?.value
+            keyframes.scenecut = k.boolean("scenecut")?.value
+            keyframes.source = k.text("source")?.value
+        }
+        audio = AudioLimits()
+        if let a = reader.object("audio", ConfigSchema.platformAudio) {
+            audio.codecs = a.words("codecs", choices: ["aac", "opus", "mp3"])?.value
+            audio.sampleRates = a.words("sample_rates", choices: ["44100", "48000"])?.value.compactMap { Int($0) }
+            audio.maxBitrate = a.bitrate("max_bitrate")?.value
+            audio.required = a.boolean("required")?.value ?? false
+            audio.source = a.text("source")?.value
+        }
+    }
+
+    /// The cap of the row that applies to a rendition: the smallest row at least as tall and
+    /// at least as fast, else the largest row below it.
+    public func formatCap(height: Int, fps: Int) -> FormatCap? {
+        let rows = video.bitrateByFormat.sorted { ($0.height, $0.fps) < ($1.height, $1.fps) }
+        return rows.first { $0.height >= height && $0.fps >= fps } ?? rows.last { $0.height <= height }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// A project folder: `Pipelines/*.yaml` and `Presets/*.yaml`, loaded and decoded with every
+/// problem collected.
+public struct Project: Sendable {
+    /// The folder.
+    public var root: URL
+    /// The decoded pipelines, by name, sorted (broken ones left out; their problems are in the log).
+    public var pipelines: [PipelineSpec]
+    /// Names of every pipeline file found, sorted (including broken ones).
+    public var pipelineNames: [String]
+    /// The presets.
+    public var presets: PresetLibrary
+    /// Every file read, by display path, in order (for quoting source lines in reports).
+    public var files: [String: String]
+
+    /// The pipeline called `name`.
+    public func pipeline(_ name: String) -> PipelineSpec? { pipelines.first { $0.name == name } }
+
+    /// Loads a project.
+    ///
+    /// - Parameters:
+    ///   - root: the project folder.
+    ///   - displayRoot: how diagnostics name the folder ("" for the working directory).
+    ///   - builtinPlatforms: the built-in catalogue as a parsed `platforms:` document.
+    ///   - only: decode only these pipelines (nil: all).
+    ///   - extraFiles: pipeline files given explicitly (e.g. `onair validate some/file.yaml`).
+    public static func load(
+        root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
+        extraPipelineFiles: [URL] = [], log: DiagnosticLog
+    ) -> Project {
+        let context = DecodingContext(projectRoot: root, log: log)
+        let loader = YAMLLoader()
+        var files: [String: String] = [:]
+        func display(_ folder: String, _ name: String) -> String {
+            [displayRoot, folder, name].filter { !$0.isEmpty }.joined(separator: "/")
+        }
+        func read(_ url: URL, folder: String, shown: String) -> ConfigNode? {
+            context.register(file: shown, folder: folder)
+            if let data = FileManager.default.contents(atPath: url.path), data.count <= loader.limits.maxBytes {
+                files[shown] = String(decoding: data, as: UTF8.self)
+            }
+            return loader.load(contentsOf: url, displayPath: shown, into: log)
+        }
+
+        var presets = PresetLibrary()
+        if let builtinPlatforms { presets.addBuiltinPlatforms(builtinPlatforms) }
+        for url in yamlFiles(in: root.appendingPathComponent("Presets")) {
+            let shown = display("Presets", url.lastPathComponent)
+            if let node = read(url, folder: "Presets", shown: shown) { presets.add(file: node, context: context) }
+        }
+        validatePresets(presets, context: context)
+
+        var sources: [(String, URL, String, String)] = yamlFiles(in: root.appendingPathComponent("Pipelines")).map {
+            ($0.deletingPathExtension().lastPathComponent, $0, "Pipelines", display("Pipelines", $0.lastPathComponent))
+        }
+        for url in extraPipelineFiles {
+            let relative = relativePath(of: url, to: root)
+            let folder = (relative as NSString).deletingLastPathComponent
+            sources.append((url.deletingPathExtension().lastPathComponent, url, folder, url.relativePath))
+        }
+        var pipelines: [PipelineSpec] = []
+        var names: [String] = []
+        for (name, url, folder, shown) in sources where only == nil || only!.contains(name) {
+            names.append(name)
+            guard let node = read(url, folder: folder, shown: shown) else { continue }
+            if let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
+                pipelines.append(pipeline)
+            }
+        }
+        return Project(root: root, pipelines: pipelines, pipelineNames: names, presets: presets, files: files)
+    }
+
+    /// Decodes every user preset on its own, so a broken preset is reported even when no
+    /// pipeline uses it.
+    static func validatePresets(_ presets: PresetLibrary, context: DecodingContext) {
+        for entry in presets.userEntries(in: .quality) {
+            let merged = presets.resolve(entry.node, in: .quality, ownName: entry.name, context: context)
+            _ = QualitySpec(node: merged, presetName: entry.name, location: entry.location, context: context)
+        }
+        for entry in presets.userEntries(in: .overlays) {
+            let merged = presets.resolve(entry.node, in: .overlays, ownName: entry.name, context: context)
+            _ = OverlaySpec(name: entry.name, node: merged, location: entry.location, context: context)
+        }
+        for entry in presets.userEntries(in: .destinations) {
+            let merged = presets.resolve(entry.node, in: .destinations, ownName: entry.name, context: context)
+            _ = DestinationSpec(name: entry.name, node: merged, location: entry.location, defaultRetry: .standard,
+                                presets: presets, context: context)
+        }
+        for entry in presets.userEntries(in: .platforms) {
+            let merged = presets.resolve(entry.node, in: .platforms, ownName: entry.name, context: context)
+            _ = PlatformSpec(name: entry.name, node: merged, context: context)
+        }
+    }
+
+    /// `.yaml` and `.yml` files directly in `folder`, sorted by name.
+    static func yamlFiles(in folder: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { folder.appendingPathComponent($0) }
+    }
+
+    static func relativePath(of url: URL, to root: URL) -> String {
+        let path = url.standardizedFileURL.path, base = root.standardizedFileURL.path
+        if path.hasPrefix(base + "/") { return String(path.dropFirst(base.count + 1)) }
+        return path
+    }
+}

@@ -1,0 +1,120 @@
+/// Picture size, frame rate and encoder settings: a quality preset once `extends:` is resolved.
+public struct QualitySpec: Hashable, Sendable {
+    /// The preset name when the quality came from one.
+    public var presetName: String?
+    /// Where the quality was chosen (the `quality:` line, or the preset).
+    public var location: SourceLocation
+    /// Width in pixels.
+    public var width: Located<Int>
+    /// Height in pixels.
+    public var height: Located<Int>
+    /// Frames per second.
+    public var fps: Located<Int>
+    /// Video encoder settings.
+    public var video: VideoSettings
+    /// Audio encoder settings.
+    public var audio: AudioSettings
+
+    /// `1280x720`.
+    public var size: PixelSize { PixelSize(width: width.value, height: height.value) }
+}
+
+/// Video encoder settings with the location of each one, so platform rules can point at the line.
+public struct VideoSettings: Hashable, Sendable {
+    /// `h264`, `hevc` or `av1`.
+    public var codec: Located<String>
+    /// Target bits per second.
+    public var bitrate: Located<Int>
+    /// VBV max rate (defaults to the bitrate for CBR).
+    public var maxBitrate: Located<Int>
+    /// VBV buffer in bits.
+    public var buffer: Located<Int>
+    /// `cbr` or `vbr`.
+    public var rateControl: Located<String>
+    /// Milliseconds between keyframes.
+    public var keyframeInterval: Located<Int>
+    /// H.264 profile.
+    public var profile: Located<String>
+    /// H.264 level, e.g. "4.1".
+    public var level: Located<String>?
+    /// x264 speed preset.
+    public var preset: String
+    /// x264 tune.
+    public var tune: String?
+}
+
+/// Audio encoder settings.
+public struct AudioSettings: Hashable, Sendable {
+    /// `aac`.
+    public var codec: Located<String>
+    /// Bits per second.
+    public var bitrate: Located<Int>
+    /// Hz.
+    public var sampleRate: Located<Int>
+    /// 1 or 2.
+    public var channels: Int
+}
+
+extension QualitySpec {
+    static let levels = ["1", "1b", "1.1", "1.2", "1.3", "2", "2.1", "2.2", "3", "3.1", "3.2", "4", "4.1", "4.2", "5", "5.1", "5.2", "6", "6.1", "6.2"]
+
+    /// Decodes a quality whose `extends:` has been resolved.
+    init?(node: ConfigNode, presetName: String?, location: SourceLocation, context: DecodingContext) {
+        let subject = presetName.map { "quality preset '\($0)'" } ?? "quality"
+        guard let reader = ObjectReader(node, ConfigSchema.quality, subject: subject, context: context),
+              let width = reader.integer("width", in: 16...7680),
+              let height = reader.integer("height", in: 16...4320),
+              let fps = reader.integer("fps", in: 1...120) else { return nil }
+        for dimension in [("width", width), ("height", height)] where dimension.1.value % 2 != 0 {
+            context.log.error("odd-dimension", "\(dimension.0) \(dimension.1.value) is odd; H.264 4:2:0 needs even dimensions",
+                              at: dimension.1.location, suggestion: "use \(dimension.1.value + 1) or \(dimension.1.value - 1)")
+        }
+        guard let videoReader = reader.object("video", ConfigSchema.video, subject: "video of \(subject)") else { return nil }
+        let here = videoReader.node.location
+        let codec = videoReader.choice("codec", ["h264", "hevc", "av1"]) ?? Located("h264", at: here)
+        if codec.value != "h264" {
+            context.log.error("unsupported-codec", "\(codec.value) is reserved for a later onair version; only h264 is encoded today",
+                              at: codec.location, suggestion: "use codec: h264")
+        }
+        guard let bitrate = videoReader.bitrate("bitrate") else {
+            if videoReader["bitrate"] == nil {
+                context.log.error("missing-key", "video of \(subject) is missing 'bitrate'", at: here, suggestion: "add 'bitrate: 4500k'")
+            }
+            return nil
+        }
+        let rateControl = videoReader.choice("rate_control", ["cbr", "vbr"]) ?? Located("cbr", at: here)
+        let maxBitrate = videoReader.bitrate("max_bitrate") ?? bitrate
+        if maxBitrate.value < bitrate.value {
+            context.log.error("out-of-range", "max_bitrate \(Units.formatBitrate(maxBitrate.value)) is below bitrate \(Units.formatBitrate(bitrate.value))",
+                              at: maxBitrate.location, suggestion: "raise max_bitrate to at least the bitrate")
+        }
+        let buffer = videoReader.bitrate("buffer") ?? Located(maxBitrate.value * 2, at: maxBitrate.location)
+        guard let keyframes = videoReader.duration("keyframe_interval", minimum: 100) ?? (videoReader["keyframe_interval"] == nil ? Located(2000, at: here) : nil)
+        else { return nil }
+        if keyframes.value * fps.value % 1000 != 0 {
+            context.log.warning("keyframe-rounding", "keyframe interval \(Units.formatDuration(keyframes.value)) at \(fps.value) fps is not a whole number of frames",
+                                at: keyframes.location, suggestion: "it is rounded to \(max(1, keyframes.value * fps.value / 1000)) frames")
+        }
+        let level = videoReader.text("level")
+        if let level, !Self.levels.contains(level.value) {
+            context.log.error("unknown-value", "'\(level.value)' is not an H.264 level", at: level.location,
+                              suggestion: Suggestion.phrase(for: level.value, in: Self.levels))
+        }
+        let video = VideoSettings(
+            codec: codec, bitrate: bitrate, maxBitrate: maxBitrate, buffer: buffer, rateControl: rateControl,
+            keyframeInterval: keyframes, profile: videoReader.choice("profile", ["baseline", "main", "high"]) ?? Located("high", at: here),
+            level: level, preset: videoReader.choice("preset", ConfigSchema.encoderPresets)?.value ?? "veryfast",
+            tune: videoReader.choice("tune", ConfigSchema.encoderTunes)?.value)
+        var audio = AudioSettings(codec: Located("aac", at: location), bitrate: Located(128_000, at: location),
+                                  sampleRate: Located(48_000, at: location), channels: 2)
+        if let audioReader = reader.object("audio", ConfigSchema.audio, subject: "audio of \(subject)") {
+            audio.codec = audioReader.choice("codec", ["aac", "opus", "mp3"]) ?? audio.codec
+            audio.bitrate = audioReader.bitrate("bitrate") ?? audio.bitrate
+            if let rate = audioReader.choice("sample_rate", ["44100", "48000"]) {
+                audio.sampleRate = Located(Int(rate.value)!, at: rate.location)
+            }
+            audio.channels = audioReader.integer("channels", in: 1...2)?.value ?? 2
+        }
+        self.init(presetName: presetName, location: location, width: width, height: height, fps: fps, video: video, audio: audio)
+    }
+}

@@ -1,0 +1,46 @@
+/// A position in a configuration file: what every diagnostic and every located value points at.
+public struct SourceLocation: Hashable, Codable, Sendable, Comparable, CustomStringConvertible {
+    /// The file as the user named it (relative to the working directory when possible).
+    public var file: String
+    /// 1-based line.
+    public var line: Int
+    /// 1-based column, counted in Unicode scalars.
+    public var column: Int
+
+    /// Creates a location.
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    /// The start of a file, for problems that concern the file as a whole.
+    public static func start(of file: String) -> SourceLocation {
+        SourceLocation(file: file, line: 1, column: 1)
+    }
+
+    /// `file:line:column`.
+    public var description: String { "\(file):\(line):\(column)" }
+
+    public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
+        (lhs.file, lhs.line, lhs.column) < (rhs.file, rhs.line, rhs.column)
+    }
+}
+
+/// A value read from configuration together with where it was written.
+public struct Located<Value> {
+    /// The decoded value.
+    public var value: Value
+    /// Where the value was written.
+    public var location: SourceLocation
+
+    /// Creates a located value.
+    public init(_ value: Value, at location: SourceLocation) {
+        self.value = value
+        self.location = location
+    }
+}
+
+extension Located: Equatable where Value: Equatable {}
+extension Located: Hashable where Value: Hashable {}
+extension Located: Sendable where Value: Sendable {}

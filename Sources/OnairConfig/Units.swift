@@ -1,0 +1,91 @@
+import Foundation
+
+/// Parsers for the human units configuration files use: `6000k`, `2s`, `#00FF00`, `1280x720`, `9:16`.
+/// Each returns nil for text it does not accept; the caller reports the located error.
+public enum Units {
+    /// Bits per second from `6000k`, `6M`, `6.5M`, `128k`, `800000`, `6000kbps`.
+    public static func bitrate(_ text: String) -> Int? {
+        var body = text.trimmingCharacters(in: .whitespaces).lowercased()
+        for suffix in ["bps", "b/s"] where body.hasSuffix(suffix) { body.removeLast(suffix.count) }
+        var multiplier = 1.0
+        if body.hasSuffix("k") { multiplier = 1e3; body.removeLast() } else if body.hasSuffix("m") { multiplier = 1e6; body.removeLast() }
+        guard let number = Double(body), number.isFinite, number > 0, number * multiplier < 1e10,
+              body.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
+        return Int((number * multiplier).rounded())
+    }
+
+    /// Milliseconds from `2s`, `500ms`, `1.5s`, `2m`, `1h`.
+    public static func duration(_ text: String) -> Int? {
+        let body = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        for (suffix, scale) in units where body.hasSuffix(suffix) {
+            let number = body.dropLast(suffix.count)
+            guard !number.isEmpty, number.allSatisfy({ $0.isNumber || $0 == "." }),
+                  let value = Double(number), value.isFinite, value * scale < 1e12 else { return nil }
+            return Int((value * scale).rounded())
+        }
+        return nil
+    }
+
+    /// An RGB colour from `#RRGGBB` (or `#RGB`), as 0xRRGGBB.
+    public static func color(_ text: String) -> Int? {
+        var body = Substring(text.trimmingCharacters(in: .whitespaces))
+        guard body.hasPrefix("#") else { return nil }
+        body = body.dropFirst()
+        if body.count == 3 { body = Substring(body.map { "\($0)\($0)" }.joined()) }
+        guard body.count == 6, let value = Int(body, radix: 16) else { return nil }
+        return value
+    }
+
+    /// Width and height from `1280x720`.
+    public static func size(_ text: String) -> (width: Int, height: Int)? {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
+        return (width, height)
+    }
+
+    /// An aspect ratio from `9:16`.
+    public static func aspect(_ text: String) -> AspectRatio? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0,
+              width <= 100, height <= 100 else { return nil }
+        return AspectRatio(width: width, height: height)
+    }
+
+    /// Renders bits per second the way users write them: `6000k`, `6M`, `128k`.
+    public static func formatBitrate(_ bitsPerSecond: Int) -> String {
+        if bitsPerSecond % 1_000_000 == 0 { return "\(bitsPerSecond / 1_000_000)M" }
+        if bitsPerSecond % 1000 == 0 { return "\(bitsPerSecond / 1000)k" }
+        return "\(bitsPerSecond)"
+    }
+
+    /// Renders milliseconds the way users write them: `2s`, `500ms`, `1.5s`.
+    public static func formatDuration(_ milliseconds: Int) -> String {
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
+        if milliseconds > 1000 { return "\(Double(milliseconds) / 1000)s" }
+        return "\(milliseconds)ms"
+    }
+}
+
+/// A width:height ratio such as 16:9 or 9:16.
+public struct AspectRatio: Hashable, Codable, Sendable, CustomStringConvertible {
+    /// Horizontal part.
+    public var width: Int
+    /// Vertical part.
+    public var height: Int
+
+    /// Creates a ratio.
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// `9:16`.
+    public var description: String { "\(width):\(height)" }
+    /// Taller than wide.
+    public var isPortrait: Bool { height > width }
+    /// Whether `w`×`h` has this ratio (within a pixel of rounding).
+    public func matches(width w: Int, height h: Int) -> Bool {
+        abs(w * height - h * width) <= max(width, height) * 2
+    }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import Yams
+
+/// Reads a YAML file into a `ConfigNode`, turning every way a file can be broken — oversized,
+/// binary, invalid UTF-8, a syntax error, duplicate keys, an alias bomb, absurd nesting — into a
+/// located diagnostic in bounded time and memory.
+public struct YAMLLoader: Sendable {
+    /// Limits that keep hostile input cheap to reject.
+    public struct Limits: Sendable {
+        /// Largest file accepted, in bytes.
+        public var maxBytes = 1 << 20
+        /// Deepest nesting of mappings and lists.
+        public var maxDepth = 64
+        /// Most nodes after aliases are expanded (an alias bomb expands exponentially).
+        public var maxNodes = 200_000
+
+        /// The default limits: 1 MiB, depth 64, 200,000 nodes.
+        public init() {}
+    }
+
+    /// The limits in force.
+    public var limits: Limits
+
+    /// Creates a loader.
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// Loads a file from disk. `displayPath` is how diagnostics name it.
+    public func load(contentsOf url: URL, displayPath: String, into log: DiagnosticLog) -> ConfigNode? {
+        let start = SourceLocation.start(of: displayPath)
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        if size > limits.maxBytes {
+            log.error(
+                "file-too-large",
+                "file is \(Self.byteCount(size)); configuration files are limited to \(Self.byteCount(limits.maxBytes))",
+                at: start, suggestion: "check that this is the file you meant; split large configurations into presets")
+            return nil
+        }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            log.error("unreadable-file", "cannot read file", at: start, suggestion: "check that it exists and is readable")
+            return nil
+        }
+        return load(data: data, displayPath: displayPath, into: log)
+    }
+
+    /// Loads YAML from bytes.
+    public func load(data: Data, displayPath: String, into log: DiagnosticLog) -> ConfigNode? {
+        let start = SourceLocation.start(of: displayPath)
+        if data.count > limits.maxBytes {
+            log.error(
+                "file-too-large",
+                "file is \(Self.byteCount(data.count)); configuration files are limited to \(Self.byteCount(limits.maxBytes))",
+                at: start)
+            return nil
+        }
+        if let offset = data.firstIndex(of: 0) {
+            log.error(
+                "binary-file", "file contains a NUL byte: this looks like binary data, not YAML",
+                at: Self.location(ofByte: offset - data.startIndex, in: data, file: displayPath),
+                suggestion: "configuration files are UTF-8 text")
+            return nil
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            let offset = Self.firstInvalidUTF8Offset(in: data) ?? 0
+            log.error(
+                "invalid-utf8", "file is not valid UTF-8",
+                at: Self.location(ofByte: offset, in: data, file: displayPath),
+                suggestion: "save the file as UTF-8")
+            return nil
+        }
+        return load(text: text, displayPath: displayPath, into: log)
+    }
+
+    /// Loads YAML from text.
+    public func load(text: String, displayPath: String, into log: DiagnosticLog) -> ConfigNode? {
+        let outcome = Self.onLargeStack { [limits] in
+            var composer = Composer(file: displayPath, text: text, limits: limits)
+            return composer.compose()
+        }
+        for diagnostic in outcome.diagnostics { log.report(diagnostic) }
+        return outcome.node
+    }
+
+    // MARK: - Composition
+
+    /// The result of composing one document, handed back from the parsing thread.
+    struct Outcome: Sendable {
+        var node: ConfigNode?
+        var diagnostics: [Diagnostic]
+    }
+
+    /// Runs `body` on a thread with a large stack: Yams composes recursively, and a
+    /// 10,000-deep document must produce an error, not a stack overflow.
+    static func onLargeStack(_ body: @escaping @Sendable () -> Outcome) -> Outcome {
+        final class Box: @unchecked Sendable { var outcome: Outcome? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            box.outcome = body()
+            done.signal()
+        }
+        thread.stackSize = 512 << 20
+        thread.start()
+        done.wait()
+        return box.outcome!
+    }
+
+    /// Turns Yams nodes into `ConfigNode`s under the depth and node limits.
+    struct Composer {
+        let file: String
+        let text: String
+        let limits: Limits
+        private var nodeCount = 0
+        private var diagnostics: [Diagnostic] = []
+
+        init(file: String, text: String, limits: Limits) {
+            self.file = file
+            self.text = text
+            self.limits = limits
+        }
+
+        mutating func compose() -> Outcome {
+            if let problem = Self.nestingProblem(in: text, limit: limits.maxDepth, file: file) {
+                return Outcome(node: nil, diagnostics: [problem])
+            }
+            let root: Node?
+            do {
+                // One document per file; a second `---` is an error Yams reports itself.
+                root = try Yams.compose(yaml: text, Resolver.basic)
+            } catch let error as YamlError {
+                return Outcome(node: nil, diagnostics: [diagnostic(for: error)])
+            } catch {
+                return Outcome(node: nil, diagnostics: [Diagnostic(.error, "yaml-syntax", "\(error)", at: .start(of: file))])
+            }
+            guard let root else {
+                return Outcome(node: ConfigNode(.mapping([]), at: .start(of: file)), diagnostics: [])
+            }
+            do {
+                let node = try convert(root, depth: 0)
+                return Outcome(node: node, diagnostics: diagnostics)
+            } catch {
+                return Outcome(node: nil, diagnostics: diagnostics + [error.diagnostic])
+            }
+        }
+
+        struct Abort: Error { var diagnostic: Diagnostic }
+
+        private func location(_ mark: Mark?) -> SourceLocation {
+            SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
+        }
+
+        private mutating func convert(_ node: Node, depth: Int) throws(Abort) -> ConfigNode {
+            nodeCount += 1
+            if nodeCount > limits.maxNodes {
+                throw Abort(diagnostic: Diagnostic(
+                    .error, "yaml-too-large",
+                    "document expands to more than \(limits.maxNodes) nodes (aliases expanding exponentially?)",
+                    at: location(node.mark), suggestion: "remove the repeated aliases; onair configurations are small"))
+            }
+            if depth > limits.maxDepth {
+                throw Abort(diagnostic: Diagnostic(
+                    .error, "yaml-too-deep", "nesting deeper than \(limits.maxDepth) levels", at: location(node.mark)))
+            }
+            switch node {
+            case .scalar(let scalar):
+                return ConfigNode(.scalar(scalar.string, plain: scalar.style == .plain), at: location(scalar.mark))
+            case .alias(let alias):
+                return ConfigNode(.scalar("", plain: true), at: location(alias.mark))
+            case .sequence(let sequence):
+                var items: [ConfigNode] = []
+                for item in sequence { items.append(try convert(item, depth: depth + 1)) }
+                return ConfigNode(.sequence(items), at: location(sequence.mark))
+            case .mapping(let mapping):
+                var entries: [ConfigNode.Entry] = []
+                for (key, value) in zip(mapping.keys, mapping.values) {
+                    guard case .scalar(let keyScalar) = key else {
+                        diagnostics.append(Diagnostic(
+                            .error, "complex-key", "mapping keys must be plain names, not \(key.mapping != nil ? "mappings" : "lists")",
+                            at: location(key.mark)))
+                        continue
+                    }
+                    if keyScalar.string == "<<" {
+                        diagnostics.append(Diagnostic(
+                            .error, "merge-key", "YAML merge keys (`<<`) are not supported",
+                            at: location(keyScalar.mark), suggestion: "use `extends:` to build on a preset"))
+                        continue
+                    }
+                    entries.append(ConfigNode.Entry(
+                        key: keyScalar.string, keyLocation: location(keyScalar.mark),
+                        value: try convert(value, depth: depth + 1)))
+                }
+                return ConfigNode(.mapping(entries), at: location(mapping.mark))
+            }
+        }
+
+        private func diagnostic(for error: YamlError) -> Diagnostic {
+            switch error {
+            case .duplicatedKeysInMapping(let duplicates, let context):
+                let key = duplicates.first ?? "?"
+                let second = Self.secondOccurrence(ofKey: key, after: context.mark, in: text, file: file)
+                return Diagnostic(
+                    .error, "duplicate-key",
+                    "duplicate key '\(key)'" + (duplicates.count > 1 ? " (also: \(duplicates.dropFirst().joined(separator: ", ")))" : "")
+                        + " — the first is at line \(context.mark.line)",
+                    at: second ?? location(context.mark), suggestion: "remove or rename one of them")
+            case .scanner(let context, let problem, let mark, _),
+                 .parser(let context, let problem, let mark, _),
+                 .composer(let context, let problem, let mark, _):
+                let detail = context.map { "\(problem) \($0.text)".trimmingCharacters(in: .whitespaces) } ?? problem
+                return Diagnostic(.error, "yaml-syntax", "YAML syntax error: \(detail)", at: location(mark),
+                                  suggestion: Self.syntaxHint(problem))
+            case .reader(let problem, _, _, _):
+                return Diagnostic(.error, "yaml-syntax", "YAML reader error: \(problem)", at: .start(of: file))
+            default:
+                return Diagnostic(.error, "yaml-syntax", "\(error)", at: .start(of: file))
+            }
+        }
+
+        static func syntaxHint(_ problem: String) -> String? {
+            if problem.contains("tab") { return "indent with spaces, not tabs" }
+            if problem.contains("mapping values are not allowed") {
+                return "quote values that contain ': ' or check the indentation of this line"
+            }
+            if problem.contains("did not find expected key") { return "check the indentation of this line and the one before" }
+            return nil
+        }
+
+        /// Finds where `key:` is written again after the first occurrence, so the error points
+        /// at the duplicate rather than the original.
+        static func secondOccurrence(ofKey key: String, after mark: Mark, in text: String, file: String) -> SourceLocation? {
+            var lineNumber = 0
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                lineNumber += 1
+                guard lineNumber > mark.line else { continue }
+                let indent = line.prefix { $0 == " " || $0 == "-" }.count
+                let rest = line.dropFirst(indent)
+                for form in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(form + ":") {
+                    if indent + 1 == mark.column { return SourceLocation(file: file, line: lineNumber, column: indent + 1) }
+                }
+            }
+            return nil
+        }
+
+        /// Cheap scan for flow or block nesting beyond the limit, before the recursive composer
+        /// sees the text.
+        static func nestingProblem(in text: String, limit: Int, file: String) -> Diagnostic? {
+            var depth = 0, line = 1, column = 0
+            var quote: Character?
+            var inComment = false
+            for character in text {
+                column += 1
+                if character == "\n" { line += 1; column = 0; inComment = false; continue }
+                if inComment { continue }
+                if let open = quote {
+                    if character == open { quote = nil }
+                    continue
+                }
+                switch character {
+                case "\"", "'": if depth > 0 { quote = character }
+                case "#": inComment = true
+                case "[", "{":
+                    depth += 1
+                    if depth > limit {
+                        return Diagnostic(
+                            .error, "yaml-too-deep", "nesting deeper than \(limit) levels",
+                            at: SourceLocation(file: file, line: line, column: column),
+                            suggestion: "onair configurations are a few levels deep; is this the right file?")
+                    }
+                case "]", "}": depth = max(0, depth - 1)
+                default: break
+                }
+            }
+            // Block nesting: indentation grows by at least one column a level.
+            line = 0
+            for text in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                line += 1
+                let indent = text.prefix { $0 == " " }.count
+                if indent > limit * 8, text.dropFirst(indent).first.map({ $0 != "#" }) ?? false {
+                    return Diagnostic(
+                        .error, "yaml-too-deep", "indentation of \(indent) columns: nesting too deep",
+                        at: SourceLocation(file: file, line: line, column: indent + 1))
+                }
+            }
+            return nil
+        }
+    }
+
+    // MARK: - Byte positions
+
+    static func byteCount(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : bytes >= 1 << 10 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
+    }
+
+    static func location(ofByte offset: Int, in data: Data, file: String) -> SourceLocation {
+        var line = 1, column = 1
+        for byte in data.prefix(offset) {
+            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        return SourceLocation(file: file, line: line, column: column)
+    }
+
+    static func firstInvalidUTF8Offset(in data: Data) -> Int? {
+        var offset = 0
+        let bytes = [UInt8](data)
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            let length: Int
+            switch byte {
+            case 0x00...0x7F: length = 1
+            case 0xC2...0xDF: length = 2
+            case 0xE0...0xEF: length = 3
+            case 0xF0...0xF4: length = 4
+            default: return offset
+            }
+            guard offset + length <= bytes.count else { return offset }
+            for next in bytes[(offset + 1)..<(offset + length)] where next & 0xC0 != 0x80 { return offset }
+            if String(validating: bytes[offset..<(offset + length)], as: UTF8.self) == nil { return offset }
+            offset += length
+        }
+        return nil
+    }
+}
