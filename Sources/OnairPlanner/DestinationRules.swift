@@ -1,0 +1,159 @@
+import OnairConfig
+
+/// The rules each destination is checked against: its platform's published limits, its keys,
+/// and conflicts between destinations.
+struct DestinationRules {
+    let spec: PipelineSpec
+    let catalogue: PlatformCatalogue
+    let environment: [String: String]
+    let mode: Planner.Mode
+    let fileExists: @Sendable (String) -> Bool
+    let log: DiagnosticLog
+
+    init(spec: PipelineSpec, catalogue: PlatformCatalogue, environment: [String: String], mode: Planner.Mode,
+         fileExists: @escaping @Sendable (String) -> Bool, log: DiagnosticLog) {
+        self.spec = spec
+        self.catalogue = catalogue
+        self.environment = environment
+        self.mode = mode
+        self.fileExists = fileExists
+        self.log = log
+    }
+
+    mutating func check(_ targets: [DestinationTarget]) {
+        let hasAudio = SceneCompiler.audioSource(of: spec) != nil
+        for target in targets {
+            if let platform = target.platform { checkPlatform(target, platform, hasAudio: hasAudio) }
+            checkKey(target.spec)
+        }
+        checkConflicts(targets)
+    }
+
+    // MARK: - Platform limits
+
+    private func cite(_ source: String?) -> String {
+        source.map { " (\($0))" } ?? ""
+    }
+
+    private func checkPlatform(_ target: DestinationTarget, _ platform: PlatformSpec, hasAudio: Bool) {
+        let subject = "destination '\(target.spec.name)'"
+        let video = target.quality.video, audio = target.quality.audio
+        let limits = platform.video
+        let name = platform.title
+        if let codecs = limits.codecs, !codecs.contains(video.codec.value) {
+            log.error("platform-codec", "\(name) does not accept \(video.codec.value) video\(cite(limits.source))", at: video.codec.location,
+                      suggestion: "use codec: \(codecs[0]) for \(subject)")
+        }
+        if let profiles = limits.profiles, !profiles.contains(video.profile.value) {
+            log.error("platform-profile", "\(name) accepts H.264 profile " + profiles.joined(separator: " or ") + ", not \(video.profile.value)\(cite(limits.source))",
+                      at: video.profile.location, suggestion: "set profile: \(profiles[0]) in the quality used by \(subject)")
+        }
+        if let rateControl = limits.rateControl, rateControl != video.rateControl.value {
+            log.error("platform-rate-control", "\(name) requires \(rateControl.uppercased()) rate control\(cite(limits.source))",
+                      at: video.rateControl.location, suggestion: "set rate_control: \(rateControl) for \(subject)")
+        }
+        let bitrate = video.rateControl.value == "vbr" ? video.maxBitrate : video.bitrate
+        if let cap = limits.maxBitrate, bitrate.value > cap {
+            log.error("platform-bitrate", "\(Units.formatBitrate(bitrate.value)) is above \(name)'s cap of \(Units.formatBitrate(cap))\(cite(limits.source))",
+                      at: bitrate.location, suggestion: "lower it to \(Units.formatBitrate(cap)) or less for \(subject)")
+        } else if video.maxBitrate.value > (limits.maxBitrate ?? .max) {
+            log.error("platform-bitrate", "max_bitrate \(Units.formatBitrate(video.maxBitrate.value)) is above \(name)'s cap of \(Units.formatBitrate(limits.maxBitrate!))\(cite(limits.source))",
+                      at: video.maxBitrate.location, suggestion: "lower it for \(subject)")
+        }
+        let shortSide = min(target.video.width, target.video.height)
+        if let row = platform.formatCap(height: shortSide, fps: target.video.fps), bitrate.value > row.bitrate,
+           bitrate.value <= (limits.maxBitrate ?? .max) {
+            log.error("platform-bitrate", "\(Units.formatBitrate(bitrate.value)) is above \(name)'s \(row.label) limit of \(Units.formatBitrate(row.bitrate))\(cite(limits.source))",
+                      at: bitrate.location, suggestion: "lower it to \(Units.formatBitrate(row.bitrate)) or less for \(subject)")
+        }
+        if let maxFps = limits.maxFps, target.video.fps > maxFps {
+            log.error("platform-fps", "\(name) accepts at most \(maxFps) fps\(cite(limits.source))", at: target.quality.fps.location)
+        }
+        if let maxLevel = limits.maxLevel, let level = video.level, (Double(level.value) ?? 0) > (Double(maxLevel) ?? 99) {
+            log.error("platform-level", "\(name) accepts H.264 level \(maxLevel) at most\(cite(limits.source))", at: level.location,
+                      suggestion: "set level: \"\(maxLevel)\"")
+        }
+        let keyframes = platform.keyframes
+        if let maximum = keyframes.maxMs, video.keyframeInterval.value > maximum {
+            log.error("platform-keyframes", "keyframe interval \(Units.formatDuration(video.keyframeInterval.value)) is above \(name)'s maximum of \(Units.formatDuration(maximum))\(cite(keyframes.source))",
+                      at: video.keyframeInterval.location,
+                      suggestion: "use keyframe_interval: \(Units.formatDuration(keyframes.recommendedMs ?? maximum)) for \(subject)")
+        }
+        let audioLimits = platform.audio
+        if !hasAudio {
+            if audioLimits.required {
+                log.error("platform-audio", "\(name) requires an audio track and this pipeline has none\(cite(audioLimits.source))",
+                          at: target.spec.location, suggestion: "set 'audio:' to a source with sound, or give the test source a tone")
+            }
+        } else {
+            if let codecs = audioLimits.codecs, !codecs.contains(audio.codec.value) {
+                log.error("platform-audio", "\(name) does not accept \(audio.codec.value) audio\(cite(audioLimits.source))", at: audio.codec.location,
+                          suggestion: "use codec: \(codecs[0])")
+            }
+            if let rates = audioLimits.sampleRates, !rates.contains(audio.sampleRate.value) {
+                log.error("platform-audio", "\(name) does not accept \(audio.sampleRate.value) Hz audio\(cite(audioLimits.source))", at: audio.sampleRate.location,
+                          suggestion: "use sample_rate: \(rates.last!)")
+            }
+            if let cap = audioLimits.maxBitrate, audio.bitrate.value > cap {
+                log.error("platform-audio", "audio bitrate \(Units.formatBitrate(audio.bitrate.value)) is above \(name)'s cap of \(Units.formatBitrate(cap))\(cite(audioLimits.source))",
+                          at: audio.bitrate.location, suggestion: "lower it to \(Units.formatBitrate(cap)) for \(subject)")
+            }
+        }
+        if platform.portrait, target.video.width > target.video.height {
+            log.warning("platform-orientation", "\(name) is a vertical platform but \(subject) sends a \(target.video.width)x\(target.video.height) landscape picture\(cite(platform.orientationSource))",
+                        at: target.spec.location,
+                        suggestion: "add canvas: {aspect: \"9:16\", focus: 0.5} and quality: vertical-720 (or vertical-1080) to crop the scene")
+        }
+    }
+
+    // MARK: - Keys
+
+    private func checkKey(_ destination: DestinationSpec) {
+        guard let key = destination.key else { return }
+        let subject = "destination '\(destination.name)'"
+        switch key.origin {
+        case .environment(let name):
+            if (environment[name] ?? "").isEmpty {
+                let message = "environment variable \(name) (stream key of \(subject)) is not set"
+                if mode == .run {
+                    log.error("missing-key", message, at: key.location, suggestion: "export \(name)=… before running")
+                } else {
+                    log.warning("missing-key", message, at: key.location, suggestion: "it must be set when the pipeline runs")
+                }
+            }
+        case .file(let path):
+            let expanded = path.path
+            if !fileExists(expanded) {
+                let message = "key file '\(path.written)' of \(subject) does not exist"
+                if mode == .run { log.error("missing-key", message, at: path.location) } else { log.warning("missing-key", message, at: path.location) }
+            }
+        }
+    }
+
+    // MARK: - Between destinations
+
+    private func checkConflicts(_ targets: [DestinationTarget]) {
+        var keys: [String: DestinationSpec] = [:]
+        var places: [String: DestinationSpec] = [:]
+        for target in targets {
+            let destination = target.spec
+            if let key = destination.key {
+                let identity = key.description
+                if let first = keys[identity] {
+                    log.error("duplicate-key", "\(destination.name) uses the same stream key (\(key.description)) as \(first.name): the platform would see two encoders on one stream",
+                              at: key.location, suggestion: "give each destination its own stream key")
+                } else {
+                    keys[identity] = destination
+                }
+            }
+            let place = target.kind == .recording || target.kind == .hls ? target.target : target.target + "|" + (destination.key?.description ?? "")
+            if let first = places[place] {
+                let what = target.kind == .recording || target.kind == .hls ? "writes to the same path" : "sends to the same URL"
+                log.error("duplicate-output", "'\(destination.name)' \(what) as '\(first.name)' (\(target.target))", at: destination.location,
+                          suggestion: "use a different \(target.kind == .recording ? "path" : target.kind == .hls ? "directory" : "URL or key")")
+            } else {
+                places[place] = destination
+            }
+        }
+    }
+}

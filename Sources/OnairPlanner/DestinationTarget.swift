@@ -1,0 +1,232 @@
+import Foundation
+import OnairConfig
+
+/// A destination with everything resolved: its platform, its effective quality and crop, and
+/// where its bytes go.
+struct DestinationTarget {
+    var spec: DestinationSpec
+    var platform: PlatformSpec?
+    var quality: QualitySpec
+    var crop: CanvasCrop?
+    var video: VideoEncoding
+    var audio: AudioEncoding
+    /// URL template or path; `{key}` where the key goes.
+    var target: String
+    var kind: PlannedOutput.Kind
+    var format: String
+    var options: [Option]
+    /// The ingest protocol used, for network outputs.
+    var ingestProtocol: String?
+
+    /// Resolves a destination; nil (with diagnostics) when its platform or picture can't be.
+    static func resolve(_ spec: DestinationSpec, scene: QualitySpec, catalogue: PlatformCatalogue, log: DiagnosticLog) -> DestinationTarget? {
+        let subject = "destination '\(spec.name)'"
+        let quality = spec.quality ?? scene
+        var platform: PlatformSpec?
+        var target = "", kind = PlannedOutput.Kind.rtmp, format = "flv", options: [Option] = [], ingestProtocol: String?
+        switch spec.kind {
+        case .platform(let name, let server, let requested, _):
+            guard let found = catalogue[name.value] else {
+                log.error("unknown-reference", "unknown platform '\(name.value)'", at: name.location,
+                          suggestion: Suggestion.phrase(for: name.value, in: catalogue.names) ?? "add it under 'platforms:' in Presets/")
+                return nil
+            }
+            platform = found
+            let offered = found.protocols
+            guard !offered.isEmpty else {
+                log.error("no-ingest", "platform '\(found.name)' has no ingest URL", at: name.location,
+                          suggestion: "add 'ingest:' to its definition")
+                return nil
+            }
+            var chosen = offered[0]
+            if let requested {
+                guard let wanted = PlatformSpec.IngestProtocol(rawValue: requested.value), offered.contains(wanted) else {
+                    let only = offered.map { $0.rawValue.uppercased() }.joined(separator: " or ")
+                    log.error("platform-protocol", "\(found.title) accepts only \(only); \(requested.value.uppercased()) is refused",
+                              at: requested.location, suggestion: "use protocol: \(offered[0].rawValue)")
+                    return nil
+                }
+                chosen = wanted
+            }
+            var template = found.ingest[chosen]!
+            if template.contains("{server}") {
+                guard let server else {
+                    log.error("missing-server", "\(found.title) issues a server URL per account; \(subject) needs 'server:'",
+                              at: spec.location, suggestion: "copy the server URL from the platform's live dashboard")
+                    return nil
+                }
+                if !server.value.lowercased().hasPrefix(chosen.rawValue + "://") {
+                    log.error("platform-protocol", "\(found.title) accepts only \(chosen.rawValue.uppercased()); this server URL is not \(chosen.rawValue)://",
+                              at: server.location, suggestion: "use the \(chosen.rawValue):// URL the platform gives")
+                }
+                var base = server.value
+                if !template.hasPrefix("{server}/"), !base.hasSuffix("/") { base += "/" }
+                template = template.replacingOccurrences(of: "{server}", with: base)
+            } else if let server {
+                template = Self.replacingHost(of: template, with: server.value)
+            }
+            target = template
+            kind = chosen == .srt ? .srt : .rtmp
+            format = chosen == .srt ? "mpegts" : "flv"
+            ingestProtocol = chosen.rawValue
+        case .url(let url, _):
+            target = url.value
+            let scheme = url.value.split(separator: ":").first.map { $0.lowercased() } ?? ""
+            kind = scheme == "srt" ? .srt : .rtmp
+            format = scheme == "srt" ? "mpegts" : "flv"
+            ingestProtocol = scheme
+            let urlHost = Self.host(of: url.value)
+            let owners = catalogue.platforms.values.sorted { $0.name < $1.name }
+            if let urlHost, let owner = owners.first(where: { platform in platform.ingest.values.contains { Self.host(of: $0) == urlHost } }) {
+                platform = owner
+                if let proto = PlatformSpec.IngestProtocol(rawValue: scheme), !owner.protocols.contains(proto) {
+                    log.error("platform-protocol", "\(owner.title) accepts only " + owner.protocols.map { $0.rawValue.uppercased() }.joined(separator: " or ") + "; \(scheme.uppercased()) is refused",
+                              at: url.location, suggestion: "use kind: platform with platform: \(owner.name), or an \(owner.protocols[0].rawValue):// URL")
+                }
+            }
+        case .record(let path):
+            target = path.path
+            kind = .recording
+            switch path.path.split(separator: ".").last?.lowercased() {
+            case "mkv": format = "matroska"; options = [Option("cluster_time_limit", "1000")]
+            case "mp4": format = "mp4"; options = [Option("movflags", "frag_keyframe+empty_moov+default_base_moof")]
+            default: format = "mpegts"
+            }
+        case .hls(let directory, let segmentMs, let playlistSize):
+            target = directory.path + "/index.m3u8"
+            kind = .hls
+            format = "hls"
+            options = [
+                Option("hls_time", Units.formatDuration(segmentMs).replacingOccurrences(of: "s", with: "")),
+                Option("hls_list_size", String(playlistSize)),
+                Option("hls_flags", "delete_segments+independent_segments"),
+                Option("hls_segment_filename", directory.path + "/segment_%05d.ts", isPath: true),
+            ]
+        }
+        if kind == .rtmp { options = [Option("flvflags", "no_duration_filesize")] }
+
+        // The picture: a crop of the scene (canvas) scaled to the destination's quality.
+        let sceneWidth = scene.width.value, sceneHeight = scene.height.value
+        var crop: CanvasCrop?
+        var outputWidth = quality.width.value, outputHeight = quality.height.value
+        if let canvas = spec.canvas {
+            let aspect = canvas.aspect.value
+            var width = sceneWidth, height = sceneHeight
+            if aspect.width * sceneHeight < aspect.height * sceneWidth {
+                width = Self.even(Double(sceneHeight * aspect.width) / Double(aspect.height))
+            } else {
+                height = Self.even(Double(sceneWidth * aspect.height) / Double(aspect.width))
+            }
+            let x = Self.even(canvas.focus * Double(sceneWidth - width), down: true)
+            let y = Self.even(canvas.focus * Double(sceneHeight - height), down: true)
+            crop = CanvasCrop(aspect: aspect.description, focus: canvas.focus, width: width, height: height, x: x, y: y)
+            if spec.quality == nil {
+                outputWidth = width
+                outputHeight = height
+            } else if !aspect.matches(width: outputWidth, height: outputHeight) {
+                log.error("canvas-mismatch", "\(subject) crops \(aspect) but its quality is \(outputWidth)x\(outputHeight)",
+                          at: canvas.aspect.location, suggestion: "use a quality with a \(aspect) picture, e.g. vertical-720 for 9:16")
+                return nil
+            }
+        } else if outputWidth * sceneHeight != outputHeight * sceneWidth {
+            let wanted = AspectRatio(width: outputWidth, height: outputHeight)
+            log.error("canvas-mismatch", "\(subject) is \(outputWidth)x\(outputHeight) but the scene is \(sceneWidth)x\(sceneHeight): the picture would be distorted",
+                      at: (spec.quality?.location ?? spec.location),
+                      suggestion: "add canvas: {aspect: \"\(Self.reduced(wanted))\", focus: 0.5} to \(subject) to crop the scene")
+            return nil
+        }
+        let settings = quality.video
+        let fps = quality.fps.value
+        let video = VideoEncoding(
+            codec: settings.codec.value, encoder: "libx264", width: outputWidth, height: outputHeight, fps: fps,
+            bitrate: settings.bitrate.value, maxBitrate: settings.maxBitrate.value, bufferSize: settings.buffer.value,
+            rateControl: settings.rateControl.value, keyframeIntervalMs: settings.keyframeInterval.value,
+            gopFrames: max(1, Int((Double(settings.keyframeInterval.value) * Double(fps) / 1000).rounded())),
+            profile: settings.profile.value, level: settings.level?.value, preset: settings.preset, tune: settings.tune,
+            scenecut: platform?.keyframes.scenecut ?? true, pixelFormat: "yuv420p")
+        let audio = AudioEncoding(codec: quality.audio.codec.value, encoder: quality.audio.codec.value == "aac" ? "aac" : quality.audio.codec.value == "opus" ? "libopus" : "libmp3lame",
+                                  bitrate: quality.audio.bitrate.value, sampleRate: quality.audio.sampleRate.value, channels: quality.audio.channels)
+        return DestinationTarget(spec: spec, platform: platform, quality: quality, crop: crop, video: video, audio: audio,
+                                 target: target, kind: kind, format: format, options: options, ingestProtocol: ingestProtocol)
+    }
+
+    func plannedOutput(rendition: String) -> PlannedOutput {
+        let videoRate = video.rateControl == "vbr" ? video.maxBitrate : video.bitrate
+        return PlannedOutput(
+            destination: spec.name, kind: kind, platform: platform?.name, target: target, key: spec.key?.description,
+            format: format, options: options, rendition: rendition, required: spec.required, retry: spec.retry,
+            bitrate: videoRate + audio.bitrate)
+    }
+
+    static func even(_ value: Double, down: Bool = false) -> Int {
+        let rounded = down ? Int(value) : Int(value.rounded())
+        return max(2, rounded - rounded % 2)
+    }
+
+    static func reduced(_ aspect: AspectRatio) -> String {
+        func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+        let divisor = gcd(aspect.width, aspect.height)
+        return "\(aspect.width / divisor):\(aspect.height / divisor)"
+    }
+
+    static func host(of url: String) -> String? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        let host = authority.split(separator: ":").first.map(String.init)
+        return host.flatMap { $0.contains("{") ? nil : $0.lowercased() }
+    }
+
+    static func replacingHost(of template: String, with server: String) -> String {
+        guard let schemeEnd = template.range(of: "://") else { return template }
+        let rest = template[schemeEnd.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return template }
+        var base = server
+        while base.hasSuffix("/") { base.removeLast() }
+        if base.contains("://"), let serverRest = base.range(of: "://"), base[serverRest.upperBound...].contains("/") {
+            return base + "/" + (template.split(separator: "/").last.map(String.init) ?? "{key}")
+        }
+        return base + String(rest[slash...])
+    }
+}
+
+/// Destinations grouped by identical picture and sound: one encoder per group.
+struct RenditionTable {
+    struct Key: Hashable {
+        var crop: CanvasCrop?
+        var video: VideoEncoding
+        var audio: AudioEncoding
+    }
+
+    private(set) var keys: [Key] = []
+    private var members: [Key: [DestinationTarget]] = [:]
+
+    init(targets: [DestinationTarget]) {
+        for target in targets {
+            var key = Key(crop: target.crop, video: target.video, audio: target.audio)
+            key.video.scenecut = true
+            if members[key] == nil { keys.append(key) }
+            members[key, default: []].append(target)
+        }
+    }
+
+    func id(for target: DestinationTarget) -> String {
+        var key = Key(crop: target.crop, video: target.video, audio: target.audio)
+        key.video.scenecut = true
+        return "r\(keys.firstIndex(of: key)!)"
+    }
+
+    /// Renditions in order of first use; scene-cut keyframes are off when any destination asks.
+    func renditions(audio: Bool) -> [Rendition] {
+        keys.enumerated().map { index, key in
+            let group = members[key]!
+            var video = key.video
+            video.scenecut = group.allSatisfy(\.video.scenecut)
+            let presets = Set(group.map { $0.quality.presetName ?? "" })
+            return Rendition(
+                id: "r\(index)", videoPad: "v\(index)", audioPad: audio ? "a\(index)" : nil, crop: key.crop, video: video,
+                audio: audio ? key.audio : nil, destinations: group.map(\.spec.name),
+                preset: presets.count == 1 && presets.first != "" ? presets.first : nil)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import OnairConfig
+
+/// The ffmpeg command line equivalent to a plan — for people who want to see or run what onair
+/// does, and for the benchmark that compares the two. Stream keys never appear: a key becomes
+/// a shell expansion (`${YOUTUBE_STREAM_KEY}`) that the shell fills at run time.
+public struct FFmpegCommand: Sendable {
+    /// Rendering choices.
+    public struct Options: Sendable {
+        /// Prefix for project-relative paths (the project folder as seen from where ffmpeg runs).
+        public var pathBase: String = ""
+        /// Read files and synthetic sources at real time (`-re`).
+        public var pacing = true
+        /// Stop after this many seconds (`-t`).
+        public var durationSeconds: Double?
+        /// Overwrite outputs without asking (`-y`).
+        public var overwrite = true
+
+        /// Defaults: paced, unbounded, paths as in the plan.
+        public init() {}
+    }
+
+    /// The arguments, `ffmpeg` first. Arguments holding a key reference are marked so the shell
+    /// rendering can leave their `${…}` expansion unquoted.
+    public private(set) var arguments: [Argument] = []
+
+    /// One argument.
+    public struct Argument: Equatable, Sendable {
+        /// The text.
+        public var text: String
+        /// True when `text` holds a `${VAR}`/`$(cat …)` key expansion meant for the shell.
+        public var expandsKey: Bool
+    }
+
+    /// Builds the command for `plan`.
+    public init(plan: PipelinePlan, options: Options = Options()) {
+        func add(_ words: String...) { arguments += words.map { Argument(text: $0, expandsKey: false) } }
+        func path(_ value: String) -> String {
+            options.pathBase.isEmpty || value.hasPrefix("/") || value.hasPrefix("~") ? value : options.pathBase + "/" + value
+        }
+        add("ffmpeg", "-hide_banner", "-nostdin")
+        if options.overwrite { add("-y") }
+        for input in plan.inputs {
+            switch input.kind {
+            case .lavfi(let graph):
+                if options.pacing { add("-re") }
+                add("-f", "lavfi", "-i", graph)
+            case .file(let file, let loop, let still):
+                if options.pacing { add("-re") }
+                if still {
+                    for option in input.options { add("-\(option.key)", option.value) }
+                } else if loop {
+                    add("-stream_loop", "-1")
+                }
+                add("-i", path(file))
+            case .network(let url):
+                for option in input.options { add("-\(option.key)", option.value) }
+                add("-i", url)
+            case .listen(let url):
+                if url.hasPrefix("rtmp") {
+                    add("-listen", "1", "-i", url)
+                } else {
+                    add("-i", url.contains("?") ? url + "&mode=listener" : url + "?mode=listener")
+                }
+            case .device(let device, let format):
+                add("-f", format, "-i", device)
+            }
+        }
+        add("-filter_complex", plan.graph.description())
+        for rendition in plan.renditions {
+            let outputs = plan.outputs.filter { $0.rendition == rendition.id }
+            guard !outputs.isEmpty else { continue }
+            add("-map", "[\(rendition.videoPad)]")
+            if let audioPad = rendition.audioPad { add("-map", "[\(audioPad)]") }
+            let video = rendition.video
+            add("-c:v", video.encoder, "-preset", video.preset)
+            if let tune = video.tune { add("-tune", tune) }
+            add("-profile:v", video.profile)
+            if let level = video.level { add("-level:v", level) }
+            add("-b:v", Units.formatBitrate(video.bitrate), "-maxrate", Units.formatBitrate(video.maxBitrate),
+                "-bufsize", Units.formatBitrate(video.bufferSize))
+            add("-g", String(video.gopFrames), "-keyint_min", String(video.gopFrames))
+            if !video.scenecut { add("-sc_threshold", "0") }
+            if video.rateControl == "cbr" { add("-x264-params", "nal-hrd=cbr:force-cfr=1") }
+            add("-pix_fmt", video.pixelFormat)
+            if let audio = rendition.audio {
+                add("-c:a", audio.encoder, "-b:a", Units.formatBitrate(audio.bitrate), "-ar", String(audio.sampleRate), "-ac", String(audio.channels))
+            }
+            if let seconds = options.durationSeconds { add("-t", Self.number(seconds)) }
+            if outputs.count == 1, let output = outputs.first {
+                add("-f", output.format)
+                for option in output.options { add("-\(option.key)", option.isPath ? path(option.value) : option.value) }
+                arguments.append(Self.target(output, path: path))
+            } else {
+                // One encode, several outputs: the tee muxer; optional outputs may fail alone.
+                add("-flags:v", "+global_header", "-flags:a", "+global_header", "-f", "tee")
+                var expands = false
+                let slaves = outputs.map { output -> String in
+                    var settings = ["f=\(output.format)"]
+                    settings += output.options.map { "\($0.key)=\(Self.teeEscape($0.isPath ? path($0.value) : $0.value))" }
+                    if !output.required { settings.append("onfail=ignore") }
+                    let target = Self.target(output, path: path)
+                    expands = expands || target.expandsKey
+                    return "[" + settings.joined(separator: ":") + "]" + target.text
+                }
+                arguments.append(Argument(text: slaves.joined(separator: "|"), expandsKey: expands))
+            }
+        }
+    }
+
+    static func teeEscape(_ value: String) -> String {
+        value.replacingOccurrences(of: ":", with: "\\:").replacingOccurrences(of: "|", with: "\\|")
+    }
+
+    static func target(_ output: PlannedOutput, path: (String) -> String) -> Argument {
+        switch output.kind {
+        case .recording, .hls: return Argument(text: path(output.target), expandsKey: false)
+        case .rtmp, .srt:
+            guard let key = output.key, output.target.contains("{key}") else { return Argument(text: output.target, expandsKey: false) }
+            let expansion = key.hasPrefix("env:") ? "${\(key.dropFirst(4))}" : "$(head -n1 \(key.dropFirst(5)))"
+            return Argument(text: output.target.replacingOccurrences(of: "{key}", with: expansion), expandsKey: true)
+        }
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    /// The command as one shell line (`multiline`: one option per line with `\` continuations).
+    public func shell(multiline: Bool = false) -> String {
+        var words: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            var word = argument.expandsKey ? Self.doubleQuoted(argument.text) : Self.quoted(argument.text)
+            // Keep an option and its value on one line.
+            if argument.text.hasPrefix("-"), index + 1 < arguments.count, !arguments[index + 1].text.hasPrefix("-") || Double(arguments[index + 1].text) != nil,
+               index > 0 {
+                let next = arguments[index + 1]
+                word += " " + (next.expandsKey ? Self.doubleQuoted(next.text) : Self.quoted(next.text))
+                index += 1
+            }
+            words.append(word)
+            index += 1
+        }
+        return words.joined(separator: multiline ? " \\\n  " : " ")
+    }
+
+    /// Single-quotes a word for POSIX shells when needed.
+    static func quoted(_ word: String) -> String {
+        let safe = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=+,@%".contains($0) } && !word.isEmpty
+        return safe ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// Double-quotes a word whose `${VAR}` / `$(…)` must expand, escaping everything else.
+    static func doubleQuoted(_ word: String) -> String {
+        var out = "\""
+        var rest = Substring(word)
+        while !rest.isEmpty {
+            if rest.hasPrefix("${"), let close = rest.firstIndex(of: "}") {
+                out += rest[...close]
+                rest = rest[rest.index(after: close)...]
+            } else if rest.hasPrefix("$("), let close = rest.firstIndex(of: ")") {
+                out += rest[...close]
+                rest = rest[rest.index(after: close)...]
+            } else {
+                let character = rest.removeFirst()
+                if "\"\\`$".contains(character) { out.append("\\") }
+                out.append(character)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,137 @@
+import OnairConfig
+
+/// A libavfilter graph as a value: chains of filters between named pads.
+///
+/// Input pads are named `INDEX:v` / `INDEX:a` after the plan's inputs (the names ffmpeg's
+/// `-filter_complex` uses); output pads `vN` / `aN` feed renditions.
+public struct FilterGraph: Codable, Equatable, Sendable {
+    /// The chains, in the order they are written.
+    public var chains: [FilterChain]
+
+    /// Creates a graph.
+    public init(chains: [FilterChain] = []) {
+        self.chains = chains
+    }
+
+    /// Every filter in description order, which is the order libavfilter numbers them
+    /// (`Parsed_NAME_INDEX`), so a libav message can be traced back to its filter.
+    public var filtersInOrder: [Filter] { chains.flatMap(\.filters) }
+
+    /// The pads no chain consumes: the graph's outputs.
+    public var outputPads: [String] {
+        let consumed = Set(chains.flatMap(\.inputs))
+        return chains.flatMap(\.outputs).filter { !consumed.contains($0) }
+    }
+
+    /// The pads no chain produces: the graph's inputs.
+    public var inputPads: [String] {
+        let produced = Set(chains.flatMap(\.outputs))
+        var seen = Set<String>()
+        return chains.flatMap(\.inputs).filter { !produced.contains($0) && seen.insert($0).inserted }
+    }
+
+    /// The `-filter_complex` text, one chain per line when `multiline`.
+    public func description(multiline: Bool = false) -> String {
+        chains.map(\.description).joined(separator: multiline ? ";\n" : ";")
+    }
+}
+
+/// `[in]filter,filter[out]`.
+public struct FilterChain: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// Pads consumed by the first filter.
+    public var inputs: [String]
+    /// Filters applied in order.
+    public var filters: [Filter]
+    /// Pads produced by the last filter.
+    public var outputs: [String]
+
+    /// Creates a chain.
+    public init(_ inputs: [String], _ filters: [Filter], _ outputs: [String]) {
+        self.inputs = inputs
+        self.filters = filters
+        self.outputs = outputs
+    }
+
+    /// The chain in filtergraph syntax.
+    public var description: String {
+        inputs.map { "[\($0)]" }.joined() + filters.map(\.description).joined(separator: ",") + outputs.map { "[\($0)]" }.joined()
+    }
+}
+
+/// One filter with its options and the configuration that produced it.
+public struct Filter: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// The libavfilter name (`chromakey`).
+    public var name: String
+    /// Options in order; a nil key is a positional option.
+    public var options: [FilterOption]
+    /// Why it is there, for `onair plan` and DOT output ("key the person").
+    public var purpose: String
+    /// The YAML that asked for it, so libavfilter's complaints can point at it.
+    public var origin: SourceLocation?
+
+    /// Creates a filter.
+    public init(_ name: String, _ options: [FilterOption] = [], purpose: String, origin: SourceLocation? = nil) {
+        self.name = name
+        self.options = options
+        self.purpose = purpose
+        self.origin = origin
+    }
+
+    /// `name=key=value:key=value`, each value escaped for both parsing levels.
+    public var description: String {
+        guard !options.isEmpty else { return name }
+        return name + "=" + options.map { option in
+            let value = FilterEscaping.graphLevel(FilterEscaping.optionLevel(option.value))
+            return option.key.map { "\($0)=\(value)" } ?? value
+        }.joined(separator: ":")
+    }
+}
+
+/// An option of a filter.
+public struct FilterOption: Codable, Equatable, Sendable {
+    /// Name, or nil for a positional value.
+    public var key: String?
+    /// The value exactly as the filter should receive it.
+    public var value: String
+
+    /// Creates an option.
+    public init(_ key: String?, _ value: String) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// Escaping for the two parsers a filter option value passes through: libavfilter's graph
+/// parser (which splits on `[],;`) and the filter's option parser (which splits on `:` and `=`).
+/// Both honour backslash escapes, so each level escapes its own specials plus `\` and `'`.
+public enum FilterEscaping {
+    /// Escapes a value for the option parser.
+    public static func optionLevel(_ value: String) -> String {
+        escape(value, specials: "\\':=")
+    }
+
+    /// Escapes filter arguments for the graph parser.
+    public static func graphLevel(_ text: String) -> String {
+        escape(text, specials: "\\'[],;")
+    }
+
+    static func escape(_ text: String, specials: String) -> String {
+        var out = ""
+        for (index, character) in text.enumerated() {
+            let edgeSpace = character == " " && (index == 0 || index == text.count - 1)
+            if specials.contains(character) || edgeSpace { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+
+    /// Escapes user text for drawtext's own expansion (`\` and `%`), before the two levels above.
+    public static func drawtextLiteral(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if character == "\\" || character == "%" { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+}

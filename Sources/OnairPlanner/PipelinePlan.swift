@@ -1,0 +1,217 @@
+import OnairConfig
+
+/// A compiled pipeline: everything the engine needs to run it, and nothing it would have to
+/// re-read from YAML. A plain value — `Codable`, `Equatable`, deterministic — so it can be
+/// printed (`onair plan`), compared in tests, and handed to the engine.
+public struct PipelinePlan: Codable, Equatable, Sendable {
+    /// The pipeline's name.
+    public var pipeline: String
+    /// Its title (`{title}`).
+    public var title: String
+    /// The overlay combination compiled into the graph.
+    public var activeOverlay: String
+    /// The scene's size before any per-destination crop.
+    public var canvas: PixelSize
+    /// The scene's frame rate.
+    public var fps: Int
+    /// Inputs to open, in index order (`-i` order in the equivalent ffmpeg command).
+    public var inputs: [PlannedInput]
+    /// The filter graph from input pads to one video (and audio) pad per rendition.
+    public var graph: FilterGraph
+    /// One encoder configuration per unique rendition.
+    public var renditions: [Rendition]
+    /// One output per destination.
+    public var outputs: [PlannedOutput]
+    /// What to show when an input is lost.
+    public var inputLoss: InputLossPlan
+    /// Estimated network egress, bit/s (all network outputs together).
+    public var egressBitrate: Int
+    /// Estimated disk write rate of recordings and HLS, bit/s.
+    public var diskBitrate: Int
+    /// Sources defined but not used by the active combination (not opened).
+    public var unusedSources: [String]
+    /// Warnings found while planning.
+    public var warnings: [Diagnostic]
+}
+
+/// One input to open.
+public struct PlannedInput: Codable, Equatable, Sendable {
+    /// How the input is opened.
+    public enum Kind: Codable, Equatable, Sendable {
+        /// A libavfilter source graph through the `lavfi` device (`testsrc2=…`, `sine=…`).
+        case lavfi(String)
+        /// A file; `loop` repeats it, `still` marks an image turned into a video stream.
+        case file(path: String, loop: Bool, still: Bool)
+        /// A stream pulled from a URL.
+        case network(url: String)
+        /// A listening socket a camera pushes to.
+        case listen(url: String)
+        /// A capture device.
+        case device(path: String, format: String)
+    }
+
+    /// Position in the input list (pads are named `INDEX:v` / `INDEX:a`).
+    public var index: Int
+    /// The source or asset this input serves, e.g. `camera` or `asset:logo.png`.
+    public var name: String
+    /// How to open it.
+    public var kind: Kind
+    /// Demuxer options in order (e.g. `framerate=30`, `loop=1`, `listen=1`, `timeout=…`).
+    public var options: [Option]
+    /// Whether a video stream is read.
+    public var video: VideoFormat?
+    /// Whether an audio stream is read.
+    public var audio: AudioFormat?
+    /// Whether reading is paced at real time (files and synthetic sources).
+    public var realtime: Bool
+    /// Milliseconds without data after which the input counts as lost.
+    public var lossTimeoutMs: Int
+}
+
+/// A `key=value` option.
+public struct Option: Codable, Equatable, Sendable {
+    /// Name.
+    public var key: String
+    /// Value.
+    public var value: String
+    /// True when the value is a project-relative path (renderers may prefix it).
+    public var isPath: Bool
+
+    /// Creates an option.
+    public init(_ key: String, _ value: String, isPath: Bool = false) {
+        self.key = key
+        self.value = value
+        self.isPath = isPath
+    }
+}
+
+/// A declared or expected video format.
+public struct VideoFormat: Codable, Equatable, Sendable {
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+    /// Frames per second.
+    public var fps: Int
+}
+
+/// An audio format.
+public struct AudioFormat: Codable, Equatable, Sendable {
+    /// Hz.
+    public var sampleRate: Int
+    /// 1 or 2.
+    public var channels: Int
+}
+
+/// An encoder configuration shared by every destination whose quality and canvas are equal.
+public struct Rendition: Codable, Equatable, Sendable {
+    /// `r0`, `r1`… in order of first use.
+    public var id: String
+    /// The graph pad carrying its pictures.
+    public var videoPad: String
+    /// The graph pad carrying its sound, nil when the pipeline has no audio.
+    public var audioPad: String?
+    /// Crop of the scene, when not the whole canvas.
+    public var crop: CanvasCrop?
+    /// Output picture.
+    public var video: VideoEncoding
+    /// Output sound.
+    public var audio: AudioEncoding?
+    /// Destinations fed by this rendition, in order.
+    public var destinations: [String]
+    /// The quality preset's name, when it came from one.
+    public var preset: String?
+}
+
+/// A crop of the scene: aspect and focus, and the rectangle it selects.
+public struct CanvasCrop: Codable, Equatable, Hashable, Sendable {
+    /// `9:16`.
+    public var aspect: String
+    /// 0…1.
+    public var focus: Double
+    /// Crop rectangle in scene pixels.
+    public var width: Int
+    public var height: Int
+    public var x: Int
+    public var y: Int
+}
+
+/// Video encoder settings, fully resolved.
+public struct VideoEncoding: Codable, Equatable, Hashable, Sendable {
+    /// `h264`.
+    public var codec: String
+    /// libav encoder name (`libx264`).
+    public var encoder: String
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+    /// bit/s.
+    public var bitrate: Int
+    public var maxBitrate: Int
+    public var bufferSize: Int
+    /// `cbr` / `vbr`.
+    public var rateControl: String
+    /// Keyframe interval in ms and in frames.
+    public var keyframeIntervalMs: Int
+    public var gopFrames: Int
+    public var profile: String
+    public var level: String?
+    public var preset: String
+    public var tune: String?
+    /// False when a destination asks for keyframes only at the fixed interval.
+    public var scenecut: Bool
+    /// `yuv420p`.
+    public var pixelFormat: String
+}
+
+/// Audio encoder settings, fully resolved.
+public struct AudioEncoding: Codable, Equatable, Hashable, Sendable {
+    /// `aac`.
+    public var codec: String
+    /// libav encoder name.
+    public var encoder: String
+    public var bitrate: Int
+    public var sampleRate: Int
+    public var channels: Int
+}
+
+/// One destination's output.
+public struct PlannedOutput: Codable, Equatable, Sendable {
+    /// What is written where.
+    public enum Kind: String, Codable, Equatable, Sendable {
+        case rtmp, srt, recording, hls
+    }
+
+    /// The destination's name.
+    public var destination: String
+    public var kind: Kind
+    /// The platform, for platform destinations.
+    public var platform: String?
+    /// URL or path. A stream key appears only as the placeholder `{key}`; the engine fills it
+    /// from `key` at run time.
+    public var target: String
+    /// Where the key comes from (`env:NAME`, `file:PATH`), never the key.
+    public var key: String?
+    /// libavformat muxer (`flv`, `mpegts`, `matroska`, `mp4`, `hls`).
+    public var format: String
+    /// Muxer options in order.
+    public var options: [Option]
+    /// The rendition that feeds it.
+    public var rendition: String
+    /// Whether the broadcast fails when this output fails for good.
+    public var required: Bool
+    /// Reconnection policy.
+    public var retry: RetryPolicy
+    /// Estimated bit/s (video + audio).
+    public var bitrate: Int
+}
+
+/// Input-loss behaviour, with the slate resolved to something the engine can open.
+public struct InputLossPlan: Codable, Equatable, Sendable {
+    public var afterMs: Int
+    public var holdLastFrameMs: Int
+    /// An image or video path (project-relative), or nil for a colour.
+    public var slatePath: String?
+    /// 0xRRGGBB when the slate is a colour.
+    public var slateColor: Int?
+}

@@ -1,0 +1,120 @@
+import Foundation
+import OnairConfig
+
+/// The human-readable `onair plan` output: sources, active overlay, renditions, destinations
+/// (keys shown only as their reference), egress and warnings.
+public enum PlanSummary {
+    /// Renders the summary.
+    public static func render(_ plan: PipelinePlan) -> String {
+        var lines: [String] = []
+        lines.append("Pipeline \(plan.pipeline) — \(plan.title)")
+        lines.append("  scene \(plan.canvas) @ \(plan.fps) fps, overlay '\(plan.activeOverlay)'")
+        lines.append("")
+        lines.append("Inputs")
+        for input in plan.inputs {
+            lines.append("  \(pad(String(input.index), 3))\(pad(input.name, 28))\(describe(input))")
+        }
+        if !plan.unusedSources.isEmpty {
+            lines.append("  (not opened, unused by '\(plan.activeOverlay)': \(plan.unusedSources.joined(separator: ", ")))")
+        }
+        lines.append("")
+        lines.append("Filter graph: \(plan.graph.filtersInOrder.count) filters in \(plan.graph.chains.count) chains (onair plan \(plan.pipeline) --format filtergraph)")
+        lines.append("")
+        lines.append("Renditions (one encoder each)")
+        for rendition in plan.renditions {
+            let video = rendition.video
+            var text = "\(video.width)x\(video.height) \(video.fps)fps \(video.codec) \(video.profile)"
+            text += " \(Units.formatBitrate(video.bitrate)) \(video.rateControl.uppercased()), keyframes every \(Units.formatDuration(video.keyframeIntervalMs)) (\(video.gopFrames) frames)"
+            if let crop = rendition.crop { text += ", \(crop.aspect) crop at \(crop.x),\(crop.y)" }
+            if let audio = rendition.audio {
+                text += "; \(audio.codec) \(Units.formatBitrate(audio.bitrate)) \(audio.sampleRate / 1000)kHz \(audio.channels == 1 ? "mono" : "stereo")"
+            } else {
+                text += "; no audio"
+            }
+            lines.append("  \(pad(rendition.id, 4))\(text)")
+            lines.append("      → \(rendition.destinations.joined(separator: ", "))\(rendition.preset.map { "  [\($0)]" } ?? "")")
+        }
+        lines.append("")
+        lines.append("Destinations")
+        for output in plan.outputs {
+            let what = output.platform ?? output.kind.rawValue
+            let target = output.target.replacingOccurrences(of: "{key}", with: "<key \(output.key ?? "")>")
+            lines.append("  \(pad(output.destination, 14))\(pad(what, 11))\(pad(output.rendition, 4))\(pad(megabits(output.bitrate), 11))\(target)\(output.required ? "" : "  (optional)")")
+        }
+        lines.append("")
+        lines.append("Egress: \(megabits(plan.egressBitrate)) to the network, \(megabits(plan.diskBitrate)) to disk")
+        if !plan.warnings.isEmpty {
+            lines.append("")
+            lines.append("Warnings")
+            for warning in plan.warnings { lines.append("  \(warning.location): \(warning.message)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func describe(_ input: PlannedInput) -> String {
+        switch input.kind {
+        case .lavfi(let graph): "synthetic  \(graph)"
+        case .file(let path, let loop, let still): (still ? "image      " : "file       ") + path + (loop && !still ? " (looped)" : "")
+        case .network(let url): "pull       \(url)"
+        case .listen(let url): "listen     \(url)"
+        case .device(let path, let format): "device     \(path) (\(format))"
+        }
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// `9.3 Mb/s`.
+    public static func megabits(_ bitsPerSecond: Int) -> String {
+        let value = Double(bitsPerSecond) / 1_000_000
+        return String((value * 10).rounded() / 10) + " Mb/s"
+    }
+}
+
+/// The plan as a Graphviz graph: inputs → filters → encoders → outputs.
+public enum PlanGraphviz {
+    /// Renders DOT text.
+    public static func render(_ plan: PipelinePlan) -> String {
+        var lines = ["digraph \"\(plan.pipeline)\" {", "  rankdir=LR;", "  node [fontname=\"Helvetica\", fontsize=10];"]
+        func quote(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        var producers: [String: String] = [:]
+        for input in plan.inputs {
+            let id = "input\(input.index)"
+            lines.append("  \(id) [shape=box, style=filled, fillcolor=\"#dfefff\", label=\(quote("\(input.index): \(input.name)"))];")
+            producers["\(input.index):v"] = id
+            producers["\(input.index):a"] = id
+        }
+        var filterIndex = 0
+        for chain in plan.graph.chains {
+            var previous: String?
+            for (position, filter) in chain.filters.enumerated() {
+                let id = "f\(filterIndex)"
+                filterIndex += 1
+                lines.append("  \(id) [shape=ellipse, label=\(quote("\(filter.name)\n\(filter.purpose)"))];")
+                if position == 0 {
+                    for input in chain.inputs { lines.append("  \(producers[input] ?? quote(input)) -> \(id) [label=\(quote(input))];") }
+                } else if let previous {
+                    lines.append("  \(previous) -> \(id);")
+                }
+                previous = id
+            }
+            for output in chain.outputs { producers[output] = previous }
+        }
+        for rendition in plan.renditions {
+            let id = "enc_\(rendition.id)"
+            lines.append("  \(id) [shape=box, style=filled, fillcolor=\"#fff2cc\", label=\(quote("\(rendition.id): \(rendition.video.encoder) \(rendition.video.width)x\(rendition.video.height) \(Units.formatBitrate(rendition.video.bitrate))"))];")
+            if let producer = producers[rendition.videoPad] { lines.append("  \(producer) -> \(id);") }
+            if let pad = rendition.audioPad, let producer = producers[pad] { lines.append("  \(producer) -> \(id);") }
+        }
+        for output in plan.outputs {
+            let id = "out_\(output.destination.map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined())"
+            lines.append("  \(id) [shape=box, style=filled, fillcolor=\"#e2f0d9\", label=\(quote("\(output.destination)\n\(output.platform ?? output.kind.rawValue)"))];")
+            lines.append("  enc_\(output.rendition) -> \(id);")
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,74 @@
+import OnairConfig
+
+/// Compiles a decoded pipeline into a `PipelinePlan`, checking it against the platforms it
+/// streams to. Pure Swift: nothing here touches FFmpeg.
+public struct Planner: Sendable {
+    /// Whether a missing stream key is a warning (validating in CI, where keys are absent) or an
+    /// error (about to go live).
+    public enum Mode: Sendable {
+        case validate, run
+    }
+
+    /// The platforms destinations may name.
+    public var catalogue: PlatformCatalogue
+    /// Environment variables, to check that key variables are set (values are never kept).
+    public var environment: [String: String]
+    /// Validate or run.
+    public var mode: Mode
+    /// Whether a key file exists (injected so tests can control it).
+    public var fileExists: @Sendable (String) -> Bool
+
+    /// Creates a planner.
+    public init(
+        catalogue: PlatformCatalogue, environment: [String: String], mode: Mode,
+        fileExists: @escaping @Sendable (String) -> Bool
+    ) {
+        self.catalogue = catalogue
+        self.environment = environment
+        self.mode = mode
+        self.fileExists = fileExists
+    }
+
+    /// Checks `spec` and, when it has no errors, compiles it. Every problem goes to `log`; the
+    /// plan's `warnings` repeat the warnings that concern this pipeline.
+    public func plan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
+        let errorsBefore = log.errorCount
+        let warningsBefore = log.all.count
+        let targets = spec.destinations.compactMap { destination in
+            DestinationTarget.resolve(destination, scene: spec.quality, catalogue: catalogue, log: log)
+        }
+        var rules = DestinationRules(spec: spec, catalogue: catalogue, environment: environment, mode: mode, fileExists: fileExists, log: log)
+        rules.check(targets)
+        guard spec.isComplete, log.errorCount == errorsBefore, targets.count == spec.destinations.count else { return nil }
+
+        var compiler = SceneCompiler(spec: spec)
+        let renditions = RenditionTable(targets: targets)
+        let graph = compiler.compile(renditions: renditions, log: log)
+        guard log.errorCount == errorsBefore else { return nil }
+
+        let outputs = targets.map { $0.plannedOutput(rendition: renditions.id(for: $0)) }
+        let warnings = log.all[warningsBefore...].filter { $0.severity == .warning }
+        let plan = PipelinePlan(
+            pipeline: spec.name, title: spec.title, activeOverlay: spec.active.value,
+            canvas: spec.quality.size, fps: spec.quality.fps.value,
+            inputs: compiler.inputs, graph: graph, renditions: renditions.renditions(audio: compiler.hasAudio),
+            outputs: outputs, inputLoss: InputLossPlan(spec.inputLoss),
+            egressBitrate: outputs.filter { $0.kind == .rtmp || $0.kind == .srt }.map(\.bitrate).reduce(0, +),
+            diskBitrate: outputs.filter { $0.kind == .recording || $0.kind == .hls }.map(\.bitrate).reduce(0, +),
+            unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
+            warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
+        return plan
+    }
+}
+
+extension InputLossPlan {
+    init(_ policy: InputLossPolicy) {
+        afterMs = policy.afterMs
+        holdLastFrameMs = policy.holdLastFrameMs
+        switch policy.slate {
+        case .image(let path), .video(let path, _): slatePath = path.path; slateColor = nil
+        case .color(let color): slatePath = nil; slateColor = color
+        case .source: slatePath = nil; slateColor = 0
+        }
+    }
+}
