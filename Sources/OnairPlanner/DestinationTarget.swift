@@ -14,7 +14,7 @@ struct DestinationTarget {
     var target: String
     var kind: PlannedOutput.Kind
     var format: String
-    var options: [Option]
+    var options: [FormatOption]
     /// The ingest protocol used, for network outputs.
     var ingestProtocol: String?
 
@@ -23,7 +23,7 @@ struct DestinationTarget {
         let subject = "destination '\(spec.name)'"
         let quality = spec.quality ?? scene
         var platform: PlatformSpec?
-        var target = "", kind = PlannedOutput.Kind.rtmp, format = "flv", options: [Option] = [], ingestProtocol: String?
+        var target = "", kind = PlannedOutput.Kind.rtmp, format = "flv", options: [FormatOption] = [], ingestProtocol: String?
         switch spec.kind {
         case .platform(let name, let server, let requested, _):
             guard let found = catalogue[name.value] else {
@@ -88,8 +88,8 @@ struct DestinationTarget {
             target = path.path
             kind = .recording
             switch path.path.split(separator: ".").last?.lowercased() {
-            case "mkv": format = "matroska"; options = [Option("cluster_time_limit", "1000")]
-            case "mp4": format = "mp4"; options = [Option("movflags", "frag_keyframe+empty_moov+default_base_moof")]
+            case "mkv": format = "matroska"; options = [FormatOption("cluster_time_limit", "1000")]
+            case "mp4": format = "mp4"; options = [FormatOption("movflags", "frag_keyframe+empty_moov+default_base_moof")]
             default: format = "mpegts"
             }
         case .hls(let directory, let segmentMs, let playlistSize):
@@ -97,13 +97,13 @@ struct DestinationTarget {
             kind = .hls
             format = "hls"
             options = [
-                Option("hls_time", Units.formatDuration(segmentMs).replacingOccurrences(of: "s", with: "")),
-                Option("hls_list_size", String(playlistSize)),
-                Option("hls_flags", "delete_segments+independent_segments"),
-                Option("hls_segment_filename", directory.path + "/segment_%05d.ts", isPath: true),
+                FormatOption("hls_time", Units.formatDuration(segmentMs).replacingOccurrences(of: "s", with: "")),
+                FormatOption("hls_list_size", String(playlistSize)),
+                FormatOption("hls_flags", "delete_segments+independent_segments"),
+                FormatOption("hls_segment_filename", directory.path + "/segment_%05d.ts", isPath: true),
             ]
         }
-        if kind == .rtmp { options = [Option("flvflags", "no_duration_filesize")] }
+        if kind == .rtmp { options = [FormatOption("flvflags", "no_duration_filesize")] }
 
         // The picture: a crop of the scene (canvas) scaled to the destination's quality.
         let sceneWidth = scene.width.value, sceneHeight = scene.height.value
@@ -117,8 +117,8 @@ struct DestinationTarget {
             } else {
                 height = Self.even(Double(sceneWidth * aspect.height) / Double(aspect.width))
             }
-            let x = Self.even(canvas.focus * Double(sceneWidth - width), down: true)
-            let y = Self.even(canvas.focus * Double(sceneHeight - height), down: true)
+            let x = Self.evenOffset(canvas.focus * Double(sceneWidth - width))
+            let y = Self.evenOffset(canvas.focus * Double(sceneHeight - height))
             crop = CanvasCrop(aspect: aspect.description, focus: canvas.focus, width: width, height: height, x: x, y: y)
             if spec.quality == nil {
                 outputWidth = width
@@ -158,9 +158,16 @@ struct DestinationTarget {
             bitrate: videoRate + audio.bitrate)
     }
 
-    static func even(_ value: Double, down: Bool = false) -> Int {
-        let rounded = down ? Int(value) : Int(value.rounded())
+    /// The nearest even size, at least 2 (4:2:0 chroma needs even dimensions).
+    static func even(_ value: Double) -> Int {
+        let rounded = Int(value.rounded())
         return max(2, rounded - rounded % 2)
+    }
+
+    /// An even crop offset rounded down, so the crop stays inside the scene.
+    static func evenOffset(_ value: Double) -> Int {
+        let truncated = Int(value)
+        return truncated - truncated % 2
     }
 
     static func reduced(_ aspect: AspectRatio) -> String {

@@ -57,7 +57,7 @@ public struct PlannedInput: Codable, Equatable, Sendable {
     /// How to open it.
     public var kind: Kind
     /// Demuxer options in order (e.g. `framerate=30`, `loop=1`, `listen=1`, `timeout=…`).
-    public var options: [Option]
+    public var options: [FormatOption]
     /// Whether a video stream is read.
     public var video: VideoFormat?
     /// Whether an audio stream is read.
@@ -68,8 +68,8 @@ public struct PlannedInput: Codable, Equatable, Sendable {
     public var lossTimeoutMs: Int
 }
 
-/// A `key=value` option.
-public struct Option: Codable, Equatable, Sendable {
+/// A `key=value` libavformat option of an input or output.
+public struct FormatOption: Codable, Equatable, Sendable {
     /// Name.
     public var key: String
     /// Value.
@@ -195,7 +195,7 @@ public struct PlannedOutput: Codable, Equatable, Sendable {
     /// libavformat muxer (`flv`, `mpegts`, `matroska`, `mp4`, `hls`).
     public var format: String
     /// Muxer options in order.
-    public var options: [Option]
+    public var options: [FormatOption]
     /// The rendition that feeds it.
     public var rendition: String
     /// Whether the broadcast fails when this output fails for good.

@@ -278,7 +278,7 @@ struct SceneCompiler {
     private mutating func stillPad(_ path: AssetPath) -> String {
         if let pad = videoPads["asset:" + path.path] { return pad }
         let index = addInput(name: "asset:" + path.path, kind: .file(path: path.path, loop: true, still: true), video: nil,
-                             options: [Option("loop", "1"), Option("framerate", String(fps))], realtime: true)
+                             options: [FormatOption("loop", "1"), FormatOption("framerate", String(fps))], realtime: true)
         videoPads["asset:" + path.path] = "\(index):v"
         return "\(index):v"
     }
@@ -300,7 +300,7 @@ struct SceneCompiler {
         case .file(let path, let loop):
             let still = source.isStillImage
             index = addInput(name: name, kind: .file(path: path.path, loop: loop || still, still: still), video: declared,
-                             options: still ? [Option("loop", "1"), Option("framerate", String(source.fps ?? fps))] : [], realtime: true)
+                             options: still ? [FormatOption("loop", "1"), FormatOption("framerate", String(source.fps ?? fps))] : [], realtime: true)
         default:
             index = input(for: source, video: declared)
         }
@@ -329,10 +329,10 @@ struct SceneCompiler {
     private mutating func input(for source: SourceSpec, video: VideoFormat?) -> Int {
         switch source.kind {
         case .network(let url, let timeout):
-            let options = url.hasPrefix("rtmp") ? [Option("rw_timeout", String(timeout * 1000))] : [Option("timeout", String(timeout * 1000))]
+            let options = url.hasPrefix("rtmp") ? [FormatOption("rw_timeout", String(timeout * 1000))] : [FormatOption("timeout", String(timeout * 1000))]
             return addInput(name: source.name, kind: .network(url: url), video: video, options: options, realtime: false, loss: timeout)
         case .listen(let url, let timeout):
-            let options = url.hasPrefix("rtmp") ? [Option("listen", "1")] : [Option("mode", "listener")]
+            let options = url.hasPrefix("rtmp") ? [FormatOption("listen", "1")] : [FormatOption("mode", "listener")]
             return addInput(name: source.name, kind: .listen(url: url), video: video, options: options, realtime: false, loss: timeout)
         case .device(let path, let format):
             return addInput(name: source.name, kind: .device(path: path, format: format), video: video, realtime: false)
@@ -342,7 +342,7 @@ struct SceneCompiler {
     }
 
     private mutating func addInput(name: String, kind: PlannedInput.Kind, video: VideoFormat?, audio: AudioFormat? = nil,
-                                   options: [Option] = [], realtime: Bool = true, loss: Int? = nil) -> Int {
+                                   options: [FormatOption] = [], realtime: Bool = true, loss: Int? = nil) -> Int {
         let index = inputs.count
         let lossAfter = loss ?? spec.inputLoss.afterMs
         inputs.append(PlannedInput(index: index, name: name, kind: kind, options: options, video: audio == nil ? (video ?? VideoFormat(width: width, height: height, fps: fps)) : nil,

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import OnairConfig
+import OnairPlanner
+
+/// `--project`: where Pipelines/ and Presets/ are.
+struct ProjectOptions: ParsableArguments {
+    @Option(name: .long, help: "The project folder holding Pipelines/ and Presets/.")
+    var project: String = "."
+
+    /// The folder as a URL.
+    var root: URL { URL(fileURLWithPath: project).standardizedFileURL }
+
+    /// How diagnostics name the folder: empty for the working directory.
+    var displayRoot: String {
+        let trimmed = project.hasSuffix("/") && project.count > 1 ? String(project.dropLast()) : project
+        return trimmed == "." ? "" : trimmed
+    }
+
+    /// Loads the project (every pipeline, or only `only`).
+    func load(only: Set<String>? = nil, extraPipelineFiles: [URL] = [], log: DiagnosticLog) throws -> LoadedProject {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("project folder '\(project)' does not exist")
+        }
+        let project = Project.load(root: root, displayRoot: displayRoot, builtinPlatforms: PlatformCatalogue.builtinNode,
+                                   only: only, extraPipelineFiles: extraPipelineFiles, log: log)
+        let context = DecodingContext(projectRoot: root, log: log)
+        let catalogue = PlatformCatalogue(presets: project.presets, context: context)
+        return LoadedProject(project: project, catalogue: catalogue)
+    }
+}
+
+/// A project with its platform catalogue resolved.
+struct LoadedProject {
+    var project: Project
+    var catalogue: PlatformCatalogue
+
+    /// A planner for this project.
+    func planner(mode: Planner.Mode) -> Planner {
+        Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
+                fileExists: { path in
+                    FileManager.default.fileExists(atPath: (path as NSString).expandingTildeInPath)
+                })
+    }
+}
+
+/// Terminal facts: colour only on a TTY and when NO_COLOR is unset (https://no-color.org).
+enum Terminal {
+    static func wantsColor(fileDescriptor: Int32) -> Bool {
+        isatty(fileDescriptor) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
+    static func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+}
+
+extension DiagnosticReport.Format: ExpressibleByArgument {}
