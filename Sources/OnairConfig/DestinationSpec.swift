@@ -154,9 +154,13 @@ extension DestinationSpec {
         let kind: Kind
         switch kindName {
         case "platform":
-            guard let platform = reader.reference("platform", to: "platform"),
-                  let keyNode = reader["key"], let key = SecretReference.decode(keyNode, subject: subject, context: context)
-            else { return nil }
+            let platform = reader.reference("platform", to: "platform")
+            if let platform, presets.entry(platform.value, in: .platforms) == nil {
+                context.log.error("unknown-reference", "unknown platform '\(platform.value)'", at: platform.location,
+                                  suggestion: Suggestion.phrase(for: platform.value, in: presets.names(in: .platforms)) ?? "add it under 'platforms:' in Presets/")
+            }
+            let key = reader["key"].flatMap { SecretReference.decode($0, subject: subject, context: context) }
+            guard let platform, let key else { return nil }
             let server = reader.text("server")
             if let server, !Self.isStreamURL(server.value) {
                 context.log.error("bad-url", "server of \(subject) must be an rtmp://, rtmps:// or srt:// URL", at: server.location)

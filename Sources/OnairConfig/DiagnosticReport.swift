@@ -26,6 +26,8 @@ public enum DiagnosticReport {
         func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
         var out: [String] = []
         var lineCache: [String: [Substring]] = [:]
+        // A line that may hold a secret is never quoted, whichever diagnostic points at it.
+        let secretLines = Set(diagnostics.filter(\.hidesSource).map { "\($0.location.file):\($0.location.line)" })
         for diagnostic in diagnostics {
             let severity = diagnostic.severity == .error ? paint("error", "1;31") : paint("warning", "1;33")
             out.append(paint("\(diagnostic.location):", "1") + " \(severity): " + paint(diagnostic.message, "1") + paint(" [\(diagnostic.code)]", "2"))
@@ -36,7 +38,7 @@ public enum DiagnosticReport {
             let number = diagnostic.location.line
             if number >= 1, number <= lines.count {
                 let gutter = String(repeating: " ", count: String(number).count)
-                if diagnostic.hidesSource {
+                if secretLines.contains("\(diagnostic.location.file):\(number)") {
                     out.append(" \(gutter) | " + paint("(line not shown: it may contain a secret)", "2"))
                 } else {
                     let line = lines[number - 1].replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\r", with: "")

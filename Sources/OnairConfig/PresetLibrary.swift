@@ -135,6 +135,7 @@ public struct PresetLibrary: Sendable {
         }
         let merged = resolve(node, in: .quality, ownName: nil, siblings: [:], context: context)
         let parent = node["extends"]?.scalar
-        return QualitySpec(node: merged, presetName: parent.map { "\($0) (modified)" }, location: node.location, context: context)
+        return QualitySpec(node: merged, presetName: parent.map { "\($0) (modified)" }, subject: parent.map { "quality (extends '\($0)')" },
+                           location: node.location, context: context)
     }
 }

@@ -59,8 +59,8 @@ extension QualitySpec {
     static let levels = ["1", "1b", "1.1", "1.2", "1.3", "2", "2.1", "2.2", "3", "3.1", "3.2", "4", "4.1", "4.2", "5", "5.1", "5.2", "6", "6.1", "6.2"]
 
     /// Decodes a quality whose `extends:` has been resolved.
-    init?(node: ConfigNode, presetName: String?, location: SourceLocation, context: DecodingContext) {
-        let subject = presetName.map { "quality preset '\($0)'" } ?? "quality"
+    init?(node: ConfigNode, presetName: String?, subject: String? = nil, location: SourceLocation, context: DecodingContext) {
+        let subject = subject ?? presetName.map { "quality preset '\($0)'" } ?? "quality"
         guard let reader = ObjectReader(node, ConfigSchema.quality, subject: subject, context: context),
               let width = reader.integer("width", in: 16...7680),
               let height = reader.integer("height", in: 16...4320),
@@ -85,8 +85,13 @@ extension QualitySpec {
         let rateControl = videoReader.choice("rate_control", ["cbr", "vbr"]) ?? Located("cbr", at: here)
         let maxBitrate = videoReader.bitrate("max_bitrate") ?? bitrate
         if maxBitrate.value < bitrate.value {
-            context.log.error("out-of-range", "max_bitrate \(Units.formatBitrate(maxBitrate.value)) is below bitrate \(Units.formatBitrate(bitrate.value))",
-                              at: maxBitrate.location, suggestion: "raise max_bitrate to at least the bitrate")
+            // Point at whichever was written last in the same file, or at the bitrate when an
+            // `extends:` brought the cap from elsewhere: that is the value the user just changed.
+            let sameFile = maxBitrate.location.file == bitrate.location.file
+            let at = sameFile ? max(maxBitrate.location, bitrate.location) : bitrate.location
+            context.log.error("out-of-range", "bitrate \(Units.formatBitrate(bitrate.value)) is above max_bitrate \(Units.formatBitrate(maxBitrate.value))"
+                                + (sameFile ? "" : " (set at \(maxBitrate.location))"),
+                              at: at, suggestion: "raise max_bitrate to at least the bitrate, or lower the bitrate")
         }
         let buffer = videoReader.bitrate("buffer") ?? Located(maxBitrate.value * 2, at: maxBitrate.location)
         guard let keyframes = videoReader.duration("keyframe_interval", minimum: 100) ?? (videoReader["keyframe_interval"] == nil ? Located(2000, at: here) : nil)

@@ -52,9 +52,9 @@ public enum Units {
         return AspectRatio(width: width, height: height)
     }
 
-    /// Renders bits per second the way users write them: `6000k`, `6M`, `128k`.
+    /// Renders bits per second the way users write them: `6000k`, `128k`, `51M` (M from 10M up).
     public static func formatBitrate(_ bitsPerSecond: Int) -> String {
-        if bitsPerSecond % 1_000_000 == 0 { return "\(bitsPerSecond / 1_000_000)M" }
+        if bitsPerSecond >= 10_000_000, bitsPerSecond % 1_000_000 == 0 { return "\(bitsPerSecond / 1_000_000)M" }
         if bitsPerSecond % 1000 == 0 { return "\(bitsPerSecond / 1000)k" }
         return "\(bitsPerSecond)"
     }
