@@ -19,6 +19,7 @@ struct SceneCompiler {
     private var labels: [String: Int] = [:]
     private var videoPads: [String: String] = [:]
     private var audioPads: [String: String] = [:]
+    private var sharedCopies: [String: [String]] = [:]
 
     init(spec: PipelineSpec) {
         self.spec = spec
@@ -39,7 +40,6 @@ struct SceneCompiler {
     mutating func compile(renditions: RenditionTable, log: DiagnosticLog) -> FilterGraph {
         guard let overlay = spec.overlay(spec.active.value) else { return FilterGraph() }
         var scene = compose(overlay)
-        for layer in spec.layers { scene = draw(layer, over: scene) }
         scene = chain([scene], [Filter("fps", [FilterOption(nil, String(fps))], purpose: "steady \(fps) fps scene")], "scene")
         splitVideo(scene, renditions: renditions)
         if let source = Self.audioSource(of: spec) {
@@ -93,7 +93,9 @@ struct SceneCompiler {
 
     // MARK: - Layers
 
-    private mutating func draw(_ layer: LayerSpec, over base: String) -> String {
+    /// Draws a layer on one canvas. Layers are drawn after the crop, so a logo placed
+    /// top-right stays top-right (and in proportion) in a 9:16 crop too.
+    private mutating func draw(_ layer: LayerSpec, over base: String, canvasWidth width: Int, canvas: Int, of canvases: Int) -> String {
         let origin = layer.location
         switch layer.kind {
         case .image(let path, let scale, let opacity):
@@ -105,12 +107,12 @@ struct SceneCompiler {
             if opacity < 1 {
                 filters.append(Filter("colorchannelmixer", [FilterOption("aa", number(opacity))], purpose: "opacity", origin: origin))
             }
-            let picture = chain([stillPad(path)], filters, "logo")
+            let picture = chain([shared(stillPad(path), copy: canvas, of: canvases)], filters, "logo")
             return overlayPad(picture, on: base, layer.placement, scaledHeight: false, purpose: "image layer", origin: origin, label: "layer")
         case .text(let style):
             return chain([base], [drawtext(style, placement: layer.placement, origin: origin)], "layer")
         case .pip(let source, let scale):
-            let inset = chain([videoPad(named: source.value)],
+            let inset = chain([shared(videoPad(named: source.value), copy: canvas, of: canvases)],
                               [Filter("scale", [FilterOption("w", String(even(Double(width) * scale))), FilterOption("h", "-2")], purpose: "scale the inset", origin: origin)],
                               "pip")
             return overlayPad(inset, on: base, layer.placement, scaledHeight: false, purpose: "picture-in-picture", origin: origin, label: "layer")
@@ -164,7 +166,7 @@ struct SceneCompiler {
         var canvases: [CanvasCrop?] = []
         for key in keys where !canvases.contains(key.crop) { canvases.append(key.crop) }
         let canvasPads = split(scene, into: canvases.count, filter: "split", purpose: "one copy per canvas", label: "canvas")
-        for (canvas, pad) in zip(canvases, canvasPads) {
+        for (canvasIndex, (canvas, pad)) in zip(canvases, canvasPads).enumerated() {
             var source = pad
             var sourceSize = (width, height)
             if let crop = canvas {
@@ -172,6 +174,9 @@ struct SceneCompiler {
                                                        FilterOption("x", String(crop.x)), FilterOption("y", String(crop.y))],
                                               purpose: "\(crop.aspect) crop")], "cropped")
                 sourceSize = (crop.width, crop.height)
+            }
+            for layer in spec.layers {
+                source = draw(layer, over: source, canvasWidth: sourceSize.0, canvas: canvasIndex, of: canvases.count)
             }
             let members = keys.indices.filter { keys[$0].crop == canvas }
             struct Picture: Hashable { var width: Int, height: Int, fps: Int }
@@ -224,6 +229,15 @@ struct SceneCompiler {
                                           users.map { "a\($0)" }))
             }
         }
+    }
+
+    /// Copy `copy` of an input pad that `count` canvases read (split once, on first use).
+    private mutating func shared(_ pad: String, copy: Int, of count: Int) -> String {
+        if count == 1 { return pad }
+        if let copies = sharedCopies[pad] { return copies[copy] }
+        let copies = split(pad, into: count, filter: pad.hasSuffix(":a") ? "asplit" : "split", purpose: "one copy per canvas", label: "copy")
+        sharedCopies[pad] = copies
+        return copies[copy]
     }
 
     /// `count` copies of `pad` (the pad itself when one is enough).
