@@ -24,10 +24,12 @@ public struct Project: Sendable {
     ///   - displayRoot: how diagnostics name the folder ("" for the working directory).
     ///   - builtinPlatforms: the built-in catalogue as a parsed `platforms:` document.
     ///   - only: decode only these pipelines (nil: all).
-    ///   - extraFiles: pipeline files given explicitly (e.g. `onair validate some/file.yaml`).
+    ///   - extraPipelineFiles: pipeline files given explicitly (e.g. `onair validate some/file.yaml`).
+    ///   - builtinPipelines: pipelines (name → YAML) used when the project has no file of that
+    ///     name, so `onair plan demo` works anywhere; their paths resolve from the project folder.
     public static func load(
         root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
-        extraPipelineFiles: [URL] = [], log: DiagnosticLog
+        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], log: DiagnosticLog
     ) -> Project {
         let context = DecodingContext(projectRoot: root, log: log)
         let loader = YAMLLoader()
@@ -65,6 +67,17 @@ public struct Project: Sendable {
             names.append(name)
             guard let node = read(url, folder: folder, shown: shown) else { continue }
             if let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
+                pipelines.append(pipeline)
+            }
+        }
+        for (name, text) in builtinPipelines.sorted(by: { $0.key < $1.key })
+        where only?.contains(name) ?? false && !names.contains(name) {
+            let shown = "<built-in>/\(name).yaml"
+            context.register(file: shown, folder: "")
+            files[shown] = text
+            names.append(name)
+            if let node = loader.load(text: text, displayPath: shown, into: log),
+               let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
                 pipelines.append(pipeline)
             }
         }

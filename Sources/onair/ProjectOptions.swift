@@ -24,7 +24,8 @@ struct ProjectOptions: ParsableArguments {
             throw ValidationError("project folder '\(project)' does not exist")
         }
         let project = Project.load(root: root, displayRoot: displayRoot, builtinPlatforms: PlatformCatalogue.builtinNode,
-                                   only: only, extraPipelineFiles: extraPipelineFiles, log: log)
+                                   only: only, extraPipelineFiles: extraPipelineFiles,
+                                   builtinPipelines: BuiltinPipelines.all, log: log)
         let context = DecodingContext(projectRoot: root, log: log)
         let catalogue = PlatformCatalogue(presets: project.presets, context: context)
         return LoadedProject(project: project, catalogue: catalogue)

@@ -40,6 +40,11 @@ struct Validate: ParsableCommand {
                 throw ValidationError("no pipeline named '\(name)'" + (Suggestion.phrase(for: name, in: loaded.project.pipelineNames, listing: true).map { "; \($0)" } ?? ""))
             }
         }
+        if loaded.project.pipelineNames.isEmpty {
+            let folder = [projectOptions.displayRoot, "Pipelines"].filter { !$0.isEmpty }.joined(separator: "/")
+            log.error("no-pipelines", "no pipeline files (*.yaml) in \(folder)", at: .start(of: folder),
+                      suggestion: "run onair in the project folder, or pass --project DIR")
+        }
         let planner = loaded.planner(mode: .validate)
         var planned = 0
         for pipeline in loaded.project.pipelines {
