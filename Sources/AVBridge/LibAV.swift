@@ -1,0 +1,37 @@
+import CFFmpeg
+import CFFmpegLog
+
+/// Process-wide set-up of the FFmpeg libraries.
+public enum LibAV {
+    /// Runs once, the first time it is read (Swift initialises static storage exactly once,
+    /// even when several threads race to it).
+    private static let setUp: Void = {
+        avdevice_register_all()
+        LibavLog.installCapture()
+    }()
+
+    /// Prepares libav for use: registers the capture devices (which also provide the
+    /// `lavfi` input format) and routes libav's log through ``LibavLog``.
+    ///
+    /// Idempotent and thread safe: call it as often as convenient; only the first call does work.
+    /// Every entry point of this module that talks to libav calls it for you.
+    public static func initialize() {
+        _ = setUp
+    }
+
+    /// The versions of the libav libraries this process runs with, e.g. `"libavfilter 8.44.100"`.
+    public static var libraryVersions: [String] {
+        func describe(_ name: String, _ version: UInt32) -> String {
+            "\(name) \(version >> 16).\((version >> 8) & 0xff).\(version & 0xff)"
+        }
+        return [
+            describe("libavutil", avutil_version()),
+            describe("libavcodec", avcodec_version()),
+            describe("libavformat", avformat_version()),
+            describe("libavfilter", avfilter_version()),
+            describe("libavdevice", avdevice_version()),
+            describe("libswscale", swscale_version()),
+            describe("libswresample", swresample_version()),
+        ]
+    }
+}
