@@ -37,10 +37,12 @@ let package = Package(
         .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
         // Pure Swift: validation rules, platform catalogue, compiler to PipelinePlan, renderers.
         .target(name: "OnairPlanner", dependencies: ["OnairConfig"], swiftSettings: strictness),
+        // Runs plans through libav; consumes PipelinePlan values only.
+        .target(name: "OnairEngine", dependencies: ["OnairPlanner", "AVBridge"], swiftSettings: strictness),
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "AVBridge",
+                "OnairConfig", "OnairPlanner", "OnairEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -48,6 +50,7 @@ let package = Package(
         .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], swiftSettings: strictness),
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner"], resources: [.copy("Golden")], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
+        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner"], swiftSettings: strictness),
     ]
 )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
+import OnairEngine
 import OnairPlanner
 
 /// `onair plan NAME`: what a pipeline compiles to, in several renderings.
@@ -44,7 +45,7 @@ struct Plan: ParsableCommand {
             seconds = Double(milliseconds) / 1000
         }
         let plan = loaded.project.pipeline(name).flatMap { loaded.planner(mode: .validate).plan($0, log: log) }
-        if let plan { GraphCheck.run(plan, log: log) }
+        if let plan, let pipeline = loaded.project.pipeline(name) { PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log) }
         let problems = log.sorted.filter { $0.severity == .error || plan == nil }
         guard let plan, log.errorCount == 0 else {
             Terminal.printError(DiagnosticReport.render(problems, format: .human, files: loaded.project.files,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
+import OnairEngine
 import OnairPlanner
 
 /// `onair validate`: every problem in the project, at once, with locations and fixes.
@@ -50,7 +51,7 @@ struct Validate: ParsableCommand {
         for pipeline in loaded.project.pipelines {
             if let plan = planner.plan(pipeline, log: log) {
                 planned += 1
-                GraphCheck.run(plan, log: log)
+                PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log)
             }
         }
         let diagnostics = log.sorted

@@ -1,0 +1,66 @@
+import Foundation
+import OnairConfig
+import OnairEngine
+import OnairPlanner
+import Testing
+
+/// The shipped example project (the repository root).
+private let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// Plans a pipeline of the shipped project.
+private func shippedPlan(_ name: String) throws -> (PipelinePlan, PipelineSpec) {
+    let log = DiagnosticLog()
+    let project = Project.load(root: repositoryRoot, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: [name], log: log)
+    let spec = try #require(project.pipeline(name))
+    let catalogue = PlatformCatalogue(presets: project.presets, context: DecodingContext(projectRoot: repositoryRoot, log: log))
+    let planner = Planner(catalogue: catalogue, environment: [:], mode: .validate, fileExists: { _ in true })
+    let plan = try #require(planner.plan(spec, log: log))
+    #expect(log.errorCount == 0, "\(log.sorted)")
+    return (plan, spec)
+}
+
+@Suite("libavfilter checks the compiled graph (rule 7)")
+struct PlanGraphCheckTests {
+    @Test("the shipped pipelines configure in libavfilter", arguments: ["demo", "studio"])
+    func shippedPipelinesConfigure(name: String) throws {
+        let (plan, spec) = try shippedPlan(name)
+        let log = DiagnosticLog()
+        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
+        #expect(log.all.isEmpty, "\(log.all)")
+    }
+
+    @Test("a bad option is reported at the YAML that produced the filter")
+    func badOptionMapsToYAML() throws {
+        var (plan, spec) = try shippedPlan("demo")
+        let filters = plan.graph.filtersInOrder
+        let chromakey = try #require(filters.first { $0.name == "chromakey" })
+        let origin = try #require(chromakey.origin)
+        // Corrupt the keying filter's similarity, as a libav-level mistake would.
+        for chain in plan.graph.chains.indices {
+            for filter in plan.graph.chains[chain].filters.indices where plan.graph.chains[chain].filters[filter].name == "chromakey" {
+                plan.graph.chains[chain].filters[filter].options[1] = FilterOption("similarity", "lots")
+            }
+        }
+        let log = DiagnosticLog()
+        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
+        let diagnostic = try #require(log.all.first)
+        #expect(diagnostic.code == "libavfilter")
+        #expect(diagnostic.severity == .error)
+        #expect(diagnostic.location == origin)
+        #expect(diagnostic.location.file == "Pipelines/demo.yaml")
+        #expect(diagnostic.message.contains("chromakey"))
+        #expect(diagnostic.message.contains("lots"))
+    }
+
+    @Test("an unknown filter is reported with libav's own message")
+    func unknownFilter() throws {
+        var (plan, spec) = try shippedPlan("demo")
+        plan.graph.chains[0].filters[0].name = "nosuchfilter"
+        let log = DiagnosticLog()
+        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
+        let diagnostic = try #require(log.all.first)
+        #expect(diagnostic.message.contains("No such filter"))
+        #expect(diagnostic.location == plan.graph.chains[0].filters[0].origin)
+    }
+}
