@@ -33,7 +33,7 @@ final class FilterGraph {
         avfilter_graph_free(&graph)
     }
 
-    private var pointer: UnsafeMutablePointer<AVFilterGraph> {
+    var pointer: UnsafeMutablePointer<AVFilterGraph> {
         graph!
     }
 
@@ -95,21 +95,22 @@ final class FilterGraph {
         return pads
     }
 
-    /// Adds a `buffer` or `abuffer` source named `name` that produces `media`.
-    func addSource(named name: String, media: InputMedia) throws(LibavError) -> UnsafeMutablePointer<AVFilterContext> {
+    /// Adds a `buffer` or `abuffer` source named `name` that produces `media`, with timestamps
+    /// in `timeBase` (default: one frame, or one sample).
+    func addSource(named name: String, media: InputMedia, timeBase: TimeBase? = nil) throws(LibavError) -> UnsafeMutablePointer<AVFilterContext> {
         switch media {
         case let .video(width, height, frameRate, pixelFormat):
             let filter = try allocate("buffer", named: name)
             try set(filter, "video_size", "\(width)x\(height)")
             try set(filter, "pix_fmt", pixelFormat)
-            try set(filter, "time_base", cffmpeg_rational(Int32(frameRate.denominator), Int32(frameRate.numerator)))
+            try set(filter, "time_base", timeBase?.rational ?? cffmpeg_rational(Int32(frameRate.denominator), Int32(frameRate.numerator)))
             try set(filter, "frame_rate", cffmpeg_rational(Int32(frameRate.numerator), Int32(frameRate.denominator)))
             try set(filter, "pixel_aspect", cffmpeg_rational(1, 1))
             try LibavError.check(avfilter_init_str(filter, nil), "avfilter_init_str")
             return filter
         case let .audio(sampleRate, channels, sampleFormat):
             let filter = try allocate("abuffer", named: name)
-            try set(filter, "time_base", cffmpeg_rational(1, Int32(sampleRate)))
+            try set(filter, "time_base", timeBase?.rational ?? cffmpeg_rational(1, Int32(sampleRate)))
             try set(filter, "sample_rate", "\(sampleRate)")
             try set(filter, "sample_fmt", sampleFormat)
             try set(filter, "channel_layout", Self.defaultChannelLayout(channels: channels))

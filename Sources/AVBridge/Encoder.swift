@@ -1,0 +1,172 @@
+import CFFmpeg
+
+/// Settings of an H.264 (libx264) encoder.
+public struct VideoEncoderSettings: Sendable, Hashable {
+    public var encoder = "libx264"
+    public var width: Int
+    public var height: Int
+    public var pixelFormat = "yuv420p"
+    public var frameRate: FrameRate
+    /// bit/s.
+    public var bitrate: Int
+    public var maxBitrate: Int
+    public var bufferSize: Int
+    /// Frames between keyframes.
+    public var gopSize: Int
+    public var profile: String?
+    public var level: String?
+    public var preset: String
+    public var tune: String?
+    /// Scene-cut keyframes (off when a platform wants keyframes only at the fixed interval).
+    public var scenecut: Bool
+    /// Constant bitrate with HRD signalling.
+    public var constantBitrate: Bool
+
+    /// Creates settings.
+    public init(width: Int, height: Int, frameRate: FrameRate, bitrate: Int, maxBitrate: Int, bufferSize: Int, gopSize: Int,
+                profile: String?, level: String?, preset: String, tune: String?, scenecut: Bool, constantBitrate: Bool) {
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.bitrate = bitrate
+        self.maxBitrate = maxBitrate
+        self.bufferSize = bufferSize
+        self.gopSize = gopSize
+        self.profile = profile
+        self.level = level
+        self.preset = preset
+        self.tune = tune
+        self.scenecut = scenecut
+        self.constantBitrate = constantBitrate
+    }
+}
+
+/// Settings of an audio encoder.
+public struct AudioEncoderSettings: Sendable, Hashable {
+    public var encoder = "aac"
+    public var sampleRate: Int
+    public var channels: Int
+    /// bit/s.
+    public var bitrate: Int
+
+    /// Creates settings.
+    public init(encoder: String = "aac", sampleRate: Int, channels: Int, bitrate: Int) {
+        self.encoder = encoder
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitrate = bitrate
+    }
+}
+
+/// The parameters a muxer needs to write an encoder's stream (an owned `AVCodecParameters`).
+/// Immutable once made, so it may be shared between destination threads.
+public final class StreamParameters: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<AVCodecParameters>
+    /// The unit of the stream's packet timestamps.
+    public let timeBase: TimeBase
+    /// Video or audio.
+    public let kind: MediaKind
+
+    init(codec: UnsafeMutablePointer<AVCodecContext>, kind: MediaKind) throws(LibavError) {
+        guard let parameters = avcodec_parameters_alloc() else { throw LibavError(function: "avcodec_parameters_alloc", code: .outOfMemory) }
+        pointer = parameters
+        timeBase = TimeBase(codec.pointee.time_base)
+        self.kind = kind
+        try LibavError.check(avcodec_parameters_from_context(parameters, codec), "avcodec_parameters_from_context")
+    }
+
+    deinit {
+        var parameters: UnsafeMutablePointer<AVCodecParameters>? = pointer
+        avcodec_parameters_free(&parameters)
+    }
+}
+
+/// An opened encoder: frames in, packets out. Always writes global headers (codec data in
+/// extradata), which FLV, Matroska and MP4 need and MPEG-TS accepts, so one encode can feed
+/// every kind of destination.
+public final class Encoder {
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    /// Video or audio.
+    public let kind: MediaKind
+    /// The unit of frame and packet timestamps.
+    public let timeBase: TimeBase
+    /// What muxers need to write this stream.
+    public let parameters: StreamParameters
+
+    /// Opens a video encoder.
+    public init(video settings: VideoEncoderSettings) throws(LibavError) {
+        LibAV.initialize()
+        guard let encoder = avcodec_find_encoder_by_name(settings.encoder) else {
+            throw LibavError(function: "avcodec_find_encoder_by_name(\(settings.encoder))", code: .encoderNotFound)
+        }
+        guard let codec = avcodec_alloc_context3(encoder) else { throw LibavError(function: "avcodec_alloc_context3", code: .outOfMemory) }
+        self.codec = codec
+        kind = .video
+        let rate = settings.frameRate
+        codec.pointee.width = Int32(settings.width)
+        codec.pointee.height = Int32(settings.height)
+        codec.pointee.pix_fmt = av_get_pix_fmt(settings.pixelFormat)
+        codec.pointee.time_base = cffmpeg_rational(Int32(rate.denominator), Int32(rate.numerator))
+        codec.pointee.framerate = cffmpeg_rational(Int32(rate.numerator), Int32(rate.denominator))
+        codec.pointee.sample_aspect_ratio = cffmpeg_rational(1, 1)
+        codec.pointee.bit_rate = Int64(settings.bitrate)
+        codec.pointee.rc_max_rate = Int64(settings.maxBitrate)
+        codec.pointee.rc_buffer_size = Int32(clamping: settings.bufferSize)
+        codec.pointee.gop_size = Int32(settings.gopSize)
+        codec.pointee.keyint_min = Int32(settings.gopSize)
+        codec.pointee.max_b_frames = settings.tune == "zerolatency" ? 0 : 2
+        codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        codec.pointee.thread_count = 0
+        var options: [(String, String)] = [("preset", settings.preset)]
+        if let tune = settings.tune { options.append(("tune", tune)) }
+        if let profile = settings.profile { options.append(("profile", profile)) }
+        if let level = settings.level { options.append(("level", level)) }
+        var x264: [String] = []
+        if !settings.scenecut { x264.append("scenecut=0") }
+        if settings.constantBitrate { x264 += ["nal-hrd=cbr", "force-cfr=1"] }
+        if !x264.isEmpty { options.append(("x264-params", x264.joined(separator: ":"))) }
+        let dictionary = OptionDictionary(options)
+        try LibavError.check(avcodec_open2(codec, encoder, &dictionary.pointer), "avcodec_open2(\(settings.encoder))")
+        timeBase = TimeBase(codec.pointee.time_base)
+        parameters = try StreamParameters(codec: codec, kind: .video)
+    }
+
+    /// Opens an audio encoder.
+    public init(audio settings: AudioEncoderSettings) throws(LibavError) {
+        LibAV.initialize()
+        guard let encoder = avcodec_find_encoder_by_name(settings.encoder) else {
+            throw LibavError(function: "avcodec_find_encoder_by_name(\(settings.encoder))", code: .encoderNotFound)
+        }
+        guard let codec = avcodec_alloc_context3(encoder) else { throw LibavError(function: "avcodec_alloc_context3", code: .outOfMemory) }
+        self.codec = codec
+        kind = .audio
+        codec.pointee.sample_rate = Int32(settings.sampleRate)
+        codec.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channels))
+        codec.pointee.bit_rate = Int64(settings.bitrate)
+        codec.pointee.time_base = cffmpeg_rational(1, Int32(settings.sampleRate))
+        codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        try LibavError.check(avcodec_open2(codec, encoder, nil), "avcodec_open2(\(settings.encoder))")
+        timeBase = TimeBase(codec.pointee.time_base)
+        parameters = try StreamParameters(codec: codec, kind: .audio)
+    }
+
+    deinit {
+        avcodec_free_context(&codec)
+    }
+
+    /// Samples per frame the audio encoder requires (0: any).
+    public var frameSize: Int { Int(codec!.pointee.frame_size) }
+
+    /// Sends a frame (timestamp in ``timeBase``), or nil to flush at the end.
+    public func send(_ frame: Frame?) throws(LibavError) -> LibavStatus {
+        try LibavStatus(avcodec_send_frame(codec, frame?.pointer), "avcodec_send_frame")
+    }
+
+    /// Receives the next packet (timestamps in ``timeBase``).
+    public func receive(into packet: Packet) throws(LibavError) -> LibavStatus {
+        let status = try LibavStatus(avcodec_receive_packet(codec, packet.pointer), "avcodec_receive_packet")
+        if case .done = status { packet.timeBase = timeBase }
+        return status
+    }
+}

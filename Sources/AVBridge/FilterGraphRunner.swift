@@ -1,0 +1,172 @@
+import CFFmpeg
+
+/// A configured filter graph that frames flow through: decoded frames are pushed into its
+/// sources, processed frames pulled from its sinks. Owned by one thread at a time.
+public final class FilterGraphRunner {
+    /// A source the graph reads: the label it has in the description, and the frames' format.
+    public struct Source: Sendable {
+        /// The label (`0:v`).
+        public var label: String
+        /// The frames' format; frames that differ are converted before entering the graph.
+        public var media: InputMedia
+        /// The unit of pushed frames' timestamps.
+        public var timeBase: TimeBase
+
+        /// Creates a source.
+        public init(label: String, media: InputMedia, timeBase: TimeBase) {
+            self.label = label
+            self.media = media
+            self.timeBase = timeBase
+        }
+    }
+
+    /// A sink the graph writes: its label and, for audio, the number of samples per frame the
+    /// encoder wants (AAC: 1024).
+    public struct Sink: Sendable {
+        /// The label (`v0`).
+        public var label: String
+        /// Video or audio.
+        public var kind: MediaKind
+        /// Samples per frame for audio encoders with a fixed frame size.
+        public var audioFrameSize: Int?
+
+        /// Creates a sink.
+        public init(label: String, kind: MediaKind, audioFrameSize: Int? = nil) {
+            self.label = label
+            self.kind = kind
+            self.audioFrameSize = audioFrameSize
+        }
+    }
+
+    private let graph: FilterGraph
+    private var sources: [UnsafeMutablePointer<AVFilterContext>] = []
+    private var sinks: [UnsafeMutablePointer<AVFilterContext>] = []
+    private let sourceSpecs: [Source]
+    private var converters: [Int: VideoFrameConverter] = [:]
+
+    /// Parses `description`, connects the sources and sinks by label, and configures the graph.
+    /// A failure carries libav's own messages (captured from its log).
+    public init(description: String, sources: [Source], sinks: [Sink], threads: Int = 0) throws(FilterGraphFailure) {
+        LibAV.initialize()
+        sourceSpecs = sources
+        let built: Result<(FilterGraph, [UnsafeMutablePointer<AVFilterContext>], [UnsafeMutablePointer<AVFilterContext>]), LibavError>
+        let lines: [LibavLogLine]
+        (built, lines) = LibavLog.capturing { () -> Result<(FilterGraph, [UnsafeMutablePointer<AVFilterContext>], [UnsafeMutablePointer<AVFilterContext>]), LibavError> in
+            do throws(LibavError) {
+                let graph = try FilterGraph(threads: threads)
+                let (inputs, outputs) = try graph.parse(description)
+                var sourceFilters: [UnsafeMutablePointer<AVFilterContext>] = []
+                for (index, source) in sources.enumerated() {
+                    let filter = try graph.addSource(named: "src\(index)", media: source.media, timeBase: source.timeBase)
+                    for pad in inputs where pad.label == source.label { try graph.link(filter, 0, to: pad.filter, pad.pad) }
+                    sourceFilters.append(filter)
+                }
+                var sinkFilters: [UnsafeMutablePointer<AVFilterContext>] = []
+                for (index, sink) in sinks.enumerated() {
+                    let filter = try graph.addSink(named: "sink\(index)", kind: sink.kind)
+                    guard let pad = outputs.first(where: { $0.label == sink.label }) else {
+                        throw LibavError(function: "output label \(sink.label)", code: .invalidArgument)
+                    }
+                    try graph.link(pad.filter, pad.pad, to: filter, 0)
+                    sinkFilters.append(filter)
+                }
+                try graph.configure()
+                for (index, sink) in sinks.enumerated() {
+                    if let size = sink.audioFrameSize { av_buffersink_set_frame_size(sinkFilters[index], UInt32(size)) }
+                }
+                return .success((graph, sourceFilters, sinkFilters))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch built {
+        case .success(let (graph, sourceFilters, sinkFilters)):
+            self.graph = graph
+            self.sources = sourceFilters
+            self.sinks = sinkFilters
+        case .failure(let error):
+            throw FilterGraphFailure(stage: .configuration, error: error, issues: [], log: lines, filter: nil, filters: [], unusedInputs: [])
+        }
+    }
+
+    /// Hands `frame` to source `index` (the frame is emptied: the graph takes its data).
+    /// A picture whose size or format differs from the source's is converted first.
+    public func push(_ frame: Frame, source index: Int) throws(LibavError) {
+        var input = frame
+        if case let .video(width, height, _, pixelFormat) = sourceSpecs[index].media,
+           frame.width != width || frame.height != height || frame.pixelFormatName != pixelFormat {
+            if converters[index] == nil { converters[index] = VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat) }
+            input = try converters[index]!.convert(frame)
+        }
+        try LibavError.check(av_buffersrc_add_frame_flags(sources[index], input.pointer, 0), "av_buffersrc_add_frame_flags")
+    }
+
+    /// Tells source `index` that no more frames will come.
+    public func endOfStream(source index: Int) throws(LibavError) {
+        try LibavError.check(av_buffersrc_add_frame_flags(sources[index], nil, 0), "av_buffersrc_add_frame_flags")
+    }
+
+    /// The next frame of sink `index`, `.wouldBlock` when the graph needs more input.
+    public func pull(sink index: Int, into frame: Frame) throws(LibavError) -> LibavStatus {
+        try LibavStatus(av_buffersink_get_frame(sinks[index], frame.pointer), "av_buffersink_get_frame")
+    }
+
+    /// The unit of sink `index`'s frame timestamps.
+    public func timeBase(ofSink index: Int) -> TimeBase {
+        TimeBase(av_buffersink_get_time_base(sinks[index]))
+    }
+
+    /// Frames the source `index` has been asked for but not given (backpressure hint).
+    public func failedRequests(source index: Int) -> Int {
+        Int(av_buffersrc_get_nb_failed_requests(sources[index]))
+    }
+
+    /// The picture format of video sink `index`.
+    public func videoFormat(ofSink index: Int) -> VideoStreamFormat {
+        let sink = sinks[index]
+        let rate = av_buffersink_get_frame_rate(sink)
+        let format = av_get_pix_fmt_name(AVPixelFormat(rawValue: av_buffersink_get_format(sink))).map { String(cString: $0) } ?? "yuv420p"
+        return VideoStreamFormat(width: Int(av_buffersink_get_w(sink)), height: Int(av_buffersink_get_h(sink)), pixelFormat: format,
+                                 frameRate: rate.num > 0 ? FrameRate(Int(rate.num), Int(rate.den)) : FrameRate(25))
+    }
+
+    /// The sound format of audio sink `index`.
+    public func audioFormat(ofSink index: Int) -> AudioStreamFormat {
+        let sink = sinks[index]
+        let format = av_get_sample_fmt_name(AVSampleFormat(rawValue: av_buffersink_get_format(sink))).map { String(cString: $0) } ?? "fltp"
+        return AudioStreamFormat(sampleRate: Int(av_buffersink_get_sample_rate(sink)), channels: Int(av_buffersink_get_channels(sink)), sampleFormat: format)
+    }
+}
+
+/// Converts pictures to one size and pixel format (libswscale), for inputs whose frames
+/// change format mid-stream and for slates.
+public final class VideoFrameConverter {
+    private var context: OpaquePointer?
+    private let width: Int
+    private let height: Int
+    private let pixelFormat: String
+
+    /// A converter to `width`×`height` in `pixelFormat`.
+    public init(width: Int, height: Int, pixelFormat: String) {
+        self.width = width
+        self.height = height
+        self.pixelFormat = pixelFormat
+    }
+
+    deinit {
+        sws_freeContext(context)
+    }
+
+    /// A new frame holding `frame` converted (timestamp kept).
+    public func convert(_ frame: Frame) throws(LibavError) -> Frame {
+        let output = try Frame(width: width, height: height, pixelFormat: pixelFormat)
+        let source = frame.pointer
+        context = sws_getCachedContext(
+            context, source.pointee.width, source.pointee.height, AVPixelFormat(rawValue: source.pointee.format),
+            Int32(width), Int32(height), av_get_pix_fmt(pixelFormat), SWS_BILINEAR, nil, nil, nil)
+        guard context != nil else { throw LibavError(function: "sws_getCachedContext", code: .invalidArgument) }
+        try LibavError.check(sws_scale_frame(context, output.pointer, source), "sws_scale_frame")
+        output.presentationTimestamp = frame.presentationTimestamp
+        return output
+    }
+}
