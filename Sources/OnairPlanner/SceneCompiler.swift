@@ -331,9 +331,12 @@ struct SceneCompiler {
                                  audio: AudioFormat(sampleRate: 48000, channels: 1))
             pad = "\(index):a"
         } else {
+            // Sound is compiled last: a source whose pictures nothing drew is opened for its sound alone.
+            let soundOnly = videoPads[source.name] == nil
             _ = videoPad(named: source.name)
             let index = Int(videoPads[source.name]!.split(separator: ":")[0])!
             inputs[index].audio = AudioFormat(sampleRate: 48000, channels: 2)
+            if soundOnly { inputs[index].video = nil }
             pad = "\(index):a"
         }
         audioPads[source.name] = pad
