@@ -150,12 +150,13 @@ struct DestinationTarget {
                                  target: target, kind: kind, format: format, options: options, ingestProtocol: ingestProtocol)
     }
 
-    func plannedOutput(rendition: String) -> PlannedOutput {
+    /// The output fed by `rendition`; `hasAudio` is false when the pipeline sends no sound.
+    func plannedOutput(rendition: String, hasAudio: Bool) -> PlannedOutput {
         let videoRate = video.rateControl == "vbr" ? video.maxBitrate : video.bitrate
         return PlannedOutput(
             destination: spec.name, kind: kind, platform: platform?.name, target: target, key: spec.key?.description,
             format: format, options: options, rendition: rendition, required: spec.required, retry: spec.retry,
-            bitrate: videoRate + audio.bitrate)
+            bitrate: videoRate + (hasAudio ? audio.bitrate : 0))
     }
 
     /// The nearest even size, at least 2 (4:2:0 chroma needs even dimensions).

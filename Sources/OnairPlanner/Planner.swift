@@ -46,7 +46,7 @@ public struct Planner: Sendable {
         let graph = compiler.compile(renditions: renditions, log: log)
         guard log.errorCount == errorsBefore else { return nil }
 
-        let outputs = targets.map { $0.plannedOutput(rendition: renditions.id(for: $0)) }
+        let outputs = targets.map { $0.plannedOutput(rendition: renditions.id(for: $0), hasAudio: compiler.hasAudio) }
         let warnings = log.all[warningsBefore...].filter { $0.severity == .warning }
         let plan = PipelinePlan(
             pipeline: spec.name, title: spec.title, activeOverlay: spec.active.value,
