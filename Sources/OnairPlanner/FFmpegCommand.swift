@@ -117,7 +117,9 @@ public struct FFmpegCommand: Sendable {
         case .recording, .hls: return Argument(text: path(output.target), expandsKey: false)
         case .rtmp, .srt:
             guard let key = output.key, output.target.contains("{key}") else { return Argument(text: output.target, expandsKey: false) }
-            let expansion = key.hasPrefix("env:") ? "${\(key.dropFirst(4))}" : "$(head -n1 \(key.dropFirst(5)))"
+            // A key file's path is project-relative like every other path of the plan.
+            let file = path(String(key.dropFirst(5)))
+            let expansion = key.hasPrefix("env:") ? "${\(key.dropFirst(4))}" : "$(head -n1 \(file.hasPrefix("~") ? file : quoted(file)))"
             return Argument(text: output.target.replacingOccurrences(of: "{key}", with: expansion), expandsKey: true)
         }
     }

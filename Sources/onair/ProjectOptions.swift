@@ -39,10 +39,15 @@ struct LoadedProject {
 
     /// A planner for this project.
     func planner(mode: Planner.Mode) -> Planner {
-        Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
-                fileExists: { path in
-                    FileManager.default.fileExists(atPath: (path as NSString).expandingTildeInPath)
-                })
+        let root = project.root
+        return Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
+                       fileExists: { path in
+                           // Key file paths are project-relative (or absolute, or ~/…), not relative to
+                           // the working directory.
+                           let expanded = (path as NSString).expandingTildeInPath
+                           let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
+                           return FileManager.default.fileExists(atPath: absolute)
+                       })
     }
 }
 
