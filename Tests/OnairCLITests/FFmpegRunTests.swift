@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// What ffprobe says about a file's first video stream.
+private struct ProbedVideo {
+    var width: Int
+    var height: Int
+    var frames: Int
+}
+
+private func probe(_ path: String) throws -> ProbedVideo {
+    let output = try Subprocess.run("/usr/bin/env", [
+        "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+        "-show_entries", "stream=nb_read_frames,width,height", "-of", "json", path,
+    ], timeout: 60)
+    try #require(output.status == 0 && !output.timedOut, "ffprobe failed on \(path): \(output)")
+    let streams = try #require(try jsonObject(output.stdout)["streams"] as? [[String: Any]])
+    let stream = try #require(streams.first, "\(path) has no video stream")
+    let frames = (stream["nb_read_frames"] as? String).flatMap(Int.init) ?? (stream["nb_read_frames"] as? Int) ?? -1
+    return ProbedVideo(width: stream["width"] as? Int ?? 0, height: stream["height"] as? Int ?? 0, frames: frames)
+}
+
+private var toolsAvailable: Bool {
+    ["ffmpeg", "ffprobe"].allSatisfy { tool in
+        (try? Subprocess.run("/bin/sh", ["-c", "command -v \(tool)"], timeout: 10).status) == 0
+    }
+}
+
+@Suite struct FFmpegRunTests {
+    /// The demo's ffmpeg equivalent really records: both files exist afterwards, at the planned
+    /// sizes, with 2 s of 30 fps pictures each.
+    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
+    func demoCommandRecordsBothRenditions() throws {
+        let project = try ScratchProject(shipped: true)
+        defer { project.remove() }
+        let plan = try onair("plan", "demo", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
+        try #require(plan.status == 0, "\(plan)")
+        #expect(!plan.stdout.contains("-re "), "--no-pacing leaves out -re")
+
+        // ffmpeg does not create folders, and recordings/ is not part of the project (as in scripts/demo).
+        try FileManager.default.createDirectory(at: project.root.appendingPathComponent("recordings"), withIntermediateDirectories: true)
+        let run = try Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        #expect(!run.timedOut, "ffmpeg did not finish in 120 s")
+        try #require(run.status == 0, "ffmpeg failed: \(run.stderr.suffix(3000))")
+
+        for (name, width, height) in [("demo-16x9.mkv", 1280, 720), ("demo-9x16.mkv", 720, 1280)] {
+            let path = project.root.appendingPathComponent("recordings/\(name)").path
+            try #require(FileManager.default.fileExists(atPath: path), "\(name) was not written")
+            let video = try probe(path)
+            #expect(video.width == width && video.height == height, "\(name) is \(video.width)x\(video.height)")
+            #expect(abs(video.frames - 60) <= 5, "\(name) has \(video.frames) frames, expected about 60 (2 s at 30 fps)")
+        }
+    }
+
+    @Test func timeoutKillsTheShellAndWhatItStarted() throws {
+        let started = Date()
+        // The shell starts a child and waits for it: both must go when the limit is hit.
+        let output = try Subprocess.run("/bin/sh", ["-c", "sleep 30; echo finished"], timeout: 1)
+        #expect(output.timedOut)
+        #expect(output.status == 128 + SIGKILL)
+        #expect(!output.stdout.contains("finished"))
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import OnairConfig
+import OnairPlanner
+import Testing
+
+/// A throw-away project folder (`Pipelines/`, `Presets/`, `assets/`) in the temporary
+/// directory, planned the way the CLI plans: `Project.load` with the built-in platforms, a
+/// `PlatformCatalogue` from its presets, then `Planner.plan`.
+///
+/// Create one per test and `remove()` it in a `defer`.
+final class TestProject {
+    /// The folder.
+    let root: URL
+    /// Text of every file written, by project-relative path (to find where a value is written).
+    private(set) var texts: [String: String] = [:]
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("onair-planner-tests-\(UUID().uuidString)", isDirectory: true)
+        for folder in ["Pipelines", "Presets", "assets"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+    }
+
+    /// Deletes the folder.
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// Writes `text` at the project-relative `path`.
+    func write(_ path: String, _ text: String) throws {
+        let url = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+        texts[path] = text
+    }
+
+    /// Writes `Pipelines/NAME.yaml`.
+    func pipeline(_ text: String, name: String = "show") throws {
+        try write("Pipelines/\(name).yaml", text)
+    }
+
+    /// Creates placeholder asset files (planning only checks that they exist).
+    func assets(_ names: String...) throws {
+        for name in names { try write("assets/\(name)", "placeholder") }
+    }
+
+    /// What planning one pipeline produced.
+    struct Outcome {
+        var project: Project
+        var plan: PipelinePlan?
+        /// Every diagnostic of loading and planning, in report order.
+        var diagnostics: [Diagnostic]
+
+        var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+        var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
+        func with(code: String) -> [Diagnostic] { diagnostics.filter { $0.code == code } }
+    }
+
+    /// Loads the project and plans `name`.
+    func plan(
+        _ name: String = "show", environment: [String: String] = [:], mode: Planner.Mode = .validate,
+        existingFiles: Set<String> = []
+    ) -> Outcome {
+        let log = DiagnosticLog()
+        let project = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
+        let catalogue = PlatformCatalogue(presets: project.presets, context: DecodingContext(projectRoot: root, log: log))
+        let planner = Planner(catalogue: catalogue, environment: environment, mode: mode,
+                              fileExists: { existingFiles.contains($0) })
+        let plan = project.pipeline(name).flatMap { planner.plan($0, log: log) }
+        return Outcome(project: project, plan: plan, diagnostics: log.sorted)
+    }
+
+    /// Where `needle` is first written in the project-relative file `path` (1-based line and
+    /// column in Unicode scalars, as diagnostics count them). `after` skips to the first line
+    /// containing that text first, for values written more than once.
+    func position(of needle: String, in path: String = "Pipelines/show.yaml", after anchor: String? = nil,
+                  sourceLocation: Testing.SourceLocation = #_sourceLocation) -> OnairConfig.SourceLocation? {
+        guard let text = texts[path] else {
+            Issue.record("no file \(path) was written", sourceLocation: sourceLocation)
+            return nil
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var start = 0
+        if let anchor {
+            guard let anchorLine = lines.firstIndex(where: { $0.contains(anchor) }) else {
+                Issue.record("'\(anchor)' is not in \(path)", sourceLocation: sourceLocation)
+                return nil
+            }
+            start = anchorLine
+        }
+        for index in start..<lines.count {
+            let line = lines[index]
+            if let range = line.range(of: needle) {
+                let column = line.unicodeScalars[..<range.lowerBound].count + 1
+                return OnairConfig.SourceLocation(file: path, line: index + 1, column: column)
+            }
+        }
+        Issue.record("'\(needle)' is not in \(path)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Pieces of pipeline YAML the tests combine. The scene defaults to 1280x720 at 30 fps, H.264
+/// Main CBR 3000k with 2 s keyframes and AAC 128k 48 kHz: valid for every built-in platform.
+enum YAML {
+    static let defaultVideo = "{codec: h264, bitrate: 3000k, rate_control: cbr, keyframe_interval: 2s, profile: main}"
+    static let defaultAudio = "{codec: aac, bitrate: 128k, sample_rate: 48000, channels: 2}"
+
+    /// An inline quality block at `indent` spaces.
+    static func quality(width: Int = 1280, height: Int = 720, fps: Int = 30, video: String = defaultVideo,
+                        audio: String = defaultAudio, indent: Int = 2) -> String {
+        let pad = String(repeating: " ", count: indent)
+        return """
+            \(pad)width: \(width)
+            \(pad)height: \(height)
+            \(pad)fps: \(fps)
+            \(pad)video: \(video)
+            \(pad)audio: \(audio)
+            """
+    }
+
+    /// A one-camera pipeline (a test pattern with a 440 Hz tone unless `tone` says otherwise)
+    /// with the given quality block and `destinations:` body (indented by two spaces).
+    static func pipeline(quality: String = YAML.quality(), tone: String = "440", destinations: String) -> String {
+        """
+        title: Test show
+        sources:
+          camera: {kind: test, pattern: testsrc2, tone: \(tone), size: 1280x720, fps: 30}
+        overlays:
+          room: {kind: real-scene, camera: camera}
+        active: room
+        quality:
+        \(quality)
+        destinations:
+        \(destinations)
+
+        """
+    }
+}
+
+/// The location of `diagnostic` as `file:line:column`, for readable failure messages.
+func place(_ diagnostic: Diagnostic) -> String { diagnostic.location.description }
+
+/// Requires exactly one diagnostic with `code` and returns it.
+func single(_ code: String, in outcome: TestProject.Outcome,
+            sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> Diagnostic {
+    let found = outcome.with(code: code)
+    try #require(found.count == 1, "expected one '\(code)' diagnostic, got: \(outcome.diagnostics.map(\.description))",
+                 sourceLocation: sourceLocation)
+    return found[0]
+}
+
+/// The repository's root folder (this file is Tests/OnairPlannerTests/Support/TestProject.swift).
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// Plans a pipeline of the repository's own project (Pipelines/, Presets/, assets/).
+func planShipped(_ name: String, environment: [String: String] = [:]) -> TestProject.Outcome {
+    let log = DiagnosticLog()
+    let project = Project.load(root: repositoryRoot, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode,
+                               only: [name], log: log)
+    let catalogue = PlatformCatalogue(presets: project.presets, context: DecodingContext(projectRoot: repositoryRoot, log: log))
+    let planner = Planner(catalogue: catalogue, environment: environment, mode: .validate, fileExists: { _ in false })
+    let plan = project.pipeline(name).flatMap { planner.plan($0, log: log) }
+    return TestProject.Outcome(project: project, plan: plan, diagnostics: log.sorted)
+}
