@@ -1,0 +1,17 @@
+/// Conversions the supervision types use to report and encode waits.
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
+    /// The duration in whole milliseconds, rounded to the nearest.
+    var inMilliseconds: Int {
+        Int((inSeconds * 1000).rounded())
+    }
+
+    /// A duration of `milliseconds`, kept to whole microseconds.
+    static func fractionalMilliseconds(_ milliseconds: Double) -> Duration {
+        .microseconds(Int64((milliseconds * 1000).rounded()))
+    }
+}

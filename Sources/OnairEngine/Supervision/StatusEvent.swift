@@ -1,0 +1,134 @@
+import Foundation
+
+/// One line of the `--log-format json` log: something that happened during a run, or the
+/// periodic statistics.
+///
+/// ```
+/// {"ts":"2025-01-01T12:00:00.000Z","event":"destination.live","destination":"youtube","state":"live","url":"rtmp://…/{key}"}
+/// {"ts":"2025-01-01T12:00:05.000Z","event":"stats","destinations":[…],"elapsed_ms":5000,"renditions":[…]}
+/// ```
+///
+/// Event names are dot-separated: `input.connected`, `input.lost`, `overlay.applied`,
+/// `destination.<state>` (`destination.connecting`, `destination.live`,
+/// `destination.retrying`, `destination.failed`, `destination.stopped`), `stats`,
+/// `run.stopped`. Every string passes through the engine's redaction before it is written.
+public struct StatusEvent: Equatable, Sendable {
+    /// What happened.
+    public enum Kind: Equatable, Sendable {
+        /// An input opened; `url` is its address, when it has one.
+        case inputConnected(input: String, url: String?)
+        /// An input stopped delivering.
+        case inputLost(input: String, reason: String)
+        /// An overlay (a layer or a combination) was put on air.
+        case overlayApplied(overlay: String)
+        /// A destination entered `state`; `url` is its address with the key as a placeholder.
+        case destinationChanged(destination: String, url: String?, state: DestinationState)
+        /// The periodic snapshot of the whole run.
+        case stats(EngineStatus)
+        /// The run ended.
+        case runStopped(reason: String)
+    }
+
+    /// When it happened.
+    public var time: Date
+    /// What happened.
+    public var kind: Kind
+
+    /// An event of `kind` at `time` (now by default).
+    public init(_ kind: Kind, at time: Date = Date()) {
+        self.kind = kind
+        self.time = time
+    }
+
+    /// The dot-separated event name (`destination.retrying`).
+    public var name: String {
+        switch kind {
+        case .inputConnected: "input.connected"
+        case .inputLost: "input.lost"
+        case .overlayApplied: "overlay.applied"
+        case .destinationChanged(_, _, let state): "destination.\(state.name)"
+        case .stats: "stats"
+        case .runStopped: "run.stopped"
+        }
+    }
+
+    /// The same event with every string it carries passed through `redact`.
+    public func redacted(_ redact: (String) -> String) -> StatusEvent {
+        let kind: Kind =
+            switch self.kind {
+            case .inputConnected(let input, let url): .inputConnected(input: redact(input), url: url.map(redact))
+            case .inputLost(let input, let reason): .inputLost(input: redact(input), reason: redact(reason))
+            case .overlayApplied(let overlay): .overlayApplied(overlay: redact(overlay))
+            case .destinationChanged(let destination, let url, let state):
+                .destinationChanged(destination: redact(destination), url: url.map(redact), state: state.redacted(redact))
+            case .stats(let status): .stats(status.redacted(redact))
+            case .runStopped(let reason): .runStopped(reason: redact(reason))
+            }
+        return StatusEvent(kind, at: time)
+    }
+
+    /// The event as one line of JSON (no newline): `ts` and `event` first, then the event's own
+    /// keys in alphabetical order. Every string is passed through `redact` (and the finished
+    /// line once more), so a stream key the engine knows never reaches the log.
+    public func jsonLine(redact: (String) -> String) -> String {
+        let event = redacted(redact)
+        var line = "{\"ts\":\"\(event.time.formatted(.iso8601WithMilliseconds))\",\"event\":\"\(event.name)\""
+        let members = event.payloadMembers()
+        if !members.isEmpty { line += "," + members }
+        return redact(line + "}")
+    }
+
+    /// The event's own keys as JSON object members, without the braces.
+    private func payloadMembers() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        let data: Data
+        do {
+            data = try encoder.encode(Payload(kind: kind))
+        } catch {
+            data = Data("{\"error\":\"unencodable event\"}".utf8)
+        }
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}
+
+extension StatusEvent {
+    /// The keys each kind of event carries beside `ts` and `event`.
+    private struct Payload: Encodable {
+        let kind: Kind
+
+        private enum Key: String, CodingKey {
+            case input, url, reason, overlay, destination
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            switch kind {
+            case .inputConnected(let input, let url):
+                try container.encode(input, forKey: .input)
+                try container.encodeIfPresent(url, forKey: .url)
+            case .inputLost(let input, let reason):
+                try container.encode(input, forKey: .input)
+                try container.encode(reason, forKey: .reason)
+            case .overlayApplied(let overlay):
+                try container.encode(overlay, forKey: .overlay)
+            case .destinationChanged(let destination, let url, let state):
+                try container.encode(destination, forKey: .destination)
+                try container.encodeIfPresent(url, forKey: .url)
+                try state.encode(to: encoder)
+            case .stats(let status):
+                try status.encode(to: encoder)
+            case .runStopped(let reason):
+                try container.encode(reason, forKey: .reason)
+            }
+        }
+    }
+}
+
+extension FormatStyle where Self == Date.ISO8601FormatStyle {
+    /// `2025-01-01T12:00:00.000Z`.
+    fileprivate static var iso8601WithMilliseconds: Date.ISO8601FormatStyle {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    }
+}

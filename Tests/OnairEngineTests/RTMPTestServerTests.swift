@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@Suite("A real RTMP ingest (nginx-rtmp) and ffprobe reading it back")
+struct RTMPTestServerTests {
+    @Test("a published test pattern reads back as h264 640x360 30 fps with aac, keyframes every 2 s", .timeLimit(.minutes(2)))
+    func publishAndProbe() throws {
+        let server = try RTMPTestServer(record: true)
+        defer { server.stop() }
+        let url = server.url(stream: "pattern")
+        #expect(url == "rtmp://127.0.0.1:\(server.port)/live/pattern")
+        // 8 s, so that a reader joining after the publisher still sees two keyframes 2 s apart.
+        let publisher = try Subprocess("/usr/bin/ffmpeg", [
+            "-nostdin", "-loglevel", "error", "-re",
+            "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-f", "lavfi", "-i", "sine",
+            "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-c:a", "aac", "-t", "8", "-f", "flv", url,
+        ])
+        defer { publisher.terminate() }
+        try #require(server.waitForPublisher(stream: "pattern", timeout: .seconds(15)), "\(server.errorLog)")
+
+        // Both readers join while the publisher runs.
+        let streams = Shared<[ProbedStream]>([])
+        let packets = Shared<[ProbedPacket]>([])
+        let readers = DispatchGroup()
+        DispatchQueue.global().async(group: readers) {
+            let found = FFprobe.streams(of: url, timeout: .seconds(20))
+            streams.withLock { $0 = found }
+        }
+        DispatchQueue.global().async(group: readers) {
+            let found = FFprobe.packets(of: url, duration: .milliseconds(5000))
+            packets.withLock { $0 = found }
+        }
+        #expect(readers.wait(timeout: .now() + 60) == .success)
+
+        let video = try #require(streams.current.first { $0.codecType == "video" }, "\(streams.current)")
+        #expect(video.codecName == "h264")
+        #expect(video.width == 640)
+        #expect(video.height == 360)
+        #expect(abs((video.avgFrameRate ?? 0) - 30) < 0.01)
+        let audio = try #require(streams.current.first { $0.codecType == "audio" })
+        #expect(audio.codecName == "aac")
+
+        let keyframes = packets.current.filter { $0.codecType == "video" && $0.isKeyframe }.compactMap(\.ptsTime)
+        try #require(keyframes.count >= 2, "keyframes at \(keyframes) among \(packets.current.count) packets")
+        let intervals = zip(keyframes.dropFirst(), keyframes).map { $0 - $1 }
+        for interval in intervals {
+            #expect(abs(interval - 2) < 0.1, "keyframe interval \(interval)")
+        }
+
+        #expect(publisher.wait(timeout: .seconds(30)))
+        #expect(publisher.output().status == 0, "\(publisher.output().stderr)")
+        let recordings = server.recordings
+        try #require(recordings.count == 1, "\(recordings)")
+        let recorded = FFprobe.streams(of: recordings[0].path, timeout: .seconds(20))
+        #expect(recorded.map(\.codecName).sorted() == ["aac", "h264"])
+
+        let port = server.port
+        server.stop()
+        #expect(server.pid == nil)
+        #expect(!LoopbackPort.acceptsConnections(port))
+    }
+
+    @Test("restart brings the ingest back on the same port", .timeLimit(.minutes(1)))
+    func restart() throws {
+        let server = try RTMPTestServer()
+        defer { server.stop() }
+        let port = server.port
+        let first = try #require(server.pid)
+        #expect(LoopbackPort.acceptsConnections(port))
+
+        server.stop()
+        #expect(server.pid == nil)
+        #expect(kill(first, 0) != 0)
+        #expect(!LoopbackPort.acceptsConnections(port))
+
+        try server.restart()
+        let second = try #require(server.pid)
+        #expect(second != first)
+        #expect(server.port == port)
+        #expect(LoopbackPort.acceptsConnections(port))
+
+        // Restarting a running server is an outage too.
+        try server.restart()
+        #expect(server.pid != second)
+        #expect(LoopbackPort.acceptsConnections(port))
+    }
+
+    @Test("a subprocess that overruns its timeout is killed")
+    func subprocessTimeout() throws {
+        let output = try Subprocess.run("/bin/sleep", ["30"], timeout: .milliseconds(200))
+        #expect(output.timedOut)
+        #expect(output.status != 0)
+    }
+
+    @Test("a subprocess's output and status are captured")
+    func subprocessOutput() throws {
+        let output = try Subprocess.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], timeout: .seconds(10))
+        #expect(output.stdout == "out\n")
+        #expect(output.stderr == "err\n")
+        #expect(output.status == 3)
+        #expect(!output.timedOut)
+    }
+}

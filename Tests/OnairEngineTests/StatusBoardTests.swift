@@ -1,0 +1,86 @@
+import Foundation
+import OnairEngine
+import Testing
+
+/// A run with two renditions and three destinations in different states.
+func sampleStatus() -> EngineStatus {
+    let youtube = DestinationStats(
+        packetsSent: 4000, bytesSent: 3_000_000, packetsDropped: 0, gopsDropped: 0, reconnects: 0, bitsPerSecond: 4_520_000)
+    let twitch = DestinationStats(packetsSent: 900, bytesSent: 700_000, packetsDropped: 48, gopsDropped: 1, reconnects: 2, bitsPerSecond: 0)
+    return EngineStatus(
+        elapsed: .seconds(83),
+        renditions: [
+            RenditionStatus(id: "r0", width: 1280, height: 720, fps: 30, speed: 1, frames: 2490),
+            RenditionStatus(id: "r1", width: 720, height: 1280, fps: 28.4, speed: 0.9, frames: 2400),
+        ],
+        destinations: [
+            DestinationStatus(name: "youtube", platform: "youtube", state: .live, stats: youtube, required: true),
+            DestinationStatus(
+                name: "twitch", platform: "twitch", state: .retrying(attempt: 3, nextTryIn: .seconds(4)), stats: twitch, required: false),
+            DestinationStatus(name: "archive", state: .failed(reason: "disk full"), required: false),
+        ])
+}
+
+/// `line` without ANSI colour codes.
+func withoutColor(_ line: String) -> String {
+    line.replacing(/\u{1B}\[[0-9;]*m/, with: "")
+}
+
+@Suite("StatusBoard: the live block on a TTY")
+struct StatusBoardTests {
+    @Test("one header, one line per rendition and one per destination")
+    func layout() throws {
+        let lines = StatusBoard.render(sampleStatus(), color: false, width: 0)
+        try #require(lines.count == 6)
+        #expect(lines[0].hasPrefix("onair 00:01:23"))
+        #expect(lines[0].contains("1/3 destinations live"))
+        #expect(lines[1].contains("r0") && lines[1].contains("1280x720") && lines[1].contains("30.0 fps") && lines[1].contains("1.00x"))
+        #expect(lines[2].contains("28.4 fps") && lines[2].contains("0.90x"))
+        #expect(lines[3].contains("youtube") && lines[3].contains("live") && lines[3].contains("4.52 Mb/s"))
+        #expect(lines[3].contains("dropped 0") && lines[3].contains("reconnects 0"))
+        #expect(lines[4].contains("retrying (attempt 3, in 4.0s)") && lines[4].contains("0.00 Mb/s"))
+        #expect(lines[4].contains("dropped 48") && lines[4].contains("reconnects 2"))
+        #expect(lines[5].contains("failed: disk full"))
+    }
+
+    @Test("columns line up across destinations")
+    func alignment() {
+        let lines = StatusBoard.render(sampleStatus(), color: false, width: 0)
+        let columns = lines[3...].map { line in line.range(of: "Mb/s").map { line.distance(from: line.startIndex, to: $0.lowerBound) } }
+        #expect(!columns.contains(nil))
+        #expect(Set(columns).count == 1)
+    }
+
+    @Test("no line is wider than the terminal", arguments: [20, 40, 60])
+    func width(width: Int) {
+        for colored in [false, true] {
+            let lines = StatusBoard.render(sampleStatus(), color: colored, width: width)
+            for line in lines {
+                #expect(withoutColor(line).count <= width, "\(line)")
+            }
+            #expect(lines.contains { withoutColor($0).hasSuffix("…") })
+        }
+    }
+
+    @Test("colour marks states, and plain output has no escape codes")
+    func colors() {
+        let colored = StatusBoard.render(sampleStatus(), color: true, width: 0)
+        #expect(colored[3].contains("\u{1B}[32mlive"))
+        #expect(colored[4].contains("\u{1B}[33mretrying"))
+        #expect(colored[5].contains("\u{1B}[31mfailed"))
+        let plain = StatusBoard.render(sampleStatus(), color: false, width: 0)
+        #expect(!plain.joined().contains("\u{1B}"))
+        #expect(plain == colored.map(withoutColor))
+    }
+
+    @Test("the status round-trips through JSON with snake_case keys")
+    func codable() throws {
+        let status = sampleStatus()
+        let text = try json(status)
+        #expect(text.contains(#""elapsed_ms":83000"#))
+        #expect(text.contains(#""bits_per_second":4520000"#))
+        #expect(text.contains(#""next_try_in_ms":4000"#))
+        #expect(text.contains(#""reason":"disk full""#))
+        #expect(try decode(EngineStatus.self, text) == status)
+    }
+}

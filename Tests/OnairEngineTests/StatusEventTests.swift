@@ -1,0 +1,101 @@
+import Foundation
+import OnairEngine
+import Testing
+
+/// A stream key no log line may ever contain.
+private let sentinelKey = "live_SENTINEL_8f3a91c2"
+
+/// The line parsed back into a dictionary.
+private func object(_ line: String) throws -> [String: Any] {
+    try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+}
+
+@Suite("StatusEvent: JSON lines for --log-format json")
+struct StatusEventTests {
+    let redactor = SecretRedactor(secrets: [sentinelKey])
+    let time = Date(timeIntervalSince1970: 1_735_732_800.25)
+
+    @Test("a destination change is one line with ts and event first")
+    func destinationLine() throws {
+        let url = "rtmp://a.rtmp.youtube.com/live2/{key}"
+        let event = StatusEvent(.destinationChanged(destination: "youtube", url: url, state: .live), at: time)
+        let line = event.jsonLine(redact: redactor.callAsFunction)
+        #expect(line.hasPrefix(#"{"ts":"2025-01-01T12:00:00.250Z","event":"destination.live","#))
+        #expect(!line.contains("\n"))
+        let fields = try object(line)
+        #expect(fields["destination"] as? String == "youtube")
+        #expect(fields["state"] as? String == "live")
+        #expect(fields["url"] as? String == "rtmp://a.rtmp.youtube.com/live2/{key}")
+    }
+
+    @Test("a retrying destination carries its attempt and wait")
+    func retryingLine() throws {
+        let state = DestinationState.retrying(attempt: 3, nextTryIn: .seconds(4))
+        let event = StatusEvent(.destinationChanged(destination: "twitch", url: nil, state: state), at: time)
+        let fields = try object(event.jsonLine(redact: { $0 }))
+        #expect(fields["event"] as? String == "destination.retrying")
+        #expect(fields["attempt"] as? Int == 3)
+        #expect(fields["next_try_in_ms"] as? Int == 4000)
+        #expect(fields["url"] == nil)
+    }
+
+    @Test("event names are dot-separated")
+    func names() {
+        #expect(StatusEvent(.inputConnected(input: "camera", url: nil)).name == "input.connected")
+        #expect(StatusEvent(.inputLost(input: "camera", reason: "eof")).name == "input.lost")
+        #expect(StatusEvent(.overlayApplied(overlay: "lower-third")).name == "overlay.applied")
+        #expect(StatusEvent(.destinationChanged(destination: "a", url: nil, state: .failed(reason: "x"))).name == "destination.failed")
+        #expect(StatusEvent(.destinationChanged(destination: "a", url: nil, state: .connecting(attempt: 1))).name
+            == "destination.connecting")
+        #expect(StatusEvent(.stats(sampleStatus())).name == "stats")
+        #expect(StatusEvent(.runStopped(reason: "interrupted")).name == "run.stopped")
+    }
+
+    @Test("a stream key never reaches the log, wherever it hides", arguments: [
+        StatusEvent.Kind.destinationChanged(destination: "youtube", url: "rtmp://a.rtmp.youtube.com/live2/\(sentinelKey)", state: .live),
+        .destinationChanged(destination: "youtube", url: nil, state: .failed(reason: "rtmp://host/live2/\(sentinelKey): I/O error")),
+        .inputConnected(input: "studio", url: "srt://10.0.0.2:9000?passphrase=\(sentinelKey)"),
+        .inputLost(input: "studio", reason: "lost \(sentinelKey)"),
+        .runStopped(reason: "key \(sentinelKey) rejected"),
+    ])
+    func redacts(kind: StatusEvent.Kind) throws {
+        let line = StatusEvent(kind, at: time).jsonLine(redact: redactor.callAsFunction)
+        #expect(!line.contains(sentinelKey))
+        #expect(!line.contains("SENTINEL"))
+        #expect(line.contains("****"))
+        _ = try object(line)
+    }
+
+    @Test("a key inside the periodic stats is redacted too")
+    func redactsStats() throws {
+        var status = sampleStatus()
+        status.destinations[2].state = .failed(reason: "rtmp://x/app/\(sentinelKey) refused")
+        let line = StatusEvent(.stats(status), at: time).jsonLine(redact: redactor.callAsFunction)
+        #expect(!line.contains(sentinelKey))
+        let fields = try object(line)
+        #expect(fields["event"] as? String == "stats")
+        #expect(fields["elapsed_ms"] as? Int == 83000)
+        let destinations = try #require(fields["destinations"] as? [[String: Any]])
+        #expect(destinations.count == 3)
+        #expect(destinations[2]["reason"] as? String == "rtmp://x/app/**** refused")
+        #expect(destinations[1]["state"] as? String == "retrying")
+        let renditions = try #require(fields["renditions"] as? [[String: Any]])
+        #expect(renditions.first?["id"] as? String == "r0")
+    }
+
+    @Test("a key JSON would escape is still removed")
+    func redactsEscapedKey() {
+        let awkward = #"k"e\y/\#(sentinelKey)"#
+        let redactor = SecretRedactor(secrets: [awkward])
+        let event = StatusEvent(.destinationChanged(destination: "x", url: "rtmp://h/app/" + awkward, state: .live), at: time)
+        let line = event.jsonLine(redact: redactor.callAsFunction)
+        #expect(!line.contains(sentinelKey))
+    }
+
+    @Test("the redactor replaces every secret, longest first, and ignores empty ones")
+    func secretRedactor() {
+        let redact = SecretRedactor(secrets: ["abc", "abcdef", ""], replacement: "<key>")
+        #expect(redact("x/abcdef/abc/ab") == "x/<key>/<key>/ab")
+        #expect(redact("nothing here") == "nothing here")
+    }
+}
