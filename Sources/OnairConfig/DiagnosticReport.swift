@@ -32,7 +32,7 @@ public enum DiagnosticReport {
             let severity = diagnostic.severity == .error ? paint("error", "1;31") : paint("warning", "1;33")
             out.append(paint("\(diagnostic.location):", "1") + " \(severity): " + paint(diagnostic.message, "1") + paint(" [\(diagnostic.code)]", "2"))
             if lineCache[diagnostic.location.file] == nil, let text = files[diagnostic.location.file] {
-                lineCache[diagnostic.location.file] = text.split(separator: "\n", omittingEmptySubsequences: false)
+                lineCache[diagnostic.location.file] = text.sourceLines
             }
             let lines = lineCache[diagnostic.location.file] ?? []
             let number = diagnostic.location.line

@@ -27,6 +27,13 @@ public struct SourceLocation: Hashable, Codable, Sendable, Comparable, CustomStr
     }
 }
 
+extension StringProtocol {
+    /// The lines of a file as YAML counts them: LF, CR LF and a lone CR each end a line.
+    var sourceLines: [SubSequence] {
+        split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+    }
+}
+
 /// A value read from configuration together with where it was written.
 public struct Located<Value> {
     /// The decoded value.

@@ -230,7 +230,7 @@ public struct YAMLLoader: Sendable {
         /// at the duplicate rather than the original.
         static func secondOccurrence(ofKey key: String, after mark: Mark, in text: String, file: String) -> SourceLocation? {
             var lineNumber = 0
-            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            for line in text.sourceLines {
                 lineNumber += 1
                 guard lineNumber > mark.line else { continue }
                 let indent = line.prefix { $0 == " " || $0 == "-" }.count
@@ -243,21 +243,41 @@ public struct YAMLLoader: Sendable {
         }
 
         /// Cheap scan for flow or block nesting beyond the limit, before the recursive composer
-        /// sees the text.
+        /// sees the text. Columns count Unicode scalars, as Yams' do; LF, CR LF and CR end a line.
         static func nestingProblem(in text: String, limit: Int, file: String) -> Diagnostic? {
             var depth = 0, line = 1, column = 0
-            var quote: Character?
-            var inComment = false
-            for character in text {
-                column += 1
-                if character == "\n" { line += 1; column = 0; inComment = false; continue }
-                if inComment { continue }
-                if let open = quote {
-                    if character == open { quote = nil }
+            var quote: Unicode.Scalar?
+            var inComment = false, afterCR = false
+            // Block nesting: indentation grows by at least one column a level.
+            var atLineStart = true, indent = 0
+            for scalar in text.unicodeScalars {
+                if scalar == "\n" || scalar == "\r" {
+                    if !(scalar == "\n" && afterCR) { line += 1 }
+                    afterCR = scalar == "\r"
+                    column = 0; indent = 0; atLineStart = true; inComment = false
                     continue
                 }
-                switch character {
-                case "\"", "'": if depth > 0 { quote = character }
+                afterCR = false
+                column += 1
+                if atLineStart {
+                    if scalar == " " {
+                        indent += 1
+                    } else {
+                        atLineStart = false
+                        if indent > limit * 8, scalar != "#" {
+                            return Diagnostic(
+                                .error, "yaml-too-deep", "indentation of \(indent) columns: nesting too deep",
+                                at: SourceLocation(file: file, line: line, column: indent + 1))
+                        }
+                    }
+                }
+                if inComment { continue }
+                if let open = quote {
+                    if scalar == open { quote = nil }
+                    continue
+                }
+                switch scalar {
+                case "\"", "'": if depth > 0 { quote = scalar }
                 case "#": inComment = true
                 case "[", "{":
                     depth += 1
@@ -269,17 +289,6 @@ public struct YAMLLoader: Sendable {
                     }
                 case "]", "}": depth = max(0, depth - 1)
                 default: break
-                }
-            }
-            // Block nesting: indentation grows by at least one column a level.
-            line = 0
-            for text in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                line += 1
-                let indent = text.prefix { $0 == " " }.count
-                if indent > limit * 8, text.dropFirst(indent).first.map({ $0 != "#" }) ?? false {
-                    return Diagnostic(
-                        .error, "yaml-too-deep", "indentation of \(indent) columns: nesting too deep",
-                        at: SourceLocation(file: file, line: line, column: indent + 1))
                 }
             }
             return nil
