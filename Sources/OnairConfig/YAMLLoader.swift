@@ -229,14 +229,59 @@ public struct YAMLLoader: Sendable {
         /// Finds where `key:` is written again after the first occurrence, so the error points
         /// at the duplicate rather than the original.
         static func secondOccurrence(ofKey key: String, after mark: Mark, in text: String, file: String) -> SourceLocation? {
+            let lines = text.sourceLines
+            if mark.line >= 1, mark.line <= lines.count,
+               let column = laterFlowEntry(ofKey: key, after: mark.column, in: lines[mark.line - 1]) {
+                return SourceLocation(file: file, line: mark.line, column: column)
+            }
             var lineNumber = 0
-            for line in text.sourceLines {
+            for line in lines {
                 lineNumber += 1
                 guard lineNumber > mark.line else { continue }
                 let indent = line.prefix { $0 == " " || $0 == "-" }.count
                 let rest = line.dropFirst(indent)
                 for form in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(form + ":") {
                     if indent + 1 == mark.column { return SourceLocation(file: file, line: lineNumber, column: indent + 1) }
+                }
+            }
+            return nil
+        }
+
+        /// When the first `key` (at `column`) is an entry of a flow mapping (`{kind: a, kind: b}`),
+        /// the column of a later entry of the same mapping written `key:` on the same line.
+        static func laterFlowEntry(ofKey key: String, after column: Int, in line: Substring) -> Int? {
+            let scalars = Array(line.unicodeScalars)
+            func previous(_ index: Int) -> Unicode.Scalar? { scalars[..<index].last { $0 != " " } }
+            guard column >= 1, column <= scalars.count, let before = previous(column - 1), before == "{" || before == "," else {
+                return nil
+            }
+            var depth = 0, index = column - 1
+            var quote: Unicode.Scalar?
+            while index < scalars.count {
+                let scalar = scalars[index]
+                index += 1
+                if let open = quote {
+                    if scalar == open { quote = nil }
+                    continue
+                }
+                switch scalar {
+                case "{", "[": depth += 1
+                case "}", "]":
+                    depth -= 1
+                    if depth < 0 { return nil }
+                case "\"", "'":
+                    if let before = previous(index - 1), [":", ",", "{", "["].contains(before) { quote = scalar }
+                case "," where depth == 0:
+                    var start = index
+                    while start < scalars.count, scalars[start] == " " { start += 1 }
+                    for form in [key, "\"\(key)\"", "'\(key)'"] {
+                        let end = start + form.unicodeScalars.count
+                        guard end <= scalars.count, scalars[start..<end].elementsEqual(form.unicodeScalars) else { continue }
+                        var colon = end
+                        while colon < scalars.count, scalars[colon] == " " { colon += 1 }
+                        if colon < scalars.count, scalars[colon] == ":" { return start + 1 }
+                    }
+                default: break
                 }
             }
             return nil
