@@ -209,7 +209,7 @@ public struct YAMLLoader: Sendable {
                  .composer(let context, let problem, let mark, _):
                 let detail = context.map { "\(problem) \($0.text)".trimmingCharacters(in: .whitespaces) } ?? problem
                 return Diagnostic(.error, "yaml-syntax", "YAML syntax error: \(detail)", at: location(mark),
-                                  suggestion: Self.syntaxHint(problem))
+                                  suggestion: Self.syntaxHint(problem, at: mark, in: text))
             case .reader(let problem, _, _, _):
                 return Diagnostic(.error, "yaml-syntax", "YAML reader error: \(problem)", at: .start(of: file))
             default:
@@ -217,13 +217,23 @@ public struct YAMLLoader: Sendable {
             }
         }
 
-        static func syntaxHint(_ problem: String) -> String? {
-            if problem.contains("tab") { return "indent with spaces, not tabs" }
+        static func syntaxHint(_ problem: String, at mark: Mark, in text: String) -> String? {
+            // libyaml calls a tab in the indentation "a character that cannot start any token".
+            if problem.contains("tab") || scalar(at: mark, in: text) == "\t" { return "indent with spaces, not tabs" }
             if problem.contains("mapping values are not allowed") {
                 return "quote values that contain ': ' or check the indentation of this line"
             }
             if problem.contains("did not find expected key") { return "check the indentation of this line and the one before" }
             return nil
+        }
+
+        /// The character at `mark`, if the mark is inside the text.
+        static func scalar(at mark: Mark, in text: String) -> Unicode.Scalar? {
+            let lines = text.sourceLines
+            guard mark.line >= 1, mark.line <= lines.count else { return nil }
+            let scalars = lines[mark.line - 1].unicodeScalars
+            guard mark.column >= 1, mark.column <= scalars.count else { return nil }
+            return scalars[scalars.index(scalars.startIndex, offsetBy: mark.column - 1)]
         }
 
         /// Finds where `key:` is written again after the first occurrence, so the error points
