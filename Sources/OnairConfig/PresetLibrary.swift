@@ -104,6 +104,13 @@ public struct PresetLibrary: Sendable {
             ]
             let firstLevel = parentName == current.name ? current.level + 1 : max(current.level, 0)
             guard let level = (firstLevel..<levels.count).first(where: { levels[$0] != nil }), let parent = levels[level] else {
+                if parentName == current.name, levels[current.level] != nil {
+                    // Nothing deeper has that name: the mapping extends itself.
+                    context.log.error(
+                        "extends-cycle", "'extends' cycle: " + (visited.map(\.name) + [parentName]).joined(separator: " → "),
+                        at: parentNode.location, suggestion: "a preset can't extend itself, directly or through others")
+                    break
+                }
                 context.log.error(
                     "unknown-reference", "unknown \(section.noun) '\(parentName)' in 'extends'", at: parentNode.location,
                     suggestion: Suggestion.phrase(for: parentName, in: Array(Set(names(in: section)).union(siblings.keys)).sorted()))
