@@ -33,7 +33,7 @@ public enum Units {
         guard body.hasPrefix("#") else { return nil }
         body = body.dropFirst()
         if body.count == 3 { body = Substring(body.map { "\($0)\($0)" }.joined()) }
-        guard body.count == 6, let value = Int(body, radix: 16) else { return nil }
+        guard body.count == 6, body.allSatisfy(\.isHexDigit), let value = Int(body, radix: 16) else { return nil }
         return value
     }
 
