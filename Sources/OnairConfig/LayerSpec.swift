@@ -71,7 +71,8 @@ public struct LayerSpec: Hashable, Sendable {
             kind = .image(path, scale: reader.number("scale", in: 0.01...1)?.value, opacity: reader.number("opacity", in: 0...1)?.value ?? 1)
         case "text":
             guard let text = reader.text("text") else { return nil }
-            Self.checkPlaceholders(in: text, log: context.log)
+            let quoted = if case .scalar(_, plain: false)? = reader["text"]?.content { true } else { false }
+            Self.checkPlaceholders(in: text, quoted: quoted, log: context.log)
             var font = FontChoice.family("DejaVu Sans")
             if let written = reader.text("font") {
                 let lowered = written.value.lowercased()
@@ -96,8 +97,9 @@ public struct LayerSpec: Hashable, Sendable {
         }
     }
 
-    /// Reports `{placeholders}` onair doesn't know, at their column.
-    static func checkPlaceholders(in text: Located<String>, log: DiagnosticLog) {
+    /// Reports `{placeholders}` onair doesn't know, at their column (one further right when the
+    /// text was written in quotes).
+    static func checkPlaceholders(in text: Located<String>, quoted: Bool = true, log: DiagnosticLog) {
         var offset = 0
         var index = text.value.startIndex
         while index < text.value.endIndex {
@@ -105,7 +107,7 @@ public struct LayerSpec: Hashable, Sendable {
                 let name = String(text.value[text.value.index(after: index)..<close])
                 if !placeholders.contains(name) {
                     var location = text.location
-                    location.column += offset + 1
+                    location.column += offset + (quoted ? 1 : 0)
                     log.error("unknown-placeholder", "unknown placeholder '{\(name)}'", at: location,
                               suggestion: Suggestion.phrase(for: name, in: placeholders))
                 }
