@@ -124,6 +124,9 @@ public struct YAMLLoader: Sendable {
             if let problem = Self.nestingProblem(in: text, limit: limits.maxDepth, file: file) {
                 return Outcome(node: nil, diagnostics: [problem])
             }
+            if let problem = aliasInKeyProblem() {
+                return Outcome(node: nil, diagnostics: [problem])
+            }
             let root: Node?
             do {
                 // One document per file; a second `---` is an error Yams reports itself.
@@ -145,6 +148,54 @@ public struct YAMLLoader: Sendable {
         }
 
         struct Abort: Error { var diagnostic: Diagnostic }
+
+        /// Yams hashes every mapping key to find duplicates while it composes, so a key made of
+        /// the aliases of an alias bomb takes exponential time before the node limit can apply.
+        /// When the text has anchors and aliases, compose it once with the aliases disarmed (each
+        /// `*` read as a private-use character, so an alias is plain text) and refuse keys that
+        /// are aliases or collections holding aliases before anything is expanded.
+        private func aliasInKeyProblem() -> Diagnostic? {
+            guard text.contains("&"), text.contains("*") else { return nil }
+            let marker = "\u{E000}"
+            let root: Node?
+            do {
+                root = try Yams.compose(yaml: text.replacingOccurrences(of: "*", with: marker), Resolver.basic)
+            } catch let error as YamlError {
+                var problem = diagnostic(for: error)
+                problem.message = problem.message.replacingOccurrences(of: marker, with: "*")
+                return problem
+            } catch {
+                return nil
+            }
+            func isAlias(_ node: Node) -> Bool {
+                guard case .scalar(let scalar) = node else { return false }
+                return scalar.style == .plain && scalar.string.hasPrefix(marker)
+            }
+            func holdsAlias(_ node: Node) -> Bool {
+                switch node {
+                case .scalar: isAlias(node)
+                case .sequence(let sequence): sequence.contains(where: holdsAlias)
+                case .mapping(let mapping): mapping.contains { holdsAlias($0.key) || holdsAlias($0.value) }
+                case .alias: true
+                }
+            }
+            func aliasKey(in node: Node) -> Node? {
+                switch node {
+                case .sequence(let sequence):
+                    for item in sequence { if let key = aliasKey(in: item) { return key } }
+                case .mapping(let mapping):
+                    for (key, value) in zip(mapping.keys, mapping.values) {
+                        if holdsAlias(key) { return key }
+                        if let found = aliasKey(in: value) { return found }
+                    }
+                case .scalar, .alias: break
+                }
+                return nil
+            }
+            guard let root, let key = aliasKey(in: root) else { return nil }
+            let shape = key.mapping != nil ? "mappings" : key.sequence != nil ? "lists" : "aliases"
+            return Diagnostic(.error, "complex-key", "mapping keys must be plain names, not \(shape)", at: location(key.mark))
+        }
 
         private func location(_ mark: Mark?) -> SourceLocation {
             SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
