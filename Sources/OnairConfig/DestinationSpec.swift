@@ -39,8 +39,10 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
         switch (env, file) {
         case (let env?, nil):
             guard env.value.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
-                context.log.error("bad-variable", "'\(env.value)' is not an environment variable name", at: env.location,
-                                  suggestion: "use letters, digits and _, e.g. \(suggestedVariable(for: subject))")
+                // Not repeated, and its line not quoted: what was pasted here may be the key itself.
+                context.log.report(Diagnostic(
+                    .error, "bad-variable", "'env' in key of \(subject) is not an environment variable name", at: env.location,
+                    suggestion: "use letters, digits and _, e.g. \(suggestedVariable(for: subject))", hidesSource: true))
                 return nil
             }
             return SecretReference(origin: .environment(env.value), location: node.location)
