@@ -38,7 +38,7 @@ let package = Package(
         // Pure Swift: validation rules, platform catalogue, compiler to PipelinePlan, renderers.
         .target(name: "OnairPlanner", dependencies: ["OnairConfig"], swiftSettings: strictness),
         // Runs plans through libav; consumes PipelinePlan values only.
-        .target(name: "OnairEngine", dependencies: ["OnairPlanner", "AVBridge"], swiftSettings: strictness),
+        .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "AVBridge"], swiftSettings: strictness),
         .executableTarget(
             name: "onair",
             dependencies: [

@@ -43,6 +43,7 @@ public final class FilterGraphRunner {
     private var sinks: [UnsafeMutablePointer<AVFilterContext>] = []
     private let sourceSpecs: [Source]
     private var converters: [Int: VideoFrameConverter] = [:]
+    private var audioConverters: [Int: AudioFrameConverter] = [:]
 
     /// Parses `description`, connects the sources and sinks by label, and configures the graph.
     /// A failure carries libav's own messages (captured from its log).
@@ -97,6 +98,15 @@ public final class FilterGraphRunner {
            frame.width != width || frame.height != height || frame.pixelFormatName != pixelFormat {
             if converters[index] == nil { converters[index] = VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat) }
             input = try converters[index]!.convert(frame)
+        } else if case let .audio(sampleRate, channels, sampleFormat) = sourceSpecs[index].media,
+                  frame.sampleRate != sampleRate || frame.channelCount != channels || frame.sampleFormatName != sampleFormat {
+            if audioConverters[index] == nil {
+                audioConverters[index] = AudioFrameConverter(sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat)
+            }
+            input = try audioConverters[index]!.convert(frame, timeBase: sourceSpecs[index].timeBase)
+            // The converter's timestamps are in samples; the source expects its own time base.
+            input.presentationTimestamp = input.presentationTimestamp.map { TimeBase(1, Int32(sampleRate)).convert($0, to: sourceSpecs[index].timeBase) }
+            if input.sampleCount == 0 { return }
         }
         try LibavError.check(av_buffersrc_add_frame_flags(sources[index], input.pointer, 0), "av_buffersrc_add_frame_flags")
     }
@@ -167,6 +177,49 @@ public final class VideoFrameConverter {
         guard context != nil else { throw LibavError(function: "sws_getCachedContext", code: .invalidArgument) }
         try LibavError.check(sws_scale_frame(context, output.pointer, source), "sws_scale_frame")
         output.presentationTimestamp = frame.presentationTimestamp
+        return output
+    }
+}
+
+/// Converts sound to one sample rate, channel count and sample format (libswresample), for
+/// inputs whose audio differs from what the graph was built for.
+public final class AudioFrameConverter {
+    private var context: OpaquePointer?
+    private let sampleRate: Int
+    private let channels: Int
+    private let sampleFormat: String
+
+    /// A converter to `sampleRate` Hz, `channels` channels, `sampleFormat`.
+    public init(sampleRate: Int, channels: Int, sampleFormat: String) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.sampleFormat = sampleFormat
+    }
+
+    deinit {
+        swr_free(&context)
+    }
+
+    /// A new frame holding `frame` converted; its timestamp is rescaled to samples of the new rate
+    /// from `timeBase`.
+    public func convert(_ frame: Frame, timeBase: TimeBase) throws(LibavError) -> Frame {
+        let source = frame.pointer
+        if context == nil {
+            var outputLayout = AVChannelLayout()
+            av_channel_layout_default(&outputLayout, Int32(channels))
+            defer { av_channel_layout_uninit(&outputLayout) }
+            try LibavError.check(
+                swr_alloc_set_opts2(&context, &outputLayout, av_get_sample_fmt(sampleFormat), Int32(sampleRate),
+                                    &source.pointee.ch_layout, AVSampleFormat(rawValue: source.pointee.format), source.pointee.sample_rate, 0, nil),
+                "swr_alloc_set_opts2")
+            try LibavError.check(swr_init(context), "swr_init")
+        }
+        let output = try Frame()
+        av_channel_layout_default(&output.pointer.pointee.ch_layout, Int32(channels))
+        output.pointer.pointee.sample_rate = Int32(sampleRate)
+        output.pointer.pointee.format = av_get_sample_fmt(sampleFormat).rawValue
+        try LibavError.check(swr_convert_frame(context, output.pointer, source), "swr_convert_frame")
+        output.presentationTimestamp = frame.presentationTimestamp.map { timeBase.convert($0, to: TimeBase(1, Int32(sampleRate))) }
         return output
     }
 }

@@ -44,6 +44,53 @@ public final class Frame {
     public var width: Int { Int(pointer.pointee.width) }
     /// Picture height in pixels (0 for audio).
     public var height: Int { Int(pointer.pointee.height) }
+    /// Audio sample rate in Hz (0 for video).
+    public var sampleRate: Int { Int(pointer.pointee.sample_rate) }
+    /// Audio channel count (0 for video).
+    public var channelCount: Int { Int(pointer.pointee.ch_layout.nb_channels) }
+    /// The name of the audio sample format (`"fltp"`), `nil` for video.
+    public var sampleFormatName: String? {
+        guard width == 0, let name = av_get_sample_fmt_name(AVSampleFormat(rawValue: pointer.pointee.format)) else { return nil }
+        return String(cString: name)
+    }
+    /// How long the frame lasts, in its producer's time base (0 when unknown).
+    public var duration: Int64 {
+        get { pointer.pointee.pkt_duration }
+        set { pointer.pointee.pkt_duration = newValue }
+    }
+
+    /// A silent audio frame of `samples` samples.
+    public convenience init(silence samples: Int, sampleRate: Int, channels: Int, sampleFormat: String) throws(LibavError) {
+        try self.init()
+        pointer.pointee.nb_samples = Int32(samples)
+        pointer.pointee.sample_rate = Int32(sampleRate)
+        pointer.pointee.format = av_get_sample_fmt(sampleFormat).rawValue
+        av_channel_layout_default(&pointer.pointee.ch_layout, Int32(channels))
+        try LibavError.check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+        try LibavError.check(av_samples_set_silence(pointer.pointee.extended_data, 0, Int32(samples), Int32(channels),
+                                                    AVSampleFormat(rawValue: pointer.pointee.format)), "av_samples_set_silence")
+    }
+
+    /// A picture filled with one colour (0xRRGGBB), in `pixelFormat`.
+    public convenience init(color: Int, width: Int, height: Int, pixelFormat: String) throws(LibavError) {
+        let rgb = try Frame(width: width, height: height, pixelFormat: "rgb24")
+        let red = UInt8((color >> 16) & 0xFF), green = UInt8((color >> 8) & 0xFF), blue = UInt8(color & 0xFF)
+        let stride = rgb.bytesPerRow(plane: 0)
+        if let base = rgb.pointer.pointee.data.0 {
+            for row in 0..<height {
+                for column in 0..<width {
+                    let offset = row * stride + column * 3
+                    base[offset] = red
+                    base[offset + 1] = green
+                    base[offset + 2] = blue
+                }
+            }
+        }
+        let converted = try VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat).convert(rgb)
+        try self.init()
+        av_frame_move_ref(pointer, converted.pointer)
+    }
+
     /// Samples per channel (0 for video).
     public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
 

@@ -20,6 +20,12 @@ struct SceneCompiler {
     private var videoPads: [String: String] = [:]
     private var audioPads: [String: String] = [:]
     private var sharedCopies: [String: [String]] = [:]
+    /// Pads whose picture comes from a still image, by the image's input index.
+    private var stillOrigin: [String: Int] = [:]
+    /// Still inputs that form the base of the scene: read as a repeating, paced stream.
+    private var baseStills: Set<Int> = []
+    /// Still-image pads overlaid on something: computed once, then repeated by `loop`.
+    private var frozenPads: [String] = []
 
     init(spec: PipelineSpec) {
         self.spec = spec
@@ -40,8 +46,10 @@ struct SceneCompiler {
     mutating func compile(renditions: RenditionTable, log: DiagnosticLog) -> FilterGraph {
         guard let overlay = spec.overlay(spec.active.value) else { return FilterGraph() }
         var scene = compose(overlay)
+        if let origin = stillOrigin[scene] { baseStills.insert(origin) }
         scene = chain([scene], [Filter("fps", [FilterOption(nil, String(fps))], purpose: "steady \(fps) fps scene")], "scene")
         splitVideo(scene, renditions: renditions)
+        freezeStills()
         if let source = Self.audioSource(of: spec) {
             if !source.hasAudio, let written = spec.audio {
                 log.error("no-audio", "source '\(source.name)' has no sound", at: written.location,
@@ -51,6 +59,28 @@ struct SceneCompiler {
             }
         }
         return FilterGraph(chains: chains)
+    }
+
+    /// A still image overlaid on the scene (a logo, a keyed presenter photo, an avatar) is
+    /// decoded and processed once, then repeated by `loop`: keying a 720p picture costs ~20 ms,
+    /// repeating it nothing. A still that is the scene's base is instead read as a paced,
+    /// repeating stream, because it sets the scene's pace.
+    private mutating func freezeStills() {
+        for (index, input) in inputs.enumerated() {
+            guard case .file(let path, _, true) = input.kind else { continue }
+            if baseStills.contains(index) {
+                inputs[index].kind = .file(path: path, loop: true, still: true)
+                inputs[index].options = [FormatOption("loop", "1"), FormatOption("framerate", String(fps))]
+            }
+        }
+        for pad in frozenPads {
+            guard let origin = stillOrigin[pad], !baseStills.contains(origin),
+                  let chainIndex = chains.firstIndex(where: { $0.outputs == [pad] }) else { continue }
+            chains[chainIndex].filters += [
+                Filter("loop", [FilterOption("loop", "-1"), FilterOption("size", "1"), FilterOption("start", "0")], purpose: "repeat the processed still"),
+                Filter("setpts", [FilterOption(nil, "N/\(fps)/TB")], purpose: "\(fps) fps timestamps for the repeats"),
+            ]
+        }
     }
 
     // MARK: - Overlay combinations
@@ -245,6 +275,7 @@ struct SceneCompiler {
         guard count > 1 else { return [pad] }
         let outputs = (0..<count).map { _ in nextLabel(label) }
         chains.append(FilterChain([pad], [Filter(filter, [FilterOption(nil, String(count))], purpose: purpose)], outputs))
+        if let origin = stillOrigin[pad] { for output in outputs { stillOrigin[output] = origin } }
         return outputs
     }
 
@@ -291,9 +322,9 @@ struct SceneCompiler {
 
     private mutating func stillPad(_ path: AssetPath) -> String {
         if let pad = videoPads["asset:" + path.path] { return pad }
-        let index = addInput(name: "asset:" + path.path, kind: .file(path: path.path, loop: true, still: true), video: nil,
-                             options: [FormatOption("loop", "1"), FormatOption("framerate", String(fps))], realtime: true)
+        let index = addInput(name: "asset:" + path.path, kind: .file(path: path.path, loop: false, still: true), video: nil, realtime: true)
         videoPads["asset:" + path.path] = "\(index):v"
+        stillOrigin["\(index):v"] = index
         return "\(index):v"
     }
 
@@ -313,8 +344,8 @@ struct SceneCompiler {
             index = addInput(name: name, kind: .lavfi(graph), video: VideoFormat(width: size.width, height: size.height, fps: rate))
         case .file(let path, let loop):
             let still = source.isStillImage
-            index = addInput(name: name, kind: .file(path: path.path, loop: loop || still, still: still), video: declared,
-                             options: still ? [FormatOption("loop", "1"), FormatOption("framerate", String(source.fps ?? fps))] : [], realtime: true)
+            index = addInput(name: name, kind: .file(path: path.path, loop: loop && !still, still: still), video: declared, realtime: true)
+            if still { stillOrigin["\(index):v"] = index }
         default:
             index = input(for: source, video: declared)
         }
@@ -372,6 +403,7 @@ struct SceneCompiler {
     private mutating func chain(_ inputs: [String], _ filters: [Filter], _ label: String) -> String {
         let output = nextLabel(label)
         chains.append(FilterChain(inputs, filters, [output]))
+        if inputs.count == 1, let origin = stillOrigin[inputs[0]] { stillOrigin[output] = origin }
         return output
     }
 
@@ -384,7 +416,19 @@ struct SceneCompiler {
     private mutating func overlayPad(_ top: String, on base: String, _ placement: Placement, scaledHeight: Bool,
                                      purpose: String, origin: SourceLocation, label: String) -> String {
         let (x, y) = Self.position(placement, margin: placement.margin, outer: ("W", "H"), inner: ("w", "h"))
-        return chain([base, top], [Filter("overlay", [FilterOption("x", x), FilterOption("y", y)], purpose: purpose, origin: origin)], label)
+        if let origin = stillOrigin[base] { baseStills.insert(origin) }
+        // overlay blends yuva420p onto yuv420p; converting here (before any `loop`) means a
+        // repeated still is converted once, not on every frame by an auto-inserted scaler.
+        if let producer = chains.lastIndex(where: { $0.outputs == [top] }) {
+            chains[producer].filters.append(Filter("format", [FilterOption(nil, "yuva420p")], purpose: "overlay's native format", origin: origin))
+        }
+        var options = [FilterOption("x", x), FilterOption("y", y)]
+        if stillOrigin[top] != nil {
+            frozenPads.append(top)
+            // A repeated still never ends: the scene ends when its base does.
+            options.append(FilterOption("shortest", "1"))
+        }
+        return chain([base, top], [Filter("overlay", options, purpose: purpose, origin: origin)], label)
     }
 
     /// Overlay/drawtext position expressions for a placement.

@@ -49,7 +49,9 @@ private let virtualStudio = """
         let scale = try #require(names.firstIndex(of: "scale"))
         let chromakey = try #require(names.firstIndex(of: "chromakey"))
         #expect(scale < chromakey, "\(names)")
-        #expect(names == ["scale", "chromakey", "despill"])
+        // The presenter is a still photo: keyed once, converted to overlay's format once, then
+        // repeated by `loop` instead of being keyed on every frame.
+        #expect(names == ["scale", "chromakey", "despill", "format", "loop", "setpts"])
         // Scaled to its final height (0.9 x 720) before the key, not after.
         #expect(chain.filters[scale].description == "scale=w=-2:h=648")
         #expect(chain.filters[chromakey].description == "chromakey=color=0x00FF00:similarity=0.25:blend=0.08")

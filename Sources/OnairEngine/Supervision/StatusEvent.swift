@@ -11,14 +11,20 @@ import Foundation
 /// Event names are dot-separated: `input.connected`, `input.lost`, `overlay.applied`,
 /// `destination.<state>` (`destination.connecting`, `destination.live`,
 /// `destination.retrying`, `destination.failed`, `destination.stopped`), `stats`,
-/// `run.stopped`. Every string passes through the engine's redaction before it is written.
+/// `input.waiting`, `input.failed`, `libav.log`, `run.stopped`. Every string passes through the engine's redaction before it is written.
 public struct StatusEvent: Equatable, Sendable {
     /// What happened.
     public enum Kind: Equatable, Sendable {
         /// An input opened; `url` is its address, when it has one.
         case inputConnected(input: String, url: String?)
-        /// An input stopped delivering.
+        /// A listening or network input is not delivering yet.
+        case inputWaiting(input: String, reason: String)
+        /// An input stopped delivering (a live one is covered by its last frame, then the slate).
         case inputLost(input: String, reason: String)
+        /// A local input could not be read: the run can't go on.
+        case inputFailed(input: String, reason: String)
+        /// A warning or error from libav.
+        case libav(level: String, message: String)
         /// An overlay (a layer or a combination) was put on air.
         case overlayApplied(overlay: String)
         /// A destination entered `state`; `url` is its address with the key as a placeholder.
@@ -44,7 +50,10 @@ public struct StatusEvent: Equatable, Sendable {
     public var name: String {
         switch kind {
         case .inputConnected: "input.connected"
+        case .inputWaiting: "input.waiting"
         case .inputLost: "input.lost"
+        case .inputFailed: "input.failed"
+        case .libav: "libav.log"
         case .overlayApplied: "overlay.applied"
         case .destinationChanged(_, _, let state): "destination.\(state.name)"
         case .stats: "stats"
@@ -57,7 +66,10 @@ public struct StatusEvent: Equatable, Sendable {
         let kind: Kind =
             switch self.kind {
             case .inputConnected(let input, let url): .inputConnected(input: redact(input), url: url.map(redact))
+            case .inputWaiting(let input, let reason): .inputWaiting(input: redact(input), reason: redact(reason))
             case .inputLost(let input, let reason): .inputLost(input: redact(input), reason: redact(reason))
+            case .inputFailed(let input, let reason): .inputFailed(input: redact(input), reason: redact(reason))
+            case .libav(let level, let message): .libav(level: level, message: redact(message))
             case .overlayApplied(let overlay): .overlayApplied(overlay: redact(overlay))
             case .destinationChanged(let destination, let url, let state):
                 .destinationChanged(destination: redact(destination), url: url.map(redact), state: state.redacted(redact))
@@ -99,7 +111,7 @@ extension StatusEvent {
         let kind: Kind
 
         private enum Key: String, CodingKey {
-            case input, url, reason, overlay, destination
+            case input, url, reason, overlay, destination, level, message
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -108,9 +120,12 @@ extension StatusEvent {
             case .inputConnected(let input, let url):
                 try container.encode(input, forKey: .input)
                 try container.encodeIfPresent(url, forKey: .url)
-            case .inputLost(let input, let reason):
+            case .inputLost(let input, let reason), .inputWaiting(let input, let reason), .inputFailed(let input, let reason):
                 try container.encode(input, forKey: .input)
                 try container.encode(reason, forKey: .reason)
+            case .libav(let level, let message):
+                try container.encode(level, forKey: .level)
+                try container.encode(message, forKey: .message)
             case .overlayApplied(let overlay):
                 try container.encode(overlay, forKey: .overlay)
             case .destinationChanged(let destination, let url, let state):
@@ -130,5 +145,23 @@ extension FormatStyle where Self == Date.ISO8601FormatStyle {
     /// `2025-01-01T12:00:00.000Z`.
     fileprivate static var iso8601WithMilliseconds: Date.ISO8601FormatStyle {
         Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    }
+}
+
+extension StatusEvent {
+    /// The event as one line for people: `destination.retrying  youtube  retrying (attempt 2, in 2.0s)`.
+    public var textLine: String {
+        let detail: String
+        switch kind {
+        case .inputConnected(let input, let url): detail = input + (url.map { " \($0)" } ?? "")
+        case .inputWaiting(let input, let reason), .inputLost(let input, let reason), .inputFailed(let input, let reason):
+            detail = "\(input): \(reason)"
+        case .overlayApplied(let overlay): detail = overlay
+        case .destinationChanged(let destination, _, let state): detail = "\(destination): \(state.label)"
+        case .libav(let level, let message): detail = "\(level): \(message)"
+        case .stats: detail = ""
+        case .runStopped(let reason): detail = reason
+        }
+        return name.padding(toLength: max(23, name.count + 1), withPad: " ", startingAt: 0) + detail
     }
 }

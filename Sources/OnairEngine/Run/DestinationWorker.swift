@@ -1,0 +1,180 @@
+import AVBridge
+import Foundation
+import OnairConfig
+import OnairPlanner
+
+/// One destination on its own thread: connects, writes its rendition's packets from its own
+/// bounded queue, and on any failure reconnects by itself with backoff — never disturbing the
+/// encoder or the other destinations.
+final class DestinationWorker: @unchecked Sendable {
+    let output: PlannedOutput
+    let queue: PacketQueue<EncodedPacket>
+    private let target: String
+    private let streams: [StreamParameters]
+    private let interruption = Interruption()
+    private let events: EventSink
+    private let lock = NSLock()
+    private var currentState: DestinationState = .idle
+    private var currentStats = DestinationStats()
+    private let finishedSignal = DispatchSemaphore(value: 0)
+
+    /// - Parameters:
+    ///   - target: the URL with the key filled in, or the recording's absolute path.
+    init(output: PlannedOutput, target: String, streams: [StreamParameters], queueBytes: Int, events: EventSink) {
+        self.output = output
+        self.target = target
+        self.streams = streams
+        self.events = events
+        queue = PacketQueue(capacityBytes: queueBytes)
+    }
+
+    /// The current state.
+    var state: DestinationState {
+        lock.lock()
+        defer { lock.unlock() }
+        return currentState
+    }
+
+    /// Counters, with the queue's drops.
+    var stats: DestinationStats {
+        lock.lock()
+        var stats = currentStats
+        lock.unlock()
+        stats.packetsDropped = queue.droppedPackets
+        stats.gopsDropped = queue.droppedGOPs
+        return stats
+    }
+
+    private func set(_ state: DestinationState) {
+        lock.lock()
+        currentState = state
+        lock.unlock()
+        events.emit(.destinationChanged(destination: output.destination, url: output.kind == .recording ? output.target : output.target, state: state))
+    }
+
+    func start() {
+        startThread(named: "onair.destination.\(output.destination)") { [self] in
+            run()
+            finishedSignal.signal()
+        }
+    }
+
+    /// Aborts at once: blocked connects and writes return, no trailer is written.
+    func abort() {
+        interruption.requestStop()
+        queue.close()
+    }
+
+    func wait(timeout: TimeInterval) -> Bool {
+        finishedSignal.wait(timeout: .now() + timeout) == .success
+    }
+
+    private var isNetwork: Bool { output.kind == .rtmp || output.kind == .srt }
+
+    private func run() {
+        var backoff = Backoff(policy: output.retry)
+        var part = 1
+        var hadConnection = false
+        while !interruption.isStopRequested {
+            set(.connecting(attempt: backoff.attempts + 1))
+            let path = Self.partPath(target, part: part, kind: output.kind)
+            if !isNetwork { Self.createParentFolder(of: output.kind == .hls ? path : path) }
+            let media: MediaOutput
+            do {
+                if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.connectTimeoutMs)) }
+                media = try MediaOutput(url: path, format: output.format, options: output.options.map { ($0.key, $0.value) },
+                                        streams: streams, interruption: interruption)
+                interruption.disarm()
+            } catch {
+                interruption.disarm()
+                if !retry(after: "\(error)", backoff: &backoff) { return }
+                continue
+            }
+            let hadConnectionBefore = hadConnection
+            if hadConnection {
+                lock.lock()
+                currentStats.reconnects += 1
+                lock.unlock()
+            }
+            hadConnection = true
+            set(.live)
+            let liveSince = monotonicSeconds()
+            var resetDone = false
+            queue.endWaitingForKeyframe()
+            // A reconnection resumes on a keyframe; the first connection starts with the
+            // encoder's first packets, which begin with one.
+            if hadConnectionBefore { queue.resetToKeyframe() }
+            var failure: String?
+            while !interruption.isStopRequested {
+                guard let item = queue.pop(timeout: .milliseconds(250)) else {
+                    if queue.isClosed {
+                        do {
+                            try media.finish()
+                            set(.stopped)
+                        } catch {
+                            set(.failed(reason: "\(error)"))
+                        }
+                        return
+                    }
+                    continue
+                }
+                let bytes = item.packet.size
+                do {
+                    if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
+                    try media.write(item.packet, stream: item.stream)
+                    interruption.disarm()
+                } catch {
+                    interruption.disarm()
+                    failure = interruption.deadlinePassed ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : "\(error)"
+                    break
+                }
+                lock.lock()
+                currentStats.record(bytes: bytes, at: .now)
+                lock.unlock()
+                if !resetDone, monotonicSeconds() - liveSince > 10 {
+                    backoff.reset()
+                    resetDone = true
+                }
+            }
+            media.close()
+            if interruption.isStopRequested { break }
+            if !isNetwork { part += 1 }
+            if !retry(after: failure ?? "connection lost", backoff: &backoff) { return }
+        }
+        set(.stopped)
+    }
+
+    /// Waits out the next backoff delay; false (after entering `failed`) when attempts are exhausted.
+    private func retry(after reason: String, backoff: inout Backoff) -> Bool {
+        if interruption.isStopRequested {
+            set(.stopped)
+            return false
+        }
+        // While disconnected keep only the freshest GOP, so memory stays bounded and the
+        // reconnection starts on the most recent keyframe.
+        queue.beginWaitingForKeyframe()
+        guard let delay = backoff.next() else {
+            set(.failed(reason: reason))
+            queue.close()
+            return false
+        }
+        set(.retrying(attempt: backoff.attempts, nextTryIn: delay))
+        let deadline = monotonicSeconds() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        while monotonicSeconds() < deadline, !interruption.isStopRequested {
+            Thread.sleep(forTimeInterval: min(0.05, max(0, deadline - monotonicSeconds())))
+        }
+        return !interruption.isStopRequested
+    }
+
+    /// The path of the `part`-th file of a recording (after a write failure a recording goes on
+    /// in a new file rather than overwriting the first).
+    static func partPath(_ path: String, part: Int, kind: PlannedOutput.Kind) -> String {
+        guard part > 1, kind == .recording else { return path }
+        let url = URL(fileURLWithPath: path)
+        return url.deletingPathExtension().path + "-part\(part)." + url.pathExtension
+    }
+
+    static func createParentFolder(of path: String) {
+        try? FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// A bounded first-in-first-out queue between two threads. `push` waits while the queue is full
+/// (backpressure from a slower consumer); `pop` waits while it is empty; `close` wakes both.
+///
+/// Elements move from one owner to the next and are never shared, which is why non-Sendable
+/// libav objects (frames) may travel through it.
+final class Handoff<Element>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var head = 0
+    private var closed = false
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    /// Adds `element`, waiting up to `timeout` for room; false when closed or still full.
+    @discardableResult
+    func push(_ element: Element, timeout: TimeInterval = .infinity) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: min(timeout, 1e9))
+        while !closed && items.count - head >= capacity {
+            if !condition.wait(until: deadline) { return false }
+        }
+        guard !closed else { return false }
+        items.append(element)
+        condition.broadcast()
+        return true
+    }
+
+    /// The oldest element, waiting up to `timeout`; nil on timeout or when closed and empty.
+    func pop(timeout: TimeInterval = .infinity) -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: min(timeout, 1e9))
+        while items.count == head {
+            if closed { return nil }
+            if !condition.wait(until: deadline) { return nil }
+        }
+        return take()
+    }
+
+    /// The oldest element if one is waiting, without blocking.
+    func tryPop() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        return items.count == head ? nil : take()
+    }
+
+    private func take() -> Element {
+        let element = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        return element
+    }
+
+    /// Elements waiting.
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return items.count - head
+    }
+
+    /// Whether `close` was called and every element taken.
+    var isDrained: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return closed && items.count == head
+    }
+
+    /// No more pushes; pops drain what is left, then return nil.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Wakes a thread waiting on several handoffs at once (the compositor waits on every input).
+final class Doorbell: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var rung = false
+
+    /// Wakes the waiter.
+    func ring() {
+        condition.lock()
+        rung = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Waits until rung or `timeout` passes.
+    func wait(timeout: TimeInterval) {
+        condition.lock()
+        if !rung { _ = condition.wait(until: Date(timeIntervalSinceNow: timeout)) }
+        rung = false
+        condition.unlock()
+    }
+}
+
+/// Starts a named thread for blocking libav work (never the Swift concurrency pool).
+func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.name = name
+    thread.stackSize = 4 << 20
+    thread.start()
+}
+
+/// Seconds on a monotonic clock.
+func monotonicSeconds() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+}
+
+/// A value read and written from several threads under a lock.
+final class Guarded<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) {
+        stored = value
+    }
+
+    var value: Value {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        set {
+            lock.lock()
+            stored = newValue
+            lock.unlock()
+        }
+    }
+}

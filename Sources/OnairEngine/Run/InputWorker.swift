@@ -1,0 +1,233 @@
+import AVBridge
+import Foundation
+import OnairConfig
+import OnairPlanner
+
+/// A decoded frame on its way from an input to the compositor, stamped in microseconds on the
+/// run's timeline.
+struct InputFrame {
+    var frame: Frame
+    var kind: MediaKind
+    var micros: Int64
+}
+
+/// Reads one planned input on its own thread: opens it (waiting for a camera to connect, for
+/// listening inputs), decodes, puts every frame on the run's timeline, paces files and
+/// synthetic sources at real time, loops files, and hands frames to the compositor.
+final class InputWorker: @unchecked Sendable {
+    let input: PlannedInput
+    let url: String
+    let mailbox = Handoff<InputFrame>(capacity: 16)
+    private let interruption = Interruption()
+    private let doorbell: Doorbell
+    private let clock: RunClock
+    private let pacing: Bool
+    private let durationMicros: Int64?
+    private let events: EventSink
+    private var opened: MediaInput?
+    private let failureReason = Guarded<String?>(nil)
+
+    /// Why a local input could not be read, if it could not.
+    var failure: String? { failureReason.value }
+
+    /// Whether the input is live (network, listen, device): timestamps follow the wall clock and
+    /// a silence means the input is lost.
+    var isLive: Bool {
+        switch input.kind {
+        case .network, .listen, .device: true
+        case .lavfi, .file: false
+        }
+    }
+
+    /// Formats of the opened input (local inputs are opened before the graph is built).
+    private(set) var videoFormat: VideoStreamFormat?
+    private(set) var audioFormat: AudioStreamFormat?
+
+    init(input: PlannedInput, projectRoot: URL, doorbell: Doorbell, clock: RunClock, pacing: Bool, durationMicros: Int64?, events: EventSink) {
+        self.input = input
+        switch input.kind {
+        case .lavfi(let graph): url = graph
+        case .file(let path, _, _): url = path.hasPrefix("/") ? path : projectRoot.appendingPathComponent(path).path
+        case .network(let address), .listen(let address): url = address
+        case .device(let path, _): url = path
+        }
+        self.doorbell = doorbell
+        self.clock = clock
+        self.pacing = pacing
+        self.durationMicros = durationMicros
+        self.events = events
+    }
+
+    private var format: String? {
+        switch input.kind {
+        case .lavfi: "lavfi"
+        case .device(_, let format): format
+        case .file(_, _, true): "image2"
+        default: nil
+        }
+    }
+
+    private var options: [(String, String)] {
+        var options = input.options.map { ($0.key, $0.value) }
+        if case .listen(let address) = input.kind, address.hasPrefix("srt"), !address.contains("mode=") { options.append(("mode", "listener")) }
+        return options
+    }
+
+    /// Opens a local input now, so the graph can be built with its real formats.
+    func prepare() throws {
+        guard !isLive else { return }
+        let media = try MediaInput(url: url, format: format, options: options, wantVideo: input.video != nil,
+                                   wantAudio: input.audio != nil, interruption: interruption)
+        videoFormat = media.video
+        audioFormat = media.audio
+        opened = media
+    }
+
+    func start() {
+        startThread(named: "onair.input.\(input.index)") { [self] in run() }
+    }
+
+    /// Stops reading; the compositor sees the end of this input.
+    func stop() {
+        interruption.requestStop()
+        mailbox.close()
+        doorbell.ring()
+    }
+
+    private func run() {
+        defer {
+            mailbox.close()
+            doorbell.ring()
+        }
+        if case .file(_, let repeats, true) = input.kind {
+            runStill(repeating: repeats)
+            return
+        }
+        var loopOffset: Int64 = 0
+        var anchor: Int64?
+        var lastMicros: Int64 = -1
+        var endMicros: Int64 = 0
+        var failures = 0
+        while !interruption.isStopRequested {
+            let media: MediaInput
+            if let opened {
+                media = opened
+                self.opened = nil
+            } else {
+                do {
+                    media = try MediaInput(url: url, format: format, options: options, wantVideo: input.video != nil,
+                                           wantAudio: input.audio != nil, interruption: interruption)
+                } catch {
+                    guard isLive, !interruption.isStopRequested else {
+                        if !interruption.isStopRequested {
+                            failureReason.value = "input '\(input.name)' failed: \(error.description)"
+                            events.emit(.inputFailed(input: input.name, reason: error.description))
+                        }
+                        return
+                    }
+                    failures += 1
+                    if failures == 1 { events.emit(.inputWaiting(input: input.name, reason: error.description)) }
+                    Thread.sleep(forTimeInterval: 0.5)
+                    continue
+                }
+            }
+            failures = 0
+            anchor = nil
+            events.emit(.inputConnected(input: input.name, url: nil))
+            var firstStream: Int64?
+            while !interruption.isStopRequested {
+                let decoded: DecodedFrame?
+                do {
+                    if isLive { interruption.arm(timeout: .milliseconds(max(input.lossTimeoutMs, 1000) * 5)) }
+                    decoded = try media.nextFrame()
+                    interruption.disarm()
+                } catch {
+                    interruption.disarm()
+                    if !interruption.isStopRequested { events.emit(.inputLost(input: input.name, reason: error.description)) }
+                    break
+                }
+                guard let decoded else {
+                    // End of file: loop, or end this input.
+                    if case .file(_, true, _) = input.kind, (try? media.rewind()) != nil {
+                        loopOffset = endMicros
+                        firstStream = nil
+                        continue
+                    }
+                    if isLive { events.emit(.inputLost(input: input.name, reason: "end of stream")); break }
+                    return
+                }
+                let stream = decoded.frame.presentationTimestamp.map { decoded.timeBase.convert($0, to: .microseconds) } ?? max(lastMicros + 1, 0)
+                var micros: Int64
+                if isLive {
+                    // Anchor the stream's own clock to the wall clock at the first frame of each
+                    // connection: smooth timestamps within a connection, monotonic across them.
+                    if anchor == nil { anchor = clock.micros - stream }
+                    micros = stream + anchor!
+                } else {
+                    if firstStream == nil { firstStream = stream }
+                    micros = stream - firstStream! + loopOffset
+                }
+                if decoded.kind == .video { micros = max(micros, lastMicros + 1) }
+                lastMicros = max(lastMicros, micros)
+                let length = decoded.kind == .audio && decoded.frame.sampleRate > 0
+                    ? Int64(decoded.frame.sampleCount) * 1_000_000 / Int64(decoded.frame.sampleRate)
+                    : Int64(1_000_000 / max(1, videoFormat?.frameRate.framesPerSecond ?? Double(input.video?.fps ?? 30)))
+                endMicros = max(endMicros, micros + length)
+                if let limit = durationMicros, micros >= limit, !isLive { return }
+                if pacing && !isLive { clock.sleep(until: micros) }
+                if !mailbox.push(InputFrame(frame: decoded.frame, kind: decoded.kind, micros: micros)) { return }
+                doorbell.ring()
+            }
+        }
+    }
+}
+
+extension InputWorker {
+    /// A still image is decoded once. Overlaid stills are sent once (the graph repeats them);
+    /// a still that is the scene's base is repeated here at the scene's rate, paced like any
+    /// file: the same picture, referenced, never decoded again.
+    private func runStill(repeating: Bool) {
+        let media: MediaInput
+        do {
+            if let opened { media = opened } else {
+                media = try MediaInput(url: url, format: format, options: [], wantAudio: false, interruption: interruption)
+            }
+            opened = nil
+            guard let picture = try media.nextFrame()?.frame else {
+                failureReason.value = "input '\(input.name)': the image has no picture"
+                return
+            }
+            events.emit(.inputConnected(input: input.name, url: nil))
+            let fps = Int64(max(1, input.video?.fps ?? 30))
+            var index: Int64 = 0
+            repeat {
+                let micros = index * 1_000_000 / fps
+                if let limit = durationMicros, micros >= limit { return }
+                if pacing { clock.sleep(until: micros) }
+                let frame = try picture.reference()
+                if !mailbox.push(InputFrame(frame: frame, kind: .video, micros: micros)) { return }
+                doorbell.ring()
+                index += 1
+            } while repeating && !interruption.isStopRequested
+        } catch {
+            if !interruption.isStopRequested {
+                failureReason.value = "input '\(input.name)' failed: \(error)"
+                events.emit(.inputFailed(input: input.name, reason: "\(error)"))
+            }
+        }
+    }
+}
+
+/// The run's clock: microseconds since the run started.
+final class RunClock: @unchecked Sendable {
+    private let start = monotonicSeconds()
+
+    /// Microseconds since start.
+    var micros: Int64 { Int64((monotonicSeconds() - start) * 1_000_000) }
+
+    /// Sleeps until `micros` on this clock (paced reading).
+    func sleep(until target: Int64) {
+        let wait = Double(target - micros) / 1_000_000
+        if wait > 0.0005 { Thread.sleep(forTimeInterval: min(wait, 1)) }
+    }
+}

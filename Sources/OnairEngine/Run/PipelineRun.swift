@@ -1,0 +1,200 @@
+import AVBridge
+import Foundation
+import OnairConfig
+import OnairPlanner
+
+/// How a run is carried out.
+public struct RunOptions: Sendable {
+    /// Read files and synthetic sources at real time (ffmpeg's `-re`).
+    public var pacing = true
+    /// Stop after this long (media time for local inputs, wall time otherwise).
+    public var duration: Duration?
+    /// Bytes each destination may hold before whole GOPs are dropped.
+    public var destinationQueueBytes = 8 << 20
+
+    /// Paced, unbounded, 8 MiB per destination.
+    public init() {}
+}
+
+/// How a run ended.
+public enum RunOutcome: Sendable, Equatable {
+    /// Stopped as asked (duration reached, inputs ended, or a stop request) with every
+    /// required destination still up.
+    case completed
+    /// Every required destination failed for good, or an input or the graph failed.
+    case failed(String)
+    /// A second stop request ended it without flushing.
+    case aborted
+}
+
+/// Runs a `PipelinePlan` in this process: one thread per input, one for the filter graph, one
+/// encoder per rendition, one supervised connection per destination.
+public final class PipelineRun: @unchecked Sendable {
+    /// The plan being run.
+    public let plan: PipelinePlan
+    private let options: RunOptions
+    private let events: EventSink
+    private let keys: StreamKeys
+    private let clock = RunClock()
+    private let doorbell = Doorbell()
+    private var inputs: [InputWorker] = []
+    private var encoders: [RenditionEncoder] = []
+    private var destinations: [DestinationWorker] = []
+    private var compositor: Compositor!
+    private let lock = NSLock()
+    private var stopRequests = 0
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// Prepares a run: opens local inputs, builds the graph, opens encoders. Nothing connects
+    /// until `start()`.
+    ///
+    /// - Parameters:
+    ///   - projectRoot: the folder plan paths are relative to.
+    ///   - keys: the resolved stream keys (see `StreamKeys.resolve`).
+    ///   - onEvent: called from engine threads with every event (keys redacted).
+    public init(plan: PipelinePlan, projectRoot: URL, keys: StreamKeys, options: RunOptions,
+                onEvent: @escaping @Sendable (StatusEvent) -> Void) throws {
+        self.plan = plan
+        self.options = options
+        self.keys = keys
+        let events = EventSink(keys: keys, handler: onEvent)
+        self.events = events
+        LibAV.initialize()
+        LibavLog.setHandler { line in
+            guard line.level >= .warning else { return }
+            events.emit(.libav(level: "\(line.level)", message: (line.context.map { "[\($0)] " } ?? "") + line.message))
+        }
+        let durationMicros = options.duration.map { Int64($0.components.seconds) * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000 }
+        inputs = plan.inputs.map {
+            InputWorker(input: $0, projectRoot: projectRoot, doorbell: doorbell, clock: clock, pacing: options.pacing,
+                        durationMicros: durationMicros, events: events)
+        }
+        for input in inputs { try input.prepare() }
+        encoders = try plan.renditions.map { try RenditionEncoder(rendition: $0) }
+        for output in plan.outputs {
+            guard let encoder = encoders.first(where: { $0.rendition.id == output.rendition }) else { continue }
+            var target = output.target
+            switch output.kind {
+            case .rtmp, .srt:
+                if let key = keys.key(for: output.destination) { target = target.replacingOccurrences(of: "{key}", with: key) }
+            case .recording, .hls:
+                target = Self.expandDate(in: target.hasPrefix("/") ? target : projectRoot.appendingPathComponent(target).path)
+            }
+            let worker = DestinationWorker(output: output, target: target, streams: encoder.streams,
+                                           queueBytes: options.destinationQueueBytes, events: events)
+            encoder.attach(worker)
+            destinations.append(worker)
+        }
+        compositor = Compositor(plan: plan, inputs: inputs, encoders: encoders, doorbell: doorbell, clock: clock, events: events)
+        try compositor.build(slatePath: plan.inputLoss.slatePath.map { projectRoot.appendingPathComponent($0) })
+    }
+
+    /// Starts every thread: destinations connect, inputs read.
+    public func start() {
+        for destination in destinations { destination.start() }
+        for encoder in encoders { encoder.start() }
+        compositor.start()
+        for input in inputs { input.start() }
+        startThread(named: "onair.supervisor") { [self] in supervise() }
+    }
+
+    /// First call: stop gracefully (inputs stop, encoders flush, trailers are written).
+    /// Second call: abort at once.
+    public func stop() {
+        lock.lock()
+        stopRequests += 1
+        let count = stopRequests
+        lock.unlock()
+        if count == 1 {
+            for input in inputs { input.stop() }
+        } else {
+            for destination in destinations { destination.abort() }
+            for input in inputs { input.stop() }
+            for encoder in encoders { encoder.frames.close() }
+        }
+    }
+
+    /// Waits for the run to end.
+    public func wait() -> RunOutcome {
+        stopped.wait()
+        stopped.signal()
+        return outcome
+    }
+
+    private var outcome: RunOutcome = .completed
+
+    /// The live status (keys redacted).
+    public var status: EngineStatus {
+        let elapsed = Double(clock.micros) / 1_000_000
+        return EngineStatus(
+            elapsed: .milliseconds(Int64(elapsed * 1000)),
+            renditions: encoders.map { encoder in
+                let progress = encoder.progress
+                let media = Double(progress.micros) / 1_000_000
+                return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
+                                       fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
+                                       speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames)
+            },
+            destinations: destinations.map {
+                DestinationStatus(name: $0.output.destination, platform: $0.output.platform, state: $0.state, stats: $0.stats, required: $0.output.required)
+            }).redacted(keys.redact)
+    }
+
+    /// Ends the run when the duration is reached, when everything has drained, or when every
+    /// required destination has failed.
+    private func supervise() {
+        let limit = options.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let hasLiveInputs = inputs.contains { $0.isLive }
+        while true {
+            if compositor.wait(timeout: 0.1) { break }
+            if let limit, hasLiveInputs, Double(clock.micros) / 1_000_000 >= limit { stop() }
+            if case .completed = outcome, let failure = inputs.lazy.compactMap(\.failure).first {
+                outcome = .failed(failure)
+                stop()
+            }
+            let required = destinations.filter { $0.output.required }
+            let watched = required.isEmpty ? destinations : required
+            if !watched.isEmpty, watched.allSatisfy({ if case .failed = $0.state { true } else { false } }) {
+                outcome = .failed("every required destination failed: " + watched.map(\.output.destination).joined(separator: ", "))
+                stop()
+                stop()
+                break
+            }
+        }
+        for encoder in encoders { _ = encoder.wait(timeout: 30) }
+        for destination in destinations where !destination.wait(timeout: 10) { destination.abort() }
+        lock.lock()
+        let aborted = stopRequests > 1
+        lock.unlock()
+        if case .completed = outcome {
+            if let failure = compositor.failure ?? encoders.compactMap(\.failure).first {
+                outcome = .failed(failure)
+            } else if aborted {
+                outcome = .aborted
+            } else if let failed = destinations.first(where: { destination in
+                if case .failed = destination.state { destination.output.required } else { false }
+            }) {
+                outcome = .failed("required destination '\(failed.output.destination)' failed")
+            }
+        }
+        switch outcome {
+        case .completed: events.emit(.runStopped(reason: "completed"))
+        case .failed(let reason): events.emit(.runStopped(reason: reason))
+        case .aborted: events.emit(.runStopped(reason: "aborted"))
+        }
+        LibavLog.setHandler(nil)
+        stopped.signal()
+    }
+
+    /// Replaces `{date}` and `{time}` in recording paths.
+    static func expandDate(in path: String) -> String {
+        guard path.contains("{") else { return path }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd"
+        var result = path.replacingOccurrences(of: "{date}", with: formatter.string(from: Date()))
+        formatter.dateFormat = "HH-mm-ss"
+        result = result.replacingOccurrences(of: "{time}", with: formatter.string(from: Date()))
+        return result
+    }
+}

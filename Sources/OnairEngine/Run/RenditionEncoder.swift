@@ -1,0 +1,124 @@
+import AVBridge
+import Foundation
+import OnairConfig
+import OnairPlanner
+
+/// An encoded packet shared by every destination of a rendition (each gets its own reference).
+final class EncodedPacket: QueuedPacket, @unchecked Sendable {
+    let packet: Packet
+    /// 0 video, 1 audio: the stream index in every destination's muxer.
+    let stream: Int
+
+    init(packet: Packet, stream: Int) {
+        self.packet = packet
+        self.stream = stream
+    }
+
+    var isVideo: Bool { stream == 0 }
+    var isVideoKeyframe: Bool { stream == 0 && packet.isKeyframe }
+    var byteCount: Int { packet.size }
+}
+
+/// One encoder per unique rendition, on its own thread: frames from the compositor in, packets
+/// out to each destination's queue (which never blocks the encoder).
+final class RenditionEncoder: @unchecked Sendable {
+    let rendition: Rendition
+    let frames = Handoff<SinkFrame>(capacity: 8)
+    private let video: Encoder
+    private let audio: Encoder?
+    private var destinations: [DestinationWorker] = []
+    private let finishedSignal = DispatchSemaphore(value: 0)
+    private let counters = Counters()
+    private(set) var failure: String?
+
+    final class Counters: @unchecked Sendable {
+        private let lock = NSLock()
+        private var frames = 0
+        private var mediaMicros: Int64 = 0
+
+        func record(frames count: Int, micros: Int64) {
+            lock.lock()
+            frames += count
+            mediaMicros = max(mediaMicros, micros)
+            lock.unlock()
+        }
+
+        var snapshot: (frames: Int, micros: Int64) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (frames, mediaMicros)
+        }
+    }
+
+    init(rendition: Rendition) throws {
+        self.rendition = rendition
+        let settings = rendition.video
+        video = try Encoder(video: VideoEncoderSettings(
+            width: settings.width, height: settings.height, frameRate: FrameRate(settings.fps), bitrate: settings.bitrate,
+            maxBitrate: settings.maxBitrate, bufferSize: settings.bufferSize, gopSize: settings.gopFrames, profile: settings.profile,
+            level: settings.level, preset: settings.preset, tune: settings.tune, scenecut: settings.scenecut,
+            constantBitrate: settings.rateControl == "cbr"))
+        audio = try rendition.audio.map {
+            try Encoder(audio: AudioEncoderSettings(encoder: $0.encoder, sampleRate: $0.sampleRate, channels: $0.channels, bitrate: $0.bitrate))
+        }
+    }
+
+    /// Samples per audio frame the encoder needs (the graph's sink delivers exactly that).
+    var audioFrameSize: Int? { audio.map { $0.frameSize > 0 ? $0.frameSize : 1024 } }
+
+    /// What muxers need, video first.
+    var streams: [StreamParameters] { [video.parameters] + (audio.map { [$0.parameters] } ?? []) }
+
+    /// Frames encoded and media time reached.
+    var progress: (frames: Int, micros: Int64) { counters.snapshot }
+
+    func attach(_ destination: DestinationWorker) {
+        destinations.append(destination)
+    }
+
+    func start() {
+        startThread(named: "onair.encoder.\(rendition.id)") { [self] in
+            do {
+                try run()
+            } catch {
+                failure = "\(error)"
+            }
+            for destination in destinations { destination.queue.close() }
+            finishedSignal.signal()
+        }
+    }
+
+    func wait(timeout: TimeInterval) -> Bool {
+        finishedSignal.wait(timeout: .now() + timeout) == .success
+    }
+
+    private func run() throws {
+        while let item = frames.pop() {
+            let encoder = item.kind == .video ? video : audio
+            guard let encoder else { continue }
+            let pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
+            item.frame.presentationTimestamp = pts
+            _ = try encoder.send(item.frame)
+            try drain(encoder)
+            if item.kind == .video, let pts {
+                counters.record(frames: 1, micros: encoder.timeBase.convert(pts, to: .microseconds))
+            }
+        }
+        for encoder in [video] + (audio.map { [$0] } ?? []) {
+            _ = try encoder.send(nil)
+            try drain(encoder)
+        }
+    }
+
+    private func drain(_ encoder: Encoder) throws {
+        while true {
+            let packet = try Packet()
+            guard case .done = try encoder.receive(into: packet) else { return }
+            let stream = encoder.kind == .video ? 0 : 1
+            for (index, destination) in destinations.enumerated() {
+                let copy = index == destinations.count - 1 ? packet : try packet.reference()
+                destination.queue.push(EncodedPacket(packet: copy, stream: stream))
+            }
+        }
+    }
+}

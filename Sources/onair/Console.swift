@@ -1,0 +1,129 @@
+import Foundation
+import OnairEngine
+import OnairPlanner
+
+/// Where a run talks to the operator: phases and events as lines, and on a terminal a live
+/// status block redrawn in place; or JSON lines for machines. Thread-safe.
+final class Console: @unchecked Sendable {
+    private let format: Run.LogFormat
+    private let pipeline: String
+    private let statsInterval: Double
+    private let lock = NSLock()
+    private let live: Bool
+    private let color: Bool
+    private var drawnLines = 0
+    private var timer: (any DispatchSourceTimer)?
+    private var lastStatus: EngineStatus?
+    private var lastStats = Date.distantPast
+
+    init(format: Run.LogFormat, pipeline: String, statsInterval: Double) {
+        self.format = format
+        self.pipeline = pipeline
+        self.statsInterval = statsInterval
+        live = format == .text && isatty(STDERR_FILENO) == 1
+        color = Terminal.wantsColor(fileDescriptor: STDERR_FILENO)
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    private func json(_ fields: [String: Any]) {
+        var object = fields
+        object["ts"] = ISO8601DateFormatter().string(from: Date())
+        object["pipeline"] = pipeline
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        }
+    }
+
+    /// Writes a line above the live block.
+    private func line(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        clearBlock()
+        write(text)
+        redraw()
+    }
+
+    func started(plan: PipelinePlan) {
+        if format == .json {
+            json(["event": "run.started", "renditions": plan.renditions.count, "destinations": plan.outputs.map(\.destination)])
+        } else {
+            line("▶ \(plan.pipeline): \(plan.inputs.count) input(s), overlay '\(plan.activeOverlay)', \(plan.renditions.count) encoder(s) → "
+                 + plan.outputs.map(\.destination).joined(separator: ", "))
+        }
+    }
+
+    func note(_ text: String) {
+        if format == .json { json(["event": "run.note", "message": text]) } else { line("■ \(text)") }
+    }
+
+    func event(_ event: StatusEvent) {
+        if format == .json {
+            lock.lock()
+            FileHandle.standardOutput.write(Data((event.jsonLine(redact: { $0 }) + "\n").utf8))
+            lock.unlock()
+            return
+        }
+        // On a terminal, libav's warnings would drown the status; its errors still show.
+        if case .libav(let level, _) = event.kind, !["error", "fatal", "panic"].contains(level) { return }
+        line(Self.clock.string(from: event.time) + " " + event.textLine)
+    }
+
+    private static let clock: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter
+    }()
+
+    /// Redraws the status block every second (terminal) or writes stats lines (JSON).
+    func startStatus(_ status: @escaping @Sendable () -> EngineStatus) {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [self] in
+            let snapshot = status()
+            lock.lock()
+            lastStatus = snapshot
+            if live {
+                clearBlock()
+                redraw()
+            } else if format == .json, Date().timeIntervalSince(lastStats) >= statsInterval {
+                lastStats = Date()
+                FileHandle.standardOutput.write(Data((StatusEvent(.stats(snapshot)).jsonLine(redact: { $0 }) + "\n").utf8))
+            }
+            lock.unlock()
+        }
+        timer.resume()
+        self.timer = timer
+    }
+
+    func finish(status: EngineStatus) {
+        timer?.cancel()
+        lock.lock()
+        lastStatus = status
+        clearBlock()
+        if format == .text {
+            for text in StatusBoard.render(status, color: color, width: 100) { write(text) }
+        } else {
+            FileHandle.standardOutput.write(Data((StatusEvent(.stats(status)).jsonLine(redact: { $0 }) + "\n").utf8))
+        }
+        lastStatus = nil
+        lock.unlock()
+    }
+
+    /// Caller holds the lock.
+    private func clearBlock() {
+        guard live, drawnLines > 0 else { return }
+        FileHandle.standardError.write(Data("\u{1B}[\(drawnLines)A\u{1B}[J".utf8))
+        drawnLines = 0
+    }
+
+    /// Caller holds the lock.
+    private func redraw() {
+        guard live, let status = lastStatus else { return }
+        let lines = StatusBoard.render(status, color: color, width: 100)
+        for text in lines { write(text) }
+        drawnLines = lines.count
+    }
+}

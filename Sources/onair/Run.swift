@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import OnairConfig
+import OnairEngine
+import OnairPlanner
+
+/// `onair run NAME`: goes live.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a pipeline: stream to its destinations until stopped.",
+        discussion: """
+            Ctrl-C or SIGTERM stops gracefully (inputs stop, encoders flush, recordings are finalised); \
+            a second Ctrl-C stops at once.
+            Exit codes: 0 stopped cleanly, 1 configuration errors (including a missing stream key), \
+            2 usage errors, 3 the broadcast failed (every required destination failed, or an input or \
+            encoder failed), 4 stopped at once by a second Ctrl-C.
+            """)
+
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @OptionGroup var projectOptions: ProjectOptions
+
+    @Argument(help: "The pipeline's name (Pipelines/NAME.yaml).")
+    var name: String
+
+    @Option(help: "Stop after this long, e.g. 30s or 2m.")
+    var duration: String?
+
+    @Flag(help: "Read files and synthetic sources as fast as possible instead of at real time.")
+    var noPacing = false
+
+    @Option(help: "text (live status on a terminal) or json (one event per line, for machines).")
+    var logFormat: LogFormat = .text
+
+    @Option(help: "Seconds between stats lines in the JSON log.")
+    var statsInterval: Double = 5
+
+    func run() throws {
+        let log = DiagnosticLog()
+        let loaded = try projectOptions.load(only: [name], log: log)
+        guard loaded.project.pipelineNames.contains(name) else {
+            throw ValidationError("no pipeline named '\(name)' in \(projectOptions.project)/Pipelines")
+        }
+        var options = RunOptions()
+        options.pacing = !noPacing
+        if let duration {
+            guard let milliseconds = Units.duration(duration), milliseconds > 0 else { throw ValidationError("--duration must look like 30s or 2m") }
+            options.duration = .milliseconds(milliseconds)
+        }
+        let pipeline = loaded.project.pipeline(name)
+        let plan = pipeline.flatMap { loaded.planner(mode: .run).plan($0, log: log) }
+        if let plan, let pipeline { PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log) }
+        guard let plan, log.errorCount == 0 else {
+            Terminal.printError(DiagnosticReport.render(log.sorted.filter { $0.severity == .error }, format: .human, files: loaded.project.files,
+                                                        color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
+            throw ExitCode.failure
+        }
+        let keys: StreamKeys
+        do {
+            keys = try StreamKeys.resolve(for: plan, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
+        } catch {
+            Terminal.printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        let console = Console(format: logFormat, pipeline: name, statsInterval: statsInterval)
+        let pipelineRun: PipelineRun
+        do {
+            pipelineRun = try PipelineRun(plan: plan, projectRoot: projectOptions.root, keys: keys, options: options) { event in
+                console.event(event)
+            }
+        } catch {
+            Terminal.printError("error: could not start '\(name)': \(keys.redact("\(error)"))")
+            throw ExitCode(3)
+        }
+        console.started(plan: plan)
+        let signals = SignalHandlers { count in
+            console.note(count == 1 ? "stopping… (Ctrl-C again to stop at once)" : "stopping at once")
+            pipelineRun.stop()
+        }
+        pipelineRun.start()
+        console.startStatus { pipelineRun.status }
+        let outcome = pipelineRun.wait()
+        console.finish(status: pipelineRun.status)
+        withExtendedLifetime(signals) {}
+        switch outcome {
+        case .completed: return
+        case .failed(let reason):
+            Terminal.printError("error: \(reason)")
+            throw ExitCode(3)
+        case .aborted: throw ExitCode(4)
+        }
+    }
+}
+
+/// SIGINT and SIGTERM, counted: the handler gets 1 for the first, 2 for the next.
+final class SignalHandlers: @unchecked Sendable {
+    private var sources: [any DispatchSourceSignal] = []
+    private var count = 0
+    private let lock = NSLock()
+
+    init(_ handler: @escaping @Sendable (Int) -> Void) {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [self] in
+                lock.lock()
+                count += 1
+                let current = count
+                lock.unlock()
+                handler(current)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+}
