@@ -160,7 +160,10 @@ public final class Encoder {
 
     /// Sends a frame (timestamp in ``timeBase``), or nil to flush at the end.
     public func send(_ frame: Frame?) throws(LibavError) -> LibavStatus {
-        try LibavStatus(avcodec_send_frame(codec, frame?.pointer), "avcodec_send_frame")
+        // A decoded picture keeps its source's frame type; let the encoder choose its own
+        // (it would otherwise force keyframes off the fixed interval, and warn).
+        if kind == .video, let frame { frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE }
+        return try LibavStatus(avcodec_send_frame(codec, frame?.pointer), "avcodec_send_frame")
     }
 
     /// Receives the next packet (timestamps in ``timeBase``).

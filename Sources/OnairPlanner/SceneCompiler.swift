@@ -247,7 +247,9 @@ struct SceneCompiler {
         let pads = split(input, into: sounds.count, filter: "asplit", purpose: "one copy per sample format", label: "sound")
         for (sound, pad) in zip(sounds, pads) {
             let filters = [
-                Filter("aresample", [FilterOption(nil, String(sound.rate))], purpose: "encoder sample rate"),
+                // async=1 fills gaps with silence and trims overlaps when a live input's
+                // timestamps jump (a reconnecting camera), keeping the sound continuous.
+                Filter("aresample", [FilterOption(nil, String(sound.rate)), FilterOption("async", "1")], purpose: "encoder sample rate, continuous"),
                 Filter("aformat", [FilterOption("sample_fmts", "fltp"), FilterOption("channel_layouts", sound.channels == 1 ? "mono" : "stereo")],
                        purpose: "encoder sample format"),
             ]

@@ -22,6 +22,20 @@ final class Console: @unchecked Sendable {
         self.statsInterval = statsInterval
         live = format == .text && isatty(STDERR_FILENO) == 1
         color = Terminal.wantsColor(fileDescriptor: STDERR_FILENO)
+        if live, isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &savedTerminal) == 0 {
+            // Don't echo ^C into the status block; restored when the run ends.
+            var quiet = savedTerminal
+            quiet.c_lflag &= ~tcflag_t(ECHOCTL)
+            tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
+            restoreTerminal = true
+        }
+    }
+
+    private var savedTerminal = termios()
+    private var restoreTerminal = false
+
+    deinit {
+        if restoreTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal) }
     }
 
     private func write(_ text: String) {
@@ -100,6 +114,10 @@ final class Console: @unchecked Sendable {
 
     func finish(status: EngineStatus) {
         timer?.cancel()
+        if restoreTerminal {
+            tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
+            restoreTerminal = false
+        }
         lock.lock()
         lastStatus = status
         clearBlock()

@@ -65,6 +65,7 @@ struct Run: ParsableCommand {
             throw ExitCode.failure
         }
         let console = Console(format: logFormat, pipeline: name, statsInterval: statsInterval)
+        console.started(plan: plan)
         let pipelineRun: PipelineRun
         do {
             pipelineRun = try PipelineRun(plan: plan, projectRoot: projectOptions.root, keys: keys, options: options) { event in
@@ -74,7 +75,6 @@ struct Run: ParsableCommand {
             Terminal.printError("error: could not start '\(name)': \(keys.redact("\(error)"))")
             throw ExitCode(3)
         }
-        console.started(plan: plan)
         let signals = SignalHandlers { count in
             console.note(count == 1 ? "stopping… (Ctrl-C again to stop at once)" : "stopping at once")
             pipelineRun.stop()

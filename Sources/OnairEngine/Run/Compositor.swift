@@ -166,7 +166,7 @@ final class Compositor: @unchecked Sendable {
     private func feed(_ item: InputFrame, from index: Int) throws {
         guard let source = item.kind == .video ? videoSource[index] : audioSource[index] else { return }
         if var state = cover[index] {
-            if state.lostSince != nil { events.emit(.inputConnected(input: inputs[index].input.name, url: nil)) }
+            if state.lostSince != nil, state.lastFrame != nil { events.emit(.inputConnected(input: inputs[index].input.name, url: nil)) }
             state.lostSince = nil
             state.lastArrival = clock.micros
             state.lastPushed[item.kind] = item.micros
@@ -191,7 +191,7 @@ final class Compositor: @unchecked Sendable {
         let interval = Int64(1_000_000 / max(1, state.fps))
         var pushed = false
         if let source = videoSource[index], now >= (state.lastPushed[.video] ?? 0) + interval {
-            let holding = now - state.lostSince! < Int64(plan.inputLoss.holdLastFrameMs) * 1000
+            let holding = state.lastFrame != nil && now - state.lostSince! < Int64(plan.inputLoss.holdLastFrameMs) * 1000
             if let picture = holding ? state.lastFrame : slate {
                 let frame = try picture.reference()
                 let micros = max(now, (state.lastPushed[.video] ?? 0) + 1)

@@ -106,8 +106,10 @@ final class InputWorker: @unchecked Sendable {
         var loopOffset: Int64 = 0
         var anchor: Int64?
         var lastMicros: Int64 = -1
+        var lastVideoMicros: Int64 = -1
         var endMicros: Int64 = 0
         var failures = 0
+        var discontinuities = 0
         while !interruption.isStopRequested {
             let media: MediaInput
             if let opened {
@@ -161,13 +163,21 @@ final class InputWorker: @unchecked Sendable {
                 if isLive {
                     // Anchor the stream's own clock to the wall clock at the first frame of each
                     // connection: smooth timestamps within a connection, monotonic across them.
-                    if anchor == nil { anchor = clock.micros - stream }
+                    // A live stream that drifts more than a second from the wall clock has
+                    // jumped (a new publisher behind the same URL restarts at 0): re-anchor.
+                    let now = clock.micros
+                    if anchor == nil || abs(stream + anchor! - now) > 1_000_000 {
+                        if anchor != nil { discontinuities += 1 }
+                        anchor = now - stream
+                    }
                     micros = stream + anchor!
                 } else {
                     if firstStream == nil { firstStream = stream }
                     micros = stream - firstStream! + loopOffset
                 }
-                if decoded.kind == .video { micros = max(micros, lastMicros + 1) }
+                // A picture that would go back in time is late: drop it rather than squeeze it.
+                if decoded.kind == .video, micros <= lastVideoMicros { continue }
+                if decoded.kind == .video { lastVideoMicros = micros }
                 lastMicros = max(lastMicros, micros)
                 let length = decoded.kind == .audio && decoded.frame.sampleRate > 0
                     ? Int64(decoded.frame.sampleCount) * 1_000_000 / Int64(decoded.frame.sampleRate)

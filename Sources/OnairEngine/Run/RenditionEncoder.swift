@@ -93,10 +93,21 @@ final class RenditionEncoder: @unchecked Sendable {
     }
 
     private func run() throws {
+        var lastVideo: Int64?
+        var nextAudio: Int64?
         while let item = frames.pop() {
             let encoder = item.kind == .video ? video : audio
             guard let encoder else { continue }
-            let pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
+            var pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
+            // Muxers refuse timestamps that go backwards; the graph keeps them monotonic, and
+            // this is the last guard: a late picture is dropped, late sound is moved up.
+            if item.kind == .video {
+                if let current = pts, let last = lastVideo, current <= last { continue }
+                lastVideo = pts ?? lastVideo
+            } else {
+                if let current = pts, let expected = nextAudio, current < expected { pts = expected }
+                if let current = pts { nextAudio = current + Int64(item.frame.sampleCount) }
+            }
             item.frame.presentationTimestamp = pts
             _ = try encoder.send(item.frame)
             try drain(encoder)
