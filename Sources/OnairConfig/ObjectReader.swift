@@ -58,6 +58,14 @@ public struct ObjectReader {
             context.log.error(
                 "unknown-key", "unknown key '\(entry.key)' in \(subject)", at: entry.keyLocation, suggestion: suggestion)
         }
+        // `color: #00FF00` is `color:` followed by a comment: the colour would silently vanish.
+        for entry in entries where entry.value.isNull {
+            if let field = allowed.first(where: { $0.name == entry.key }), case .color = field.type {
+                context.log.error(
+                    "unquoted-color", "'\(entry.key)' in \(subject) has no value: an unquoted # starts a YAML comment",
+                    at: entry.keyLocation, suggestion: "quote the colour: \(entry.key): \"#00FF00\"")
+            }
+        }
         // Required keys are only enforced once `extends:` has been resolved (a child may omit them).
         if node["extends"] == nil && (kind != nil || schema.variants.isEmpty) {
             for field in allowed where field.required && node[field.name] == nil {

@@ -209,6 +209,27 @@ struct ValueTests {
         #expect(loaded.diagnostics[1].location == at(12, 12))
     }
 
+    @Test func unquotedColourIsACommentAndSaysSo() throws {
+        let project = try Fixtures.project(pipeline: """
+            sources:
+              camera: {kind: test, size: 1280x720}
+            overlays:
+              room: {kind: real-scene, camera: camera}
+            active: room
+            layers:
+              - kind: text
+                text: hello
+                color: #FF0000
+            quality: 720p30
+            destinations:
+              archive: {kind: record, path: ../recordings/show.mkv}
+            """)
+        let loaded = project.load()
+        #expect(loaded.codes == ["unquoted-color"], "\(loaded.dump)")
+        #expect(loaded.diagnostics[0].location == at(9, 5))
+        #expect(loaded.diagnostics[0].suggestion == "quote the colour: color: \"#00FF00\"")
+    }
+
     @Test func layerValues() throws {
         let project = try Fixtures.project(pipeline: """
             sources:
