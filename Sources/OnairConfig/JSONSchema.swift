@@ -33,7 +33,8 @@ public enum JSONSchema {
         if schema.extensible {
             branches.append(closedObject(schema.allowedFields(kind: nil), required: ["extends"], doc: "Builds on a preset with `extends:`."))
         }
-        return ["description": schema.doc, "type": "object", "oneOf": branches]
+        // anyOf, not oneOf: a mapping with both `extends:` and `kind:` may match two branches.
+        return ["description": schema.doc, "type": "object", "anyOf": branches]
     }
 
     static func closedObject(_ fields: [FieldSchema], required: [String], doc: String) -> [String: Any] {

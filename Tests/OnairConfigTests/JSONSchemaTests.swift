@@ -21,9 +21,9 @@ struct JSONSchemaTests {
         return found
     }
 
-    /// The kinds offered by a `oneOf` of variants (the `extends:` branch allows any kind, so it names none).
+    /// The kinds offered by a `anyOf` of variants (the `extends:` branch allows any kind, so it names none).
     static func kinds(_ schema: [String: Any]) -> [String] {
-        ((schema["oneOf"] as? [[String: Any]]) ?? []).compactMap { branch in
+        ((schema["anyOf"] as? [[String: Any]]) ?? []).compactMap { branch in
             let kinds = ((branch["properties"] as? [String: Any])?["kind"] as? [String: Any])?["enum"] as? [String]
             return kinds?.count == 1 ? kinds?.first : nil
         }
@@ -51,7 +51,7 @@ struct JSONSchemaTests {
             #expect(object["type"] as? String == "object", "\(path)")
         }
         // Mappings of user-chosen names say what each value is instead.
-        let maps = all.filter { $0.object["type"] as? String == "object" && $0.object["properties"] == nil && $0.object["oneOf"] == nil }
+        let maps = all.filter { $0.object["type"] as? String == "object" && $0.object["properties"] == nil && $0.object["anyOf"] == nil }
         #expect(!maps.isEmpty)
         for (path, object) in maps {
             #expect(object["additionalProperties"] is [String: Any], "\(path) is a map without a value schema")
@@ -70,7 +70,7 @@ struct JSONSchemaTests {
         #expect(sources["type"] as? String == "object")
         let source = try #require(sources["additionalProperties"] as? [String: Any])
         #expect(Self.kinds(source) == ["test", "file", "network", "listen", "device"])
-        let file = try #require((source["oneOf"] as? [[String: Any]])?[1])
+        let file = try #require((source["anyOf"] as? [[String: Any]])?[1])
         #expect(file["required"] as? [String] == ["kind", "path"])
         let fileProperties = try #require(file["properties"] as? [String: Any])
         #expect(Set(fileProperties.keys) == ["kind", "size", "fps", "path", "loop"])
@@ -78,7 +78,7 @@ struct JSONSchemaTests {
         let destinations = try #require(properties["destinations"] as? [String: Any])
         let destination = try #require(destinations["additionalProperties"] as? [String: Any])
         #expect(Self.kinds(destination) == ["platform", "url", "record", "hls"])
-        let branches = try #require(destination["oneOf"] as? [[String: Any]])
+        let branches = try #require(destination["anyOf"] as? [[String: Any]])
         #expect(branches.count == 5)
         #expect(branches.last?["required"] as? [String] == ["extends"])
         let anyKind = ((branches.last?["properties"] as? [String: Any])?["kind"] as? [String: Any])?["enum"] as? [String]
