@@ -15,6 +15,9 @@ public struct FFmpegCommand: Sendable {
         public var durationSeconds: Double?
         /// Overwrite outputs without asking (`-y`).
         public var overwrite = true
+        /// Encode everything but write nothing (`-f null -` per rendition): measures the work
+        /// without disks or networks, for benchmarks.
+        public var nullOutputs = false
 
         /// Defaults: paced, unbounded, paths as in the plan.
         public init() {}
@@ -87,7 +90,9 @@ public struct FFmpegCommand: Sendable {
                 add("-c:a", audio.encoder, "-b:a", Units.formatBitrate(audio.bitrate), "-ar", String(audio.sampleRate), "-ac", String(audio.channels))
             }
             if let seconds = options.durationSeconds { add("-t", Self.number(seconds)) }
-            if outputs.count == 1, let output = outputs.first {
+            if options.nullOutputs {
+                add("-f", "null", "-")
+            } else if outputs.count == 1, let output = outputs.first {
                 add("-f", output.format)
                 for option in output.options { add("-\(option.key)", option.isPath ? path(option.value) : option.value) }
                 arguments.append(Self.target(output, path: path))

@@ -31,6 +31,9 @@ struct Plan: ParsableCommand {
     @Flag(help: "With --format ffmpeg: read inputs as fast as possible instead of at real time.")
     var noPacing = false
 
+    @Flag(help: "With --format ffmpeg: encode every rendition but write to ffmpeg's null muxer (for benchmarks).")
+    var nullOutputs = false
+
     func run() throws {
         let log = DiagnosticLog()
         let loaded = try projectOptions.load(only: [name], log: log)
@@ -64,6 +67,7 @@ struct Plan: ParsableCommand {
             options.pathBase = projectOptions.displayRoot
             options.pacing = !noPacing
             options.durationSeconds = seconds
+            options.nullOutputs = nullOutputs
             print(FFmpegCommand(plan: plan, options: options).shell(multiline: true))
         case .dot: print(PlanGraphviz.render(plan))
         }

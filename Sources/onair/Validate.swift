@@ -12,7 +12,7 @@ struct Validate: ParsableCommand {
 
     @OptionGroup var projectOptions: ProjectOptions
 
-    @Argument(help: "Pipeline names or .yaml files to check (default: every pipeline of the project).")
+    @Argument(help: "Project folders, pipeline names or .yaml files to check (default: every pipeline of the project).")
     var targets: [String] = []
 
     @Option(help: "Report format: human, json or github (workflow annotations).")
@@ -25,8 +25,14 @@ struct Validate: ParsableCommand {
         let log = DiagnosticLog()
         var names: Set<String>?
         var files: [URL] = []
+        var projects: [ProjectOptions] = []
         for target in targets {
-            if target.hasSuffix(".yaml") || target.hasSuffix(".yml") {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
+                var options = projectOptions
+                options.project = target
+                projects.append(options)
+            } else if target.hasSuffix(".yaml") || target.hasSuffix(".yml") {
                 let url = URL(fileURLWithPath: target)
                 guard FileManager.default.fileExists(atPath: url.path) else { throw ValidationError("no such file: \(target)") }
                 files.append(url)
@@ -35,32 +41,35 @@ struct Validate: ParsableCommand {
                 names = (names ?? []).union([target])
             }
         }
-        let loaded = try projectOptions.load(only: names, extraPipelineFiles: files, log: log)
-        if let names {
-            for name in names.sorted() where !loaded.project.pipelineNames.contains(name) {
-                throw ValidationError("no pipeline named '\(name)'" + (Suggestion.phrase(for: name, in: loaded.project.pipelineNames, listing: true).map { "; \($0)" } ?? ""))
+        var checked = 0
+        var texts: [String: String] = [:]
+        for options in projects.isEmpty ? [projectOptions] : projects {
+            let loaded = try options.load(only: names, extraPipelineFiles: files, log: log)
+            texts.merge(loaded.project.files) { first, _ in first }
+            if let names {
+                for name in names.sorted() where !loaded.project.pipelineNames.contains(name) {
+                    throw ValidationError("no pipeline named '\(name)'" + (Suggestion.phrase(for: name, in: loaded.project.pipelineNames, listing: true).map { "; \($0)" } ?? ""))
+                }
             }
-        }
-        if loaded.project.pipelineNames.isEmpty {
-            let folder = [projectOptions.displayRoot, "Pipelines"].filter { !$0.isEmpty }.joined(separator: "/")
-            log.error("no-pipelines", "no pipeline files (*.yaml) in \(folder)", at: .start(of: folder),
-                      suggestion: "run onair in the project folder, or pass --project DIR")
-        }
-        let planner = loaded.planner(mode: .validate)
-        var planned = 0
-        for pipeline in loaded.project.pipelines {
-            if let plan = planner.plan(pipeline, log: log) {
-                planned += 1
-                PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log)
+            if loaded.project.pipelineNames.isEmpty {
+                let folder = [options.displayRoot, "Pipelines"].filter { !$0.isEmpty }.joined(separator: "/")
+                log.error("no-pipelines", "no pipeline files (*.yaml) in \(folder)", at: .start(of: folder),
+                          suggestion: "run onair in the project folder, or pass the project folder")
             }
+            let planner = loaded.planner(mode: .validate)
+            for pipeline in loaded.project.pipelines {
+                if let plan = planner.plan(pipeline, log: log) {
+                    PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log)
+                }
+            }
+            checked += loaded.project.pipelineNames.count
         }
         let diagnostics = log.sorted
         let errors = log.errorCount, warnings = log.warningCount
-        let checked = loaded.project.pipelineNames.count
         let summary = errors == 0 && warnings == 0
             ? "✓ \(checked) pipeline\(checked == 1 ? "" : "s") valid"
             : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s") in \(checked) pipeline\(checked == 1 ? "" : "s")"
-        let text = DiagnosticReport.render(diagnostics, format: format, files: loaded.project.files,
+        let text = DiagnosticReport.render(diagnostics, format: format, files: texts,
                                            color: format == .human && Terminal.wantsColor(fileDescriptor: STDOUT_FILENO), summary: summary)
         if !text.isEmpty { print(text) }
         if errors > 0 || (strict && warnings > 0) { throw ExitCode.failure }
