@@ -80,6 +80,12 @@ public final class PipelineRun: @unchecked Sendable {
             case .recording, .hls:
                 target = Self.expandDate(in: target.hasPrefix("/") ? target : projectRoot.appendingPathComponent(target).path)
             }
+            var output = output
+            output.options = output.options.map { option in
+                var option = option
+                if option.isPath, !option.value.hasPrefix("/") { option.value = projectRoot.appendingPathComponent(option.value).path }
+                return option
+            }
             let worker = DestinationWorker(output: output, target: target, streams: encoder.streams,
                                            queueBytes: options.destinationQueueBytes, events: events)
             encoder.attach(worker)
@@ -156,8 +162,9 @@ public final class PipelineRun: @unchecked Sendable {
             let watched = required.isEmpty ? destinations : required
             if !watched.isEmpty, watched.allSatisfy({ if case .failed = $0.state { true } else { false } }) {
                 outcome = .failed("every required destination failed: " + watched.map(\.output.destination).joined(separator: ", "))
+                // The others (optional destinations, recordings) still end cleanly.
                 stop()
-                stop()
+                _ = compositor.wait(timeout: 30)
                 break
             }
         }

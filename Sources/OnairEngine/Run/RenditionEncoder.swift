@@ -83,6 +83,8 @@ final class RenditionEncoder: @unchecked Sendable {
             } catch {
                 failure = "\(error)"
             }
+            // Unblock the compositor if this encoder stopped early.
+            frames.close()
             for destination in destinations { destination.queue.close() }
             finishedSignal.signal()
         }
