@@ -109,9 +109,13 @@ final class DestinationWorker: @unchecked Sendable {
                 guard let item = queue.pop(timeout: .milliseconds(250)) else {
                     if queue.isClosed {
                         do {
+                            // A stalled peer must not hold the trailer for good either.
+                            if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
                             try media.finish()
+                            interruption.disarm()
                             set(.stopped)
                         } catch {
+                            interruption.disarm()
                             set(.failed(reason: "\(error)"))
                         }
                         return
@@ -124,8 +128,9 @@ final class DestinationWorker: @unchecked Sendable {
                     try media.write(item.packet, stream: item.stream)
                     interruption.disarm()
                 } catch {
+                    let stalled = interruption.deadlinePassed
                     interruption.disarm()
-                    failure = interruption.deadlinePassed ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : "\(error)"
+                    failure = stalled ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : "\(error)"
                     break
                 }
                 lock.lock()
@@ -136,7 +141,11 @@ final class DestinationWorker: @unchecked Sendable {
                     resetDone = true
                 }
             }
+            // Closing flushes what is buffered and says goodbye to the server, which blocks for
+            // good on a connection that stalled: it gets the write timeout too.
+            if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
             media.close()
+            interruption.disarm()
             if interruption.isStopRequested { break }
             if !isNetwork { part += 1 }
             if !retry(after: failure ?? "connection lost", backoff: &backoff) { return }
