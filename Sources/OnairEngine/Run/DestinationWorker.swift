@@ -35,9 +35,10 @@ final class DestinationWorker: @unchecked Sendable {
         return currentState
     }
 
-    /// Counters, with the queue's drops.
+    /// Counters, with the queue's drops; the rate decays to 0 while nothing is sent.
     var stats: DestinationStats {
         lock.lock()
+        currentStats.refreshRate(at: .now)
         var stats = currentStats
         lock.unlock()
         stats.packetsDropped = queue.droppedPackets
