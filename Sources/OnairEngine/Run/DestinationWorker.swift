@@ -154,9 +154,14 @@ final class DestinationWorker: @unchecked Sendable {
         set(.stopped)
     }
 
-    /// Waits out the next backoff delay; false (after entering `failed`) when attempts are exhausted.
+    /// Whether the run is ending: a stop was requested, or the encoder closed the queue (nothing
+    /// new will come, so there is nothing to reconnect for).
+    private var isEnding: Bool { interruption.isStopRequested || queue.isClosed }
+
+    /// Waits out the next backoff delay; false (after entering `failed`, or `stopped` when the
+    /// run ends meanwhile) when attempts are exhausted.
     private func retry(after reason: String, backoff: inout Backoff) -> Bool {
-        if interruption.isStopRequested {
+        if isEnding {
             set(.stopped)
             return false
         }
@@ -170,10 +175,14 @@ final class DestinationWorker: @unchecked Sendable {
         }
         set(.retrying(attempt: backoff.attempts, nextTryIn: delay))
         let deadline = monotonicSeconds() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-        while monotonicSeconds() < deadline, !interruption.isStopRequested {
+        while monotonicSeconds() < deadline, !isEnding {
             Thread.sleep(forTimeInterval: min(0.05, max(0, deadline - monotonicSeconds())))
         }
-        return !interruption.isStopRequested
+        if isEnding {
+            set(.stopped)
+            return false
+        }
+        return true
     }
 
     /// The path of the `part`-th file of a recording (after a write failure a recording goes on
