@@ -72,6 +72,15 @@ final class DestinationWorker: @unchecked Sendable {
 
     private var isNetwork: Bool { output.kind == .rtmp || output.kind == .srt }
 
+    /// The plan's muxer options; a recording also hands every packet to the file at once.
+    /// libavformat otherwise buffers 256 KiB per file (seconds of video at streaming rates),
+    /// all of which a crash or a SIGKILL would lose.
+    private var muxerOptions: [(String, String)] {
+        var options = output.options.map { ($0.key, $0.value) }
+        if output.kind == .recording, !options.contains(where: { $0.0 == "flush_packets" }) { options.append(("flush_packets", "1")) }
+        return options
+    }
+
     private func run() {
         var backoff = Backoff(policy: output.retry)
         var part = 1
@@ -83,7 +92,7 @@ final class DestinationWorker: @unchecked Sendable {
             let media: MediaOutput
             do {
                 if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.connectTimeoutMs)) }
-                media = try MediaOutput(url: path, format: output.format, options: output.options.map { ($0.key, $0.value) },
+                media = try MediaOutput(url: path, format: output.format, options: muxerOptions,
                                         streams: streams, interruption: interruption)
                 interruption.disarm()
             } catch {
