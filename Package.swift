@@ -55,5 +55,6 @@ let package = Package(
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
         .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]
 )
