@@ -39,6 +39,9 @@ let package = Package(
         .target(name: "OnairPlanner", dependencies: ["OnairConfig"], swiftSettings: strictness),
         // Runs plans through libav; consumes PipelinePlan values only.
         .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "AVBridge"], swiftSettings: strictness),
+        // What the end-to-end tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback
+        // ports, the built onair executable. Only test targets depend on it.
+        .target(name: "OnairTestSupport", swiftSettings: strictness),
         .executableTarget(
             name: "onair",
             dependencies: [
@@ -50,7 +53,8 @@ let package = Package(
         .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], swiftSettings: strictness),
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner"], resources: [.copy("Golden")], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
-        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine"], swiftSettings: strictness),
-        .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner"], swiftSettings: strictness),
+        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]
 )

@@ -159,9 +159,12 @@ public final class Encoder {
     public var frameSize: Int { Int(codec!.pointee.frame_size) }
 
     /// Sends a frame (timestamp in ``timeBase``), or nil to flush at the end.
+    ///
+    /// A video frame's picture type is cleared first: decoders and sources such as `testsrc2`
+    /// mark their frames I, P or B, and libx264 obeys those marks, so a synthetic source would
+    /// otherwise encode as all keyframes and a file as the source's own GOPs, whatever
+    /// `gop_size` says (ffmpeg's command line clears it the same way).
     public func send(_ frame: Frame?) throws(LibavError) -> LibavStatus {
-        // A decoded picture keeps its source's frame type; let the encoder choose its own
-        // (it would otherwise force keyframes off the fixed interval, and warn).
         if kind == .video, let frame { frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE }
         return try LibavStatus(avcodec_send_frame(codec, frame?.pointer), "avcodec_send_frame")
     }

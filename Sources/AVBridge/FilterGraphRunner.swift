@@ -111,9 +111,15 @@ public final class FilterGraphRunner {
         try LibavError.check(av_buffersrc_add_frame_flags(sources[index], input.pointer, 0), "av_buffersrc_add_frame_flags")
     }
 
-    /// Tells source `index` that no more frames will come.
-    public func endOfStream(source index: Int) throws(LibavError) {
-        try LibavError.check(av_buffersrc_add_frame_flags(sources[index], nil, 0), "av_buffersrc_add_frame_flags")
+    /// Tells source `index` that no more frames will come. `end` (in the source's time base) is
+    /// when its last frame ends; without it the source ends at its last frame's own timestamp,
+    /// and a frame-rate filter (`fps`) downstream then drops that last frame.
+    public func endOfStream(source index: Int, at end: Int64? = nil) throws(LibavError) {
+        if let end {
+            try LibavError.check(av_buffersrc_close(sources[index], end, 0), "av_buffersrc_close")
+        } else {
+            try LibavError.check(av_buffersrc_add_frame_flags(sources[index], nil, 0), "av_buffersrc_add_frame_flags")
+        }
     }
 
     /// The next frame of sink `index`, `.wouldBlock` when the graph needs more input.

@@ -102,7 +102,9 @@ final class Console: @unchecked Sendable {
             if live {
                 clearBlock()
                 redraw()
-            } else if format == .json, Date().timeIntervalSince(lastStats) >= statsInterval {
+            } else if format == .json, Date().timeIntervalSince(lastStats) >= statsInterval - 0.5 {
+                // Half a tick of slack: the timer fires every second, never exactly a second
+                // after the last line, and `--stats-interval 1` must not mean every 2 s.
                 lastStats = Date()
                 FileHandle.standardOutput.write(Data((StatusEvent(.stats(snapshot)).jsonLine(redact: { $0 }) + "\n").utf8))
             }

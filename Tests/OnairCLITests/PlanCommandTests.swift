@@ -1,5 +1,6 @@
 import Foundation
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 @Suite struct PlanCommandTests {

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 
 /// Stream keys in the environment must never reach onair's output, whatever is printed.

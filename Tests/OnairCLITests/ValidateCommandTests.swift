@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 
 @Suite struct ValidateCommandTests {

@@ -1,5 +1,6 @@
 import OnairConfig
 import OnairEngine
+import OnairTestSupport
 import Testing
 
 /// A retry policy with the given waits (the rest as standard).

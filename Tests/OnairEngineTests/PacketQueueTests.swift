@@ -1,5 +1,6 @@
 import Foundation
 import OnairEngine
+import OnairTestSupport
 import Testing
 
 /// Names of packets, `K0 v1 a2` style.

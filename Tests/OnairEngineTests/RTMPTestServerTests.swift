@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 
 @Suite("A real RTMP ingest (nginx-rtmp) and ffprobe reading it back")

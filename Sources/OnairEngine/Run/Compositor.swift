@@ -28,6 +28,8 @@ final class Compositor: @unchecked Sendable {
     /// Sink index → (rendition, kind).
     private var sinkTargets: [(encoder: Int, kind: MediaKind)] = []
     private var cover: [Int: InputCover] = [:]
+    /// Graph source index → when the last frame fed to it ends (µs), for its end of stream.
+    private var sourceEnds: [Int: Int64] = [:]
     private var slate: Frame?
     private let finishedSignal = DispatchSemaphore(value: 0)
     private(set) var failure: String?
@@ -125,8 +127,8 @@ final class Compositor: @unchecked Sendable {
             // End the sources of inputs that ended.
             for (index, worker) in inputs.enumerated() where !ended.contains(index) && worker.mailbox.isDrained {
                 ended.insert(index)
-                if let source = videoSource[index] { try graph.endOfStream(source: source) }
-                if let source = audioSource[index] { try graph.endOfStream(source: source) }
+                if let source = videoSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
+                if let source = audioSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
             }
             if ended.count == inputs.count { continue }
             // Feed the input the graph is hungriest for; otherwise any input with a frame.
@@ -174,6 +176,13 @@ final class Compositor: @unchecked Sendable {
             cover[index] = state
         }
         item.frame.presentationTimestamp = item.micros
+        var length: Int64 = 0
+        if item.kind == .audio, item.frame.sampleRate > 0 {
+            length = Int64(item.frame.sampleCount) * 1_000_000 / Int64(item.frame.sampleRate)
+        } else if case .video(_, _, let rate, _) = sourceFormats[source].media, rate.framesPerSecond > 0 {
+            length = Int64(1_000_000 / rate.framesPerSecond)
+        }
+        sourceEnds[source] = max(sourceEnds[source] ?? 0, item.micros + length)
         try graph.push(item.frame, source: source)
     }
 

@@ -35,9 +35,10 @@ final class DestinationWorker: @unchecked Sendable {
         return currentState
     }
 
-    /// Counters, with the queue's drops.
+    /// Counters, with the queue's drops; the rate decays to 0 while nothing is sent.
     var stats: DestinationStats {
         lock.lock()
+        currentStats.refreshRate(at: .now)
         var stats = currentStats
         lock.unlock()
         stats.packetsDropped = queue.droppedPackets
@@ -71,6 +72,15 @@ final class DestinationWorker: @unchecked Sendable {
 
     private var isNetwork: Bool { output.kind == .rtmp || output.kind == .srt }
 
+    /// The plan's muxer options; a recording also hands every packet to the file at once.
+    /// libavformat otherwise buffers 256 KiB per file (seconds of video at streaming rates),
+    /// all of which a crash or a SIGKILL would lose.
+    private var muxerOptions: [(String, String)] {
+        var options = output.options.map { ($0.key, $0.value) }
+        if output.kind == .recording, !options.contains(where: { $0.0 == "flush_packets" }) { options.append(("flush_packets", "1")) }
+        return options
+    }
+
     private func run() {
         var backoff = Backoff(policy: output.retry)
         var part = 1
@@ -82,7 +92,7 @@ final class DestinationWorker: @unchecked Sendable {
             let media: MediaOutput
             do {
                 if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.connectTimeoutMs)) }
-                media = try MediaOutput(url: path, format: output.format, options: output.options.map { ($0.key, $0.value) },
+                media = try MediaOutput(url: path, format: output.format, options: muxerOptions,
                                         streams: streams, interruption: interruption)
                 interruption.disarm()
             } catch {
@@ -109,9 +119,13 @@ final class DestinationWorker: @unchecked Sendable {
                 guard let item = queue.pop(timeout: .milliseconds(250)) else {
                     if queue.isClosed {
                         do {
+                            // A stalled peer must not hold the trailer for good either.
+                            if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
                             try media.finish()
+                            interruption.disarm()
                             set(.stopped)
                         } catch {
+                            interruption.disarm()
                             set(.failed(reason: "\(error)"))
                         }
                         return
@@ -124,8 +138,9 @@ final class DestinationWorker: @unchecked Sendable {
                     try media.write(item.packet, stream: item.stream)
                     interruption.disarm()
                 } catch {
+                    let stalled = interruption.deadlinePassed
                     interruption.disarm()
-                    failure = interruption.deadlinePassed ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : "\(error)"
+                    failure = stalled ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : "\(error)"
                     break
                 }
                 lock.lock()
@@ -136,7 +151,11 @@ final class DestinationWorker: @unchecked Sendable {
                     resetDone = true
                 }
             }
+            // Closing flushes what is buffered and says goodbye to the server, which blocks for
+            // good on a connection that stalled: it gets the write timeout too.
+            if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
             media.close()
+            interruption.disarm()
             if interruption.isStopRequested { break }
             if !isNetwork { part += 1 }
             if !retry(after: failure ?? "connection lost", backoff: &backoff) { return }
@@ -144,9 +163,14 @@ final class DestinationWorker: @unchecked Sendable {
         set(.stopped)
     }
 
-    /// Waits out the next backoff delay; false (after entering `failed`) when attempts are exhausted.
+    /// Whether the run is ending: a stop was requested, or the encoder closed the queue (nothing
+    /// new will come, so there is nothing to reconnect for).
+    private var isEnding: Bool { interruption.isStopRequested || queue.isClosed }
+
+    /// Waits out the next backoff delay; false (after entering `failed`, or `stopped` when the
+    /// run ends meanwhile) when attempts are exhausted.
     private func retry(after reason: String, backoff: inout Backoff) -> Bool {
-        if interruption.isStopRequested {
+        if isEnding {
             set(.stopped)
             return false
         }
@@ -160,10 +184,14 @@ final class DestinationWorker: @unchecked Sendable {
         }
         set(.retrying(attempt: backoff.attempts, nextTryIn: delay))
         let deadline = monotonicSeconds() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
-        while monotonicSeconds() < deadline, !interruption.isStopRequested {
+        while monotonicSeconds() < deadline, !isEnding {
             Thread.sleep(forTimeInterval: min(0.05, max(0, deadline - monotonicSeconds())))
         }
-        return !interruption.isStopRequested
+        if isEnding {
+            set(.stopped)
+            return false
+        }
+        return true
     }
 
     /// The path of the `part`-th file of a recording (after a write failure a recording goes on

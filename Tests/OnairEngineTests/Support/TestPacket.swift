@@ -46,24 +46,6 @@ final class OwnedPacket: QueuedPacket {
     }
 }
 
-/// A value several test threads share, only touched under its lock.
-final class Shared<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-
-    var current: Value { withLock { $0 } }
-}
-
 /// Drains `queue` without waiting, oldest first.
 func drain<Element: QueuedPacket>(_ queue: PacketQueue<Element>) -> [Element] {
     var packets: [Element] = []

@@ -10,18 +10,18 @@ import Darwin
 /// its own temporary directory, started and stopped by the PID it was given.
 ///
 /// Tests call ``stop()``; `deinit` stops the server too, as a safety net.
-final class RTMPTestServer: @unchecked Sendable {
+public final class RTMPTestServer: @unchecked Sendable {
     /// Why the server could not start.
-    struct StartError: Error, CustomStringConvertible {
-        var description: String
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// The port nginx listens on (kept across ``restart()``).
-    let port: Int
+    public let port: Int
     /// The server's prefix directory (`conf/`, `logs/`, `rec/`).
-    let directory: URL
+    public let directory: URL
     /// Whether everything published is recorded under `rec/`.
-    let records: Bool
+    public let records: Bool
 
     private let lock = NSLock()
     private var master: Subprocess?
@@ -31,7 +31,7 @@ final class RTMPTestServer: @unchecked Sendable {
 
     /// Writes the configuration and starts nginx, returning once the port accepts connections
     /// (throws after 10 s, with nginx's error log).
-    init(record: Bool = false) throws {
+    public init(record: Bool = false) throws {
         records = record
         port = try LoopbackPort.free()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("onair-rtmp-\(UUID().uuidString)")
@@ -56,29 +56,45 @@ final class RTMPTestServer: @unchecked Sendable {
     }
 
     /// `rtmp://127.0.0.1:PORT/live/NAME`.
-    func url(stream name: String) -> String {
+    public func url(stream name: String) -> String {
         "rtmp://127.0.0.1:\(port)/live/\(name)"
     }
 
     /// The PID of the running nginx master, nil while stopped.
-    var pid: pid_t? {
+    public var pid: pid_t? {
         lock.withLock { master?.isRunning == true ? master?.pid : nil }
     }
 
+    /// The master's PID and its workers' PIDs (empty while stopped).
+    public var processIDs: [pid_t] {
+        guard let pid else { return [] }
+        return [pid] + Self.children(of: pid)
+    }
+
     /// The recorded `.flv` files, by name.
-    var recordings: [URL] {
+    public var recordings: [URL] {
         let folder = directory.appendingPathComponent("rec")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return names.filter { $0.hasSuffix(".flv") }.sorted().map { folder.appendingPathComponent($0) }
     }
 
     /// nginx's error log (info level: it names each publish and play).
-    var errorLog: String {
+    public var errorLog: String {
         (try? String(contentsOf: directory.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
     }
 
+    /// How many times nginx has logged a publisher on `name` (across restarts).
+    public func publishCount(stream name: String) -> Int {
+        errorLog.components(separatedBy: "publish: name='\(name)'").count - 1
+    }
+
+    /// How many TCP connections nginx has accepted (across restarts).
+    public var connectionCount: Int {
+        errorLog.components(separatedBy: "client connected").count - 1
+    }
+
     /// Waits until nginx has logged a publisher on `name`; false after `timeout`.
-    func waitForPublisher(stream name: String, timeout: Duration) -> Bool {
+    public func waitForPublisher(stream name: String, timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if errorLog.contains("publish: name='\(name)'") { return true }
@@ -87,24 +103,36 @@ final class RTMPTestServer: @unchecked Sendable {
         return false
     }
 
+    /// Freezes nginx (SIGSTOP to the master and its workers): connections stay open but
+    /// nothing is read any more. ``resume()`` or ``stop()`` undo it.
+    public func suspend() {
+        for process in processIDs { kill(process, SIGSTOP) }
+    }
+
+    /// Lets a suspended nginx run again (SIGCONT to the master and its workers).
+    public func resume() {
+        for process in processIDs { kill(process, SIGCONT) }
+    }
+
     /// SIGTERM to the master's PID, SIGKILL (master and its workers) after 5 s; returns once
-    /// nginx exited. Does nothing when stopped.
-    func stop() {
+    /// nginx exited. Does nothing when stopped. A suspended server is resumed first.
+    public func stop() {
         let running = lock.withLock { () -> Subprocess? in
             defer { master = nil }
             return master
         }
         guard let running, running.isRunning else { return }
+        let workers = Self.children(of: running.pid)
+        for process in [running.pid] + workers { kill(process, SIGCONT) }
         running.send(SIGTERM)
         if running.wait(timeout: .seconds(5)) { return }
-        let workers = Self.children(of: running.pid)
         running.send(SIGKILL)
         for worker in workers { kill(worker, SIGKILL) }
         running.wait(timeout: .seconds(5))
     }
 
     /// Stops nginx (when running) and starts it again on the same port: an ingest outage.
-    func restart() throws {
+    public func restart() throws {
         stop()
         try start()
     }

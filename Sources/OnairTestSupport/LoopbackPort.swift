@@ -7,9 +7,9 @@ import Darwin
 #endif
 
 /// TCP ports on 127.0.0.1: finding a free one, and checking whether one accepts connections.
-enum LoopbackPort {
+public enum LoopbackPort {
     /// A port nothing listens on right now (the kernel's pick for an ephemeral bind).
-    static func free() throws -> Int {
+    public static func free() throws -> Int {
         let socket = try openSocket()
         defer { close(socket) }
         var address = loopback(port: 0)
@@ -26,7 +26,7 @@ enum LoopbackPort {
     }
 
     /// True when a TCP connection to 127.0.0.1:`port` succeeds.
-    static func acceptsConnections(_ port: Int) -> Bool {
+    public static func acceptsConnections(_ port: Int) -> Bool {
         guard let socket = try? openSocket() else { return false }
         defer { close(socket) }
         var address = loopback(port: port)
@@ -37,7 +37,7 @@ enum LoopbackPort {
     }
 
     /// Polls until `port` accepts connections, `giveUp` returns true, or `timeout` passes.
-    static func waitUntilAccepting(_ port: Int, timeout: Duration, giveUp: () -> Bool = { false }) -> Bool {
+    public static func waitUntilAccepting(_ port: Int, timeout: Duration, giveUp: () -> Bool = { false }) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if acceptsConnections(port) { return true }
@@ -48,8 +48,8 @@ enum LoopbackPort {
     }
 
     /// Why a port could not be found.
-    struct PortError: Error, CustomStringConvertible {
-        var description: String
+    public struct PortError: Error, CustomStringConvertible {
+        public var description: String
     }
 
     private static func openSocket() throws -> Int32 {

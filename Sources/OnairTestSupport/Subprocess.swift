@@ -8,38 +8,51 @@ import Darwin
 
 /// A child process a test starts, watches and stops by its PID, with stdout and stderr
 /// captured to files (so a chatty child never blocks on a full pipe).
-final class Subprocess: @unchecked Sendable {
+public final class Subprocess: @unchecked Sendable {
     /// What a finished child left behind.
-    struct Output {
-        /// Exit status (or the terminating signal).
-        var status: Int32
-        var stdout: String
-        var stderr: String
+    public struct Output: Sendable, CustomStringConvertible {
+        /// Exit status, or the number of the signal that ended the child (see `signaled`).
+        public var status: Int32
+        /// True when a signal ended the child.
+        public var signaled: Bool
+        public var stdout: String
+        public var stderr: String
         /// True when the child overran its timeout and was killed.
-        var timedOut: Bool
+        public var timedOut: Bool
+
+        public var description: String {
+            "\(signaled ? "signal" : "exit") \(status)\(timedOut ? " (killed: timed out)" : "")\n--- stdout\n\(stdout)\n--- stderr\n\(stderr)"
+        }
     }
 
     /// Why a child could not be started.
-    struct LaunchError: Error, CustomStringConvertible {
-        var description: String
+    public struct LaunchError: Error, CustomStringConvertible {
+        public var description: String
+
+        /// A launch error saying `description`.
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// The child's process id.
-    let pid: pid_t
+    public let pid: pid_t
     /// The command line, for messages.
-    let commandLine: String
+    public let commandLine: String
     private let process: Process
     private let stdoutFile: URL
     private let stderrFile: URL
     private let lock = NSLock()
     private var killedOnTimeout = false
 
-    /// Starts `executable` with `arguments`, stdin from /dev/null.
-    init(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil) throws {
+    /// Starts `executable` with `arguments`, stdin from /dev/null; `environment` replaces this
+    /// process's environment when given.
+    public init(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String]? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        if let environment { process.environment = environment }
         let scratch = FileManager.default.temporaryDirectory
         let stem = "onair-subprocess-\(UUID().uuidString)"
         stdoutFile = scratch.appendingPathComponent(stem + ".out")
@@ -66,8 +79,9 @@ final class Subprocess: @unchecked Sendable {
     }
 
     /// Runs a command to completion, killing it by PID if it overruns `timeout`.
-    static func run(_ executable: String, _ arguments: [String], timeout: Duration) throws -> Output {
-        let child = try Subprocess(executable, arguments)
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                           timeout: Duration) throws -> Output {
+        let child = try Subprocess(executable, arguments, environment: environment)
         if !child.wait(timeout: timeout) {
             child.markTimedOut()
             child.terminate(grace: .seconds(1))
@@ -76,11 +90,11 @@ final class Subprocess: @unchecked Sendable {
     }
 
     /// True until the child has exited (and been reaped).
-    var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { process.isRunning }
 
     /// Waits up to `timeout` for the child to exit; true when it did.
     @discardableResult
-    func wait(timeout: Duration) -> Bool {
+    public func wait(timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now >= deadline { return false }
@@ -90,13 +104,13 @@ final class Subprocess: @unchecked Sendable {
     }
 
     /// Sends `signal` to the child's PID, if it is still running.
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         if process.isRunning { kill(pid, signal) }
     }
 
     /// SIGTERM, then SIGKILL if the child is still there after `grace`; returns once it exited
     /// (or after a further bounded wait).
-    func terminate(grace: Duration = .seconds(5)) {
+    public func terminate(grace: Duration = .seconds(5)) {
         guard process.isRunning else { return }
         send(SIGTERM)
         if wait(timeout: grace) { return }
@@ -104,11 +118,19 @@ final class Subprocess: @unchecked Sendable {
         wait(timeout: .seconds(5))
     }
 
+    /// What the child has written to stdout so far.
+    public var stdoutSoFar: String { Self.read(stdoutFile) }
+
+    /// What the child has written to stderr so far.
+    public var stderrSoFar: String { Self.read(stderrFile) }
+
     /// The exit status and what the child printed (call after it exited).
-    func output() -> Output {
-        let status = process.isRunning ? -1 : process.terminationStatus
+    public func output() -> Output {
+        let running = process.isRunning
+        let status = running ? -1 : process.terminationStatus
+        let signaled = !running && process.terminationReason == .uncaughtSignal
         let timedOut = lock.withLock { killedOnTimeout }
-        return Output(status: status, stdout: Self.read(stdoutFile), stderr: Self.read(stderrFile), timedOut: timedOut)
+        return Output(status: status, signaled: signaled, stdout: Self.read(stdoutFile), stderr: Self.read(stderrFile), timedOut: timedOut)
     }
 
     private func markTimedOut() {

@@ -1,0 +1,163 @@
+import Foundation
+
+/// One stream as ffprobe sees it.
+public struct ProbedStream: Equatable, Sendable {
+    /// `video` or `audio`.
+    public var codecType: String
+    /// `h264`, `aac`…
+    public var codecName: String
+    /// Picture width, for video.
+    public var width: Int?
+    /// Picture height, for video.
+    public var height: Int?
+    /// Average frame rate, nil when ffprobe reports `0/0`.
+    public var avgFrameRate: Double?
+    /// The base frame rate ffprobe guesses (`r_frame_rate`), nil for `0/0`.
+    public var realFrameRate: Double?
+    /// Samples per second, for audio.
+    public var sampleRate: Int?
+    /// Audio channels.
+    public var channels: Int?
+}
+
+/// One packet as ffprobe sees it.
+public struct ProbedPacket: Equatable, Sendable {
+    /// `video` or `audio`.
+    public var codecType: String
+    /// Presentation time in seconds.
+    public var ptsTime: Double?
+    /// ffprobe's flags (`K_` for a keyframe).
+    public var flags: String
+
+    /// True for a keyframe.
+    public var isKeyframe: Bool { flags.contains("K") }
+}
+
+/// The video frames of a file, decoded to the end.
+public struct DecodedVideo: Sendable {
+    /// Presentation time of every decoded frame, in seconds, in decoding order.
+    public var times: [Double]
+    /// Whatever ffprobe complained about while decoding (empty when the file is clean).
+    public var errors: String
+
+    /// Frames decoded.
+    public var frameCount: Int { times.count }
+    /// The earliest presentation time.
+    public var first: Double? { times.min() }
+    /// The latest presentation time.
+    public var last: Double? { times.max() }
+    /// From the earliest to the latest presentation time, plus one frame of `fps`.
+    public func span(fps: Double) -> Double {
+        guard let first, let last else { return 0 }
+        return last - first + 1 / fps
+    }
+
+    /// The largest step between consecutive presentation times (in presentation order).
+    public var largestStep: Double {
+        let sorted = times.sorted()
+        return zip(sorted.dropFirst(), sorted).map { $0 - $1 }.max() ?? 0
+    }
+}
+
+/// ffprobe, the real client, reading back what was published; run as a subprocess with a hard
+/// timeout and killed by PID when it overruns.
+public enum FFprobe {
+    /// Where ffprobe is.
+    public static let executable = "/usr/bin/ffprobe"
+
+    /// The streams of `url` (empty when ffprobe failed or overran `timeout`).
+    public static func streams(of url: String, timeout: Duration) -> [ProbedStream] {
+        let arguments = ["-v", "error", "-print_format", "json", "-show_streams", url]
+        guard let output = try? Subprocess.run(executable, arguments, timeout: timeout), !output.timedOut,
+              let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
+        else { return [] }
+        return (report.streams ?? []).map { stream in
+            ProbedStream(
+                codecType: stream.codec_type ?? "", codecName: stream.codec_name ?? "", width: stream.width, height: stream.height,
+                avgFrameRate: stream.avg_frame_rate.flatMap(rate), realFrameRate: stream.r_frame_rate.flatMap(rate), sampleRate: stream.sample_rate.flatMap { Int($0) },
+                channels: stream.channels)
+        }
+    }
+
+    /// The packets of the first `duration` of `url`, read with `-read_intervals %+N`; ffprobe
+    /// is killed 20 s after `duration` if it is still reading.
+    public static func packets(of url: String, duration: Duration) -> [ProbedPacket] {
+        let seconds = String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        let arguments = [
+            "-v", "error", "-print_format", "json", "-show_packets", "-show_entries", "packet=codec_type,pts_time,flags",
+            "-read_intervals", "%+" + seconds, url,
+        ]
+        guard let output = try? Subprocess.run(executable, arguments, timeout: duration + .seconds(20)), !output.timedOut,
+              let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
+        else { return [] }
+        return (report.packets ?? []).map { packet in
+            ProbedPacket(codecType: packet.codec_type ?? "", ptsTime: packet.pts_time.flatMap { Double($0) }, flags: packet.flags ?? "")
+        }
+    }
+
+    /// Decodes every video frame of the file at `path` (nil when ffprobe could not open it or
+    /// overran `timeout`).
+    public static func decodeVideo(of path: String, timeout: Duration = .seconds(60)) -> DecodedVideo? {
+        let arguments = [
+            "-v", "error", "-print_format", "json", "-select_streams", "v:0", "-show_entries", "frame=pts_time,best_effort_timestamp_time",
+            path,
+        ]
+        guard let output = try? Subprocess.run(executable, arguments, timeout: timeout), !output.timedOut, output.status == 0,
+              let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
+        else { return nil }
+        let times = (report.frames ?? []).compactMap { frame in
+            (frame.pts_time ?? frame.best_effort_timestamp_time).flatMap { Double($0) }
+        }
+        return DecodedVideo(times: times, errors: output.stderr)
+    }
+
+    /// The container's duration in seconds (nil when ffprobe can't tell).
+    public static func duration(of path: String, timeout: Duration = .seconds(30)) -> Double? {
+        let arguments = ["-v", "error", "-print_format", "json", "-show_entries", "format=duration", path]
+        guard let output = try? Subprocess.run(executable, arguments, timeout: timeout), !output.timedOut,
+              let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
+        else { return nil }
+        return report.format?.duration.flatMap { Double($0) }
+    }
+
+    /// `30/1` → 30; nil for `0/0`.
+    private static func rate(_ text: String) -> Double? {
+        let parts = text.split(separator: "/").compactMap { Double($0) }
+        guard parts.count == 2, parts[1] != 0 else { return nil }
+        return parts[0] / parts[1]
+    }
+
+    /// ffprobe's JSON, as far as the tests read it.
+    private struct Report: Decodable {
+        var streams: [Stream]?
+        var packets: [Packet]?
+        var frames: [Frame]?
+        var format: Format?
+
+        struct Frame: Decodable {
+            var pts_time: String?
+            var best_effort_timestamp_time: String?
+        }
+
+        struct Format: Decodable {
+            var duration: String?
+        }
+
+        struct Stream: Decodable {
+            var codec_type: String?
+            var codec_name: String?
+            var width: Int?
+            var height: Int?
+            var avg_frame_rate: String?
+            var r_frame_rate: String?
+            var sample_rate: String?
+            var channels: Int?
+        }
+
+        struct Packet: Decodable {
+            var codec_type: String?
+            var pts_time: String?
+            var flags: String?
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import OnairTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One line of `onair run --log-format json`, as far as the tests read it.
+struct RunEvent: Decodable, Sendable {
+    /// `destination.live`, `stats`, `run.stopped`…
+    var event: String
+    /// ISO 8601 time the event happened.
+    var ts: String?
+    var destination: String?
+    var state: String?
+    var attempt: Int?
+    var next_try_in_ms: Int?
+    var reason: String?
+    var message: String?
+    var input: String?
+    var overlay: String?
+    /// For `stats`: every destination's state and counters.
+    var destinations: [DestinationLine]?
+    /// For `stats`: every rendition's progress.
+    var renditions: [RenditionLine]?
+    /// For `stats`.
+    var elapsed_ms: Int?
+
+    struct DestinationLine: Decodable, Sendable {
+        var name: String
+        var state: String
+        var required: Bool?
+        var stats: Counters
+    }
+
+    struct Counters: Decodable, Sendable {
+        var packets_sent: Int
+        var bytes_sent: Int
+        var packets_dropped: Int
+        var gops_dropped: Int
+        var reconnects: Int
+        var bits_per_second: Int
+    }
+
+    struct RenditionLine: Decodable, Sendable {
+        var id: String
+        var width: Int
+        var height: Int
+        var frames: Int
+        var fps: Double
+        var speed: Double
+    }
+
+    /// When it happened (nil when `ts` is missing or unreadable).
+    var time: Date? {
+        guard let ts else { return nil }
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(ts) { return date }
+        return try? Date.ISO8601FormatStyle().parse(ts)
+    }
+
+    /// The named destination's line in a `stats` event.
+    func stats(of name: String) -> DestinationLine? {
+        destinations?.first { $0.name == name }
+    }
+}
+
+/// `onair run` as a child process of the test: started in a project with an environment of
+/// the test's choosing, watched through its JSON log, stopped by its PID.
+final class OnairRun: @unchecked Sendable {
+    let child: Subprocess
+    /// When the child was started.
+    let startedAt = Date()
+
+    /// The environment a run gets: this process's, minus every variable a test project uses
+    /// for keys, plus `keys`.
+    static func environment(keys: [String: String]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in environment.keys where name.hasPrefix("KEY_") || name.hasSuffix("_STREAM_KEY") { environment[name] = nil }
+        environment["NO_COLOR"] = "1"
+        for (name, value) in keys { environment[name] = value }
+        return environment
+    }
+
+    /// Starts `onair run t --project ROOT --log-format FORMAT --stats-interval 1 EXTRA…`.
+    init(_ project: RunProject, keys: [String: String] = [:], logFormat: String = "json", arguments: [String]) throws {
+        guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
+        child = try Subprocess(
+            binary,
+            ["run", RunProject.pipeline, "--project", project.path, "--log-format", logFormat, "--stats-interval", "1"] + arguments,
+            environment: Self.environment(keys: keys))
+    }
+
+    var pid: pid_t { child.pid }
+
+    /// Every complete JSON line printed so far (lines that are not JSON are skipped).
+    var events: [RunEvent] {
+        let decoder = JSONDecoder()
+        return child.stdoutSoFar.split(separator: "\n", omittingEmptySubsequences: true).compactMap {
+            try? decoder.decode(RunEvent.self, from: Data($0.utf8))
+        }
+    }
+
+    /// Waits until an event matching `predicate` was printed; nil after `timeout` or when onair
+    /// exited without printing one.
+    func waitForEvent(timeout: Duration, where predicate: (RunEvent) -> Bool) -> RunEvent? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            // Whether it had exited before its output was read: then nothing more will come.
+            let exited = !child.isRunning
+            if let found = events.first(where: predicate) { return found }
+            if exited || ContinuousClock.now >= deadline { return nil }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// Waits for `destination.STATE` of `destination`, counting only events after the first
+    /// `after` matching ones (so a test can wait for the second `live`).
+    func waitFor(_ state: String, of destination: String, after: Int = 0, timeout: Duration) -> RunEvent? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let exited = !child.isRunning
+            let matching = events.filter { $0.event == "destination.\(state)" && $0.destination == destination }
+            if matching.count > after { return matching[after] }
+            if exited || ContinuousClock.now >= deadline { return nil }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// The states `destination` went through, in order (`connecting`, `live`, `retrying`…).
+    func states(of destination: String) -> [String] {
+        events.filter { $0.event.hasPrefix("destination.") && $0.destination == destination }.compactMap(\.state)
+    }
+
+    /// The last `stats` line (the final one once onair exited).
+    var lastStats: RunEvent? {
+        events.last { $0.event == "stats" }
+    }
+
+    /// Waits up to `timeout` for onair to exit, then returns what it left (killing it, and
+    /// marking the output as timed out, if it is still running).
+    func finish(timeout: Duration) -> Subprocess.Output {
+        if !child.wait(timeout: timeout) {
+            child.terminate(grace: .seconds(2))
+            var output = child.output()
+            output.timedOut = true
+            return output
+        }
+        return child.output()
+    }
+
+    /// Sends `signal` to onair's PID.
+    func send(_ signal: Int32) {
+        child.send(signal)
+    }
+
+    /// The command line onair is running with, from /proc (arguments joined by spaces).
+    var procCommandLine: String? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+        return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// Resident memory in bytes, from /proc/PID/status (nil once the process is gone).
+    var residentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return nil }
+        let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        return kilobytes.map { $0 * 1024 }
+    }
+}
+
+/// Samples a run's resident memory every `interval` on its own thread until stopped.
+final class MemorySampler: @unchecked Sendable {
+    /// (seconds since start, bytes).
+    private let samples = Shared<[(seconds: Double, bytes: Int)]>([])
+    private let running = Shared(true)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ run: OnairRun, interval: TimeInterval = 0.5) {
+        let start = Date()
+        Thread.detachNewThread { [samples, running, done] in
+            // Not past the child's exit: its PID may be given to another process.
+            while running.current, run.child.isRunning {
+                if let bytes = run.residentBytes {
+                    samples.withLock { $0.append((Date().timeIntervalSince(start), bytes)) }
+                }
+                Thread.sleep(forTimeInterval: interval)
+            }
+            done.signal()
+        }
+    }
+
+    /// Stops sampling (once; later calls just return) and returns the samples.
+    @discardableResult
+    func stop() -> [(seconds: Double, bytes: Int)] {
+        let wasRunning = running.withLock { running in
+            defer { running = false }
+            return running
+        }
+        if wasRunning { _ = done.wait(timeout: .now() + 5) }
+        return samples.current
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A throw-away onair project holding one pipeline, `Pipelines/t.yaml`: a synthetic 640x360
+/// 30 fps source with a 440 Hz tone, one small inline quality, and the destinations a test
+/// asks for. `remove()` it in a `defer`.
+final class RunProject {
+    /// The pipeline's name.
+    static let pipeline = "t"
+    /// Frames per second of the source and of the quality.
+    static let fps = 30
+    /// Picture size of the source and of the quality.
+    static let width = 640
+    static let height = 360
+
+    let root: URL
+    var path: String { root.path }
+
+    /// A project whose pipeline sends to `destinations` (YAML flow mappings by name, see
+    /// ``Destination``), encoding at `bitrate` with a keyframe every `keyframeInterval`.
+    init(destinations: [(name: String, yaml: String)], keyframeInterval: String = "1s", bitrate: String = "800k") throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-run-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Pipelines"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("Presets"), withIntermediateDirectories: true)
+        let lines = destinations.map { "  \($0.name): \($0.yaml)" }.joined(separator: "\n")
+        let yaml = """
+            title: End-to-end test
+            sources:
+              camera: {kind: test, pattern: testsrc2, tone: 440, size: \(Self.width)x\(Self.height), fps: \(Self.fps)}
+            overlays:
+              room: {kind: real-scene, camera: camera}
+            active: room
+            quality:
+              width: \(Self.width)
+              height: \(Self.height)
+              fps: \(Self.fps)
+              video: {codec: h264, bitrate: \(bitrate), max_bitrate: \(bitrate), buffer: \(bitrate), rate_control: cbr,
+                      keyframe_interval: \(keyframeInterval), profile: main, preset: ultrafast, tune: zerolatency}
+              audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
+            destinations:
+            \(lines)
+
+            """
+        try Data(yaml.utf8).write(to: root.appendingPathComponent("Pipelines/\(Self.pipeline).yaml"))
+    }
+
+    /// `relative` inside the project.
+    func file(_ relative: String) -> URL {
+        root.appendingPathComponent(relative)
+    }
+
+    /// Whether `relative` exists inside the project.
+    func exists(_ relative: String) -> Bool {
+        FileManager.default.fileExists(atPath: file(relative).path)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// Destinations as the YAML flow mappings `RunProject` writes.
+enum Destination {
+    /// A fast retry policy for tests: the first retry after 500 ms, never more than 2 s apart.
+    static let quickRetry = "{initial_delay: 500ms, max_delay: 2s, max_attempts: unlimited}"
+
+    /// An RTMP URL destination on 127.0.0.1:`port`, its key (the stream name) in `keyVariable`.
+    static func rtmp(port: Int, keyVariable: String, retry: String = quickRetry, required: Bool? = nil) -> String {
+        var fields = ["kind: url", "url: \"rtmp://127.0.0.1:\(port)/live/{key}\"", "key: {env: \(keyVariable)}", "retry: \(retry)"]
+        if let required { fields.append("required: \(required)") }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+
+    /// A recording at `path` inside the project (written `../PATH`: paths in a pipeline are
+    /// relative to its file in `Pipelines/`).
+    static func record(_ path: String, required: Bool? = nil) -> String {
+        var fields = ["kind: record", "path: ../\(path)"]
+        if let required { fields.append("required: \(required)") }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+}
