@@ -137,14 +137,17 @@ final class Compositor: @unchecked Sendable {
                 .sorted { graph.failedRequests(source: $0) > graph.failedRequests(source: $1) }
                 .compactMap { inputIndex(ofSource: $0) }
                 .filter { !ended.contains($0) }
+            // Every input the graph waits for gets a frame this round — the sound as much as the
+            // pictures; feeding only the hungriest let video run ~10 s ahead of audio.
             var fed = false
-            for index in hungry {
+            var served = Set<Int>()
+            for index in hungry where served.insert(index).inserted {
                 if let item = inputs[index].mailbox.tryPop() {
                     try feed(item, from: index)
                     fed = true
-                    break
+                } else if try coverIfLost(index) {
+                    fed = true
                 }
-                if try coverIfLost(index) { fed = true; break }
             }
             if !fed, hungry.isEmpty {
                 for offset in 0..<inputs.count {

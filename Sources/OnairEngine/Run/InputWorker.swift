@@ -17,7 +17,7 @@ struct InputFrame {
 final class InputWorker: @unchecked Sendable {
     let input: PlannedInput
     let url: String
-    let mailbox = Handoff<InputFrame>(capacity: 16)
+    let mailbox = Handoff<InputFrame>(capacity: 6)
     private let interruption = Interruption()
     private let doorbell: Doorbell
     private let clock: RunClock

@@ -23,7 +23,7 @@ final class EncodedPacket: QueuedPacket, @unchecked Sendable {
 /// out to each destination's queue (which never blocks the encoder).
 final class RenditionEncoder: @unchecked Sendable {
     let rendition: Rendition
-    let frames = Handoff<SinkFrame>(capacity: 8)
+    let frames = Handoff<SinkFrame>(capacity: 4)
     private let video: Encoder
     private let audio: Encoder?
     private var destinations: [DestinationWorker] = []
