@@ -34,4 +34,12 @@ public enum LibAV {
             describe("libswresample", swresample_version()),
         ]
     }
+
+    /// Makes large buffers (decoded frames: 3–8 MiB each at 1080p) go back to the system when
+    /// freed. Frames are allocated on one thread and freed on another; glibc raises its mmap
+    /// threshold after the first large free, after which such buffers come from the heap arenas
+    /// and are kept. Measured at 1080p: RSS 265 → 174 MiB with the threshold fixed at 128 KiB.
+    public static func returnLargeBuffersToTheSystem() {
+        _ = cffmpeg_set_mmap_threshold(128 << 10)
+    }
 }

@@ -5,6 +5,9 @@
 
 #include <errno.h>
 #include <stdint.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
@@ -55,6 +58,16 @@ static inline int cffmpeg_averror_muxer_not_found(void) { return AVERROR_MUXER_N
 static inline int cffmpeg_averror_protocol_not_found(void) { return AVERROR_PROTOCOL_NOT_FOUND; }
 static inline int cffmpeg_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 static inline int cffmpeg_averror_unknown(void) { return AVERROR_UNKNOWN; }
+
+/// Fixes glibc's mmap threshold (which also stops its dynamic adjustment); 0 where not glibc.
+static inline int cffmpeg_set_mmap_threshold(int bytes) {
+#if defined(__GLIBC__)
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+#else
+    (void)bytes;
+    return 0;
+#endif
+}
 
 /// Size of a buffer large enough for any `av_strerror` message.
 static inline int cffmpeg_error_max_string_size(void) { return AV_ERROR_MAX_STRING_SIZE; }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AVBridge
 import Foundation
 import OnairConfig
 import OnairEngine
@@ -38,6 +39,8 @@ struct Run: ParsableCommand {
     var statsInterval: Double = 5
 
     func run() throws {
+        // Before anything large is allocated (see LibAV.returnLargeBuffersToTheSystem).
+        LibAV.returnLargeBuffersToTheSystem()
         let log = DiagnosticLog()
         let loaded = try projectOptions.load(only: [name], log: log)
         guard loaded.project.pipelineNames.contains(name) else {

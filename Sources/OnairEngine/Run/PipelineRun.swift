@@ -60,6 +60,7 @@ public final class PipelineRun: @unchecked Sendable {
         let events = EventSink(keys: keys, handler: onEvent)
         self.events = events
         LibAV.initialize()
+        LibAV.returnLargeBuffersToTheSystem()
         LibavLog.setHandler { line in
             guard line.level >= .warning else { return }
             events.emit(.libav(level: "\(line.level)", message: (line.context.map { "[\($0)] " } ?? "") + line.message))
