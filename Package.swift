@@ -45,7 +45,7 @@ let package = Package(
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairEngine", "AVBridge",
+                "OnairConfig", "OnairPlanner", "OnairEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness

@@ -44,12 +44,21 @@ public final class FilterGraphRunner {
     private let sourceSpecs: [Source]
     private var converters: [Int: VideoFrameConverter] = [:]
     private var audioConverters: [Int: AudioFrameConverter] = [:]
+    /// Each source's pixel or sample format as libav's number, to compare frames against
+    /// without building strings on every frame.
+    private let expectedFormats: [Int32]
 
     /// Parses `description`, connects the sources and sinks by label, and configures the graph.
     /// A failure carries libav's own messages (captured from its log).
     public init(description: String, sources: [Source], sinks: [Sink], threads: Int = 0) throws(FilterGraphFailure) {
         LibAV.initialize()
         sourceSpecs = sources
+        expectedFormats = sources.map { source in
+            switch source.media {
+            case .video(_, _, _, let pixelFormat): av_get_pix_fmt(pixelFormat).rawValue
+            case .audio(_, _, let sampleFormat): av_get_sample_fmt(sampleFormat).rawValue
+            }
+        }
         let built: Result<(FilterGraph, [UnsafeMutablePointer<AVFilterContext>], [UnsafeMutablePointer<AVFilterContext>]), LibavError>
         let lines: [LibavLogLine]
         (built, lines) = LibavLog.capturing { () -> Result<(FilterGraph, [UnsafeMutablePointer<AVFilterContext>], [UnsafeMutablePointer<AVFilterContext>]), LibavError> in
@@ -94,18 +103,18 @@ public final class FilterGraphRunner {
     /// A picture whose size or format differs from the source's is converted first.
     public func push(_ frame: Frame, source index: Int) throws(LibavError) {
         var input = frame
+        let raw = frame.pointer.pointee
+        let expected = expectedFormats[index]
         if case let .video(width, height, _, pixelFormat) = sourceSpecs[index].media,
-           frame.width != width || frame.height != height || frame.pixelFormatName != pixelFormat {
+           Int(raw.width) != width || Int(raw.height) != height || raw.format != expected {
             if converters[index] == nil { converters[index] = VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat) }
             input = try converters[index]!.convert(frame)
         } else if case let .audio(sampleRate, channels, sampleFormat) = sourceSpecs[index].media,
-                  frame.sampleRate != sampleRate || frame.channelCount != channels || frame.sampleFormatName != sampleFormat {
+                  Int(raw.sample_rate) != sampleRate || Int(raw.ch_layout.nb_channels) != channels || raw.format != expected {
             if audioConverters[index] == nil {
                 audioConverters[index] = AudioFrameConverter(sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat)
             }
-            input = try audioConverters[index]!.convert(frame, timeBase: sourceSpecs[index].timeBase)
-            // The converter's timestamps are in samples; the source expects its own time base.
-            input.presentationTimestamp = input.presentationTimestamp.map { TimeBase(1, Int32(sampleRate)).convert($0, to: sourceSpecs[index].timeBase) }
+            input = try audioConverters[index]!.convert(frame)
             if input.sampleCount == 0 { return }
         }
         try LibavError.check(av_buffersrc_add_frame_flags(sources[index], input.pointer, 0), "av_buffersrc_add_frame_flags")
@@ -206,9 +215,9 @@ public final class AudioFrameConverter {
         swr_free(&context)
     }
 
-    /// A new frame holding `frame` converted; its timestamp is rescaled to samples of the new rate
-    /// from `timeBase`.
-    public func convert(_ frame: Frame, timeBase: TimeBase) throws(LibavError) -> Frame {
+    /// A new frame holding `frame` converted; its timestamp is kept as it is (in whatever time
+    /// base the caller uses).
+    public func convert(_ frame: Frame) throws(LibavError) -> Frame {
         let source = frame.pointer
         if context == nil {
             var outputLayout = AVChannelLayout()
@@ -225,7 +234,7 @@ public final class AudioFrameConverter {
         output.pointer.pointee.sample_rate = Int32(sampleRate)
         output.pointer.pointee.format = av_get_sample_fmt(sampleFormat).rawValue
         try LibavError.check(swr_convert_frame(context, output.pointer, source), "swr_convert_frame")
-        output.presentationTimestamp = frame.presentationTimestamp.map { timeBase.convert($0, to: TimeBase(1, Int32(sampleRate))) }
+        output.presentationTimestamp = frame.presentationTimestamp
         return output
     }
 }

@@ -109,6 +109,11 @@ public struct Project: Sendable {
         }
     }
 
+    /// The names of the pipeline files in `root/Pipelines`, sorted, without reading them.
+    public static func pipelineFileNames(in root: URL) -> [String] {
+        yamlFiles(in: root.appendingPathComponent("Pipelines")).map { $0.deletingPathExtension().lastPathComponent }
+    }
+
     /// `.yaml` and `.yml` files directly in `folder`, sorted by name.
     static func yamlFiles(in folder: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

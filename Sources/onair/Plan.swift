@@ -37,11 +37,7 @@ struct Plan: ParsableCommand {
     func run() throws {
         let log = DiagnosticLog()
         let loaded = try projectOptions.load(only: [name], log: log)
-        guard loaded.project.pipelineNames.contains(name) else {
-            let all = Project.load(root: projectOptions.root, displayRoot: projectOptions.displayRoot, builtinPlatforms: nil, log: DiagnosticLog()).pipelineNames
-            throw ValidationError("no pipeline named '\(name)' in \(projectOptions.project)/Pipelines"
-                + (Suggestion.phrase(for: name, in: all).map { "; \($0)" } ?? ""))
-        }
+        guard loaded.project.pipelineNames.contains(name) else { throw projectOptions.unknownPipeline(name) }
         var seconds: Double?
         if let duration {
             guard let milliseconds = Units.duration(duration) else { throw ValidationError("--duration must look like 10s or 500ms") }

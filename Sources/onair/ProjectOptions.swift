@@ -32,6 +32,15 @@ struct ProjectOptions: ParsableArguments {
     }
 }
 
+extension ProjectOptions {
+    /// The usage error for a pipeline name the project doesn't have, with "did you mean".
+    func unknownPipeline(_ name: String) -> ValidationError {
+        let known = Set(Project.pipelineFileNames(in: root)).union(BuiltinPipelines.all.keys).sorted()
+        return ValidationError("no pipeline named '\(name)' in \(project)/Pipelines"
+            + (Suggestion.phrase(for: name, in: known).map { "; \($0)" } ?? ""))
+    }
+}
+
 /// A project with its platform catalogue resolved.
 struct LoadedProject {
     var project: Project

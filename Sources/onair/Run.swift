@@ -1,5 +1,4 @@
 import ArgumentParser
-import AVBridge
 import Foundation
 import OnairConfig
 import OnairEngine
@@ -39,13 +38,9 @@ struct Run: ParsableCommand {
     var statsInterval: Double = 5
 
     func run() throws {
-        // Before anything large is allocated (see LibAV.returnLargeBuffersToTheSystem).
-        LibAV.returnLargeBuffersToTheSystem()
         let log = DiagnosticLog()
         let loaded = try projectOptions.load(only: [name], log: log)
-        guard loaded.project.pipelineNames.contains(name) else {
-            throw ValidationError("no pipeline named '\(name)' in \(projectOptions.project)/Pipelines")
-        }
+        guard loaded.project.pipelineNames.contains(name) else { throw projectOptions.unknownPipeline(name) }
         var options = RunOptions()
         options.pacing = !noPacing
         if let duration {

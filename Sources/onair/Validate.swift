@@ -48,7 +48,7 @@ struct Validate: ParsableCommand {
             texts.merge(loaded.project.files) { first, _ in first }
             if let names {
                 for name in names.sorted() where !loaded.project.pipelineNames.contains(name) {
-                    throw ValidationError("no pipeline named '\(name)'" + (Suggestion.phrase(for: name, in: loaded.project.pipelineNames, listing: true).map { "; \($0)" } ?? ""))
+                    throw options.unknownPipeline(name)
                 }
             }
             if loaded.project.pipelineNames.isEmpty {

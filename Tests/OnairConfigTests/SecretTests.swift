@@ -152,7 +152,7 @@ struct SecretTests {
 
     /// A key pasted where the variable's name goes is not repeated either.
     @Test func keyPastedAsTheVariableNameIsNeverShown() throws {
-        let pasted = "abcd-efgh-ijkl-mnop-9q8r"
+        let pasted = "SENTINEL-pasted-key-not-real"
         let project = try Fixtures.project(pipeline: Self.pipeline(key: "{env: \(pasted)}"))
         let loaded = project.load()
         #expect(loaded.codes == ["bad-variable"], "\(loaded.dump)")

@@ -25,6 +25,10 @@ final class Compositor: @unchecked Sendable {
     private var videoSource: [Int: Int] = [:]
     private var audioSource: [Int: Int] = [:]
     private var sourceFormats: [FilterGraphRunner.Source] = []
+    /// The input each graph source reads, by source index.
+    private var sourceInput: [Int] = []
+    /// Each sink's time base, read once the graph is configured.
+    private var sinkTimeBases: [TimeBase] = []
     /// Sink index → (rendition, kind).
     private var sinkTargets: [(encoder: Int, kind: MediaKind)] = []
     private var cover: [Int: InputCover] = [:]
@@ -56,6 +60,7 @@ final class Compositor: @unchecked Sendable {
                 } ?? .video(width: planned?.width ?? plan.canvas.width, height: planned?.height ?? plan.canvas.height,
                             frameRate: FrameRate(planned?.fps ?? plan.fps), pixelFormat: "yuv420p")
                 videoSource[index] = sourceFormats.count
+                sourceInput.append(index)
                 sourceFormats.append(.init(label: pad, media: media, timeBase: .microseconds))
                 if worker.isLive { cover[index] = InputCover(fps: planned?.fps ?? plan.fps) }
             } else {
@@ -63,6 +68,7 @@ final class Compositor: @unchecked Sendable {
                     .audio(sampleRate: $0.sampleRate, channels: $0.channels, sampleFormat: $0.sampleFormat)
                 } ?? .audio(sampleRate: 48000, channels: 2, sampleFormat: "fltp")
                 audioSource[index] = sourceFormats.count
+                sourceInput.append(index)
                 sourceFormats.append(.init(label: pad, media: media, timeBase: .microseconds))
                 if worker.isLive, cover[index] == nil { cover[index] = InputCover(fps: plan.fps) }
             }
@@ -77,6 +83,7 @@ final class Compositor: @unchecked Sendable {
             }
         }
         graph = try FilterGraphRunner(description: plan.graph.description(), sources: sourceFormats, sinks: sinks)
+        sinkTimeBases = sinks.indices.map { graph.timeBase(ofSink: $0) }
         if let slatePath {
             let image = try MediaInput(url: slatePath.path, format: nil, options: [], wantAudio: false, interruption: Interruption())
             slate = try image.nextFrame()?.frame
@@ -109,18 +116,19 @@ final class Compositor: @unchecked Sendable {
         var sinksOpen = Set(sinkTargets.indices)
         var roundRobin = 0
         while !sinksOpen.isEmpty {
-            // Take everything the graph can produce now.
+            // Take everything the graph can produce now (one empty frame reused until filled).
             for sink in sinksOpen.sorted() {
+                var frame = try Frame()
                 while true {
-                    let frame = try Frame()
                     let status = try graph.pull(sink: sink, into: frame)
                     if case .endOfStream = status { sinksOpen.remove(sink); break }
                     guard case .done = status else { break }
                     let target = sinkTargets[sink]
-                    if !encoders[target.encoder].frames.push(SinkFrame(frame: frame, kind: target.kind, timeBase: graph.timeBase(ofSink: sink))) {
+                    if !encoders[target.encoder].frames.push(SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink])) {
                         sinksOpen.remove(sink)
                         break
                     }
+                    frame = try Frame()
                 }
             }
             if sinksOpen.isEmpty { break }
@@ -131,17 +139,15 @@ final class Compositor: @unchecked Sendable {
                 if let source = audioSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
             }
             if ended.count == inputs.count { continue }
-            // Feed the input the graph is hungriest for; otherwise any input with a frame.
-            let hungry = sourceFormats.indices
-                .filter { graph.failedRequests(source: $0) > 0 }
-                .sorted { graph.failedRequests(source: $0) > graph.failedRequests(source: $1) }
-                .compactMap { inputIndex(ofSource: $0) }
-                .filter { !ended.contains($0) }
             // Every input the graph waits for gets a frame this round — the sound as much as the
             // pictures; feeding only the hungriest let video run ~10 s ahead of audio.
+            var hungry: [Int] = []
+            for (source, input) in sourceInput.enumerated()
+            where !ended.contains(input) && !hungry.contains(input) && graph.failedRequests(source: source) > 0 {
+                hungry.append(input)
+            }
             var fed = false
-            var served = Set<Int>()
-            for index in hungry where served.insert(index).inserted {
+            for index in hungry {
                 if let item = inputs[index].mailbox.tryPop() {
                     try feed(item, from: index)
                     fed = true
@@ -162,10 +168,6 @@ final class Compositor: @unchecked Sendable {
             }
             if !fed { doorbell.wait(timeout: 0.01) }
         }
-    }
-
-    private func inputIndex(ofSource source: Int) -> Int? {
-        videoSource.first { $0.value == source }?.key ?? audioSource.first { $0.value == source }?.key
     }
 
     private func feed(_ item: InputFrame, from index: Int) throws {

@@ -50,7 +50,7 @@ final class DestinationWorker: @unchecked Sendable {
         lock.lock()
         currentState = state
         lock.unlock()
-        events.emit(.destinationChanged(destination: output.destination, url: output.kind == .recording ? output.target : output.target, state: state))
+        events.emit(.destinationChanged(destination: output.destination, url: output.target, state: state))
     }
 
     func start() {

@@ -118,26 +118,3 @@ func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
 func monotonicSeconds() -> Double {
     Double(DispatchTime.now().uptimeNanoseconds) / 1e9
 }
-
-/// A value read and written from several threads under a lock.
-final class Guarded<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) {
-        stored = value
-    }
-
-    var value: Value {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored
-        }
-        set {
-            lock.lock()
-            stored = newValue
-            lock.unlock()
-        }
-    }
-}

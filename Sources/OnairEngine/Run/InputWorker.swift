@@ -25,10 +25,10 @@ final class InputWorker: @unchecked Sendable {
     private let durationMicros: Int64?
     private let events: EventSink
     private var opened: MediaInput?
-    private let failureReason = Guarded<String?>(nil)
+    private let failureReason = Monitor<String?>(nil)
 
     /// Why a local input could not be read, if it could not.
-    var failure: String? { failureReason.value }
+    var failure: String? { failureReason.withLock { $0 } }
 
     /// Whether the input is live (network, listen, device): timestamps follow the wall clock and
     /// a silence means the input is lost.
@@ -122,7 +122,7 @@ final class InputWorker: @unchecked Sendable {
                 } catch {
                     guard isLive, !interruption.isStopRequested else {
                         if !interruption.isStopRequested {
-                            failureReason.value = "input '\(input.name)' failed: \(error.description)"
+                            failureReason.withLock { $0 = "input '\(input.name)' failed: \(error.description)" }
                             events.emit(.inputFailed(input: input.name, reason: error.description))
                         }
                         return
@@ -204,7 +204,7 @@ extension InputWorker {
             }
             opened = nil
             guard let picture = try media.nextFrame()?.frame else {
-                failureReason.value = "input '\(input.name)': the image has no picture"
+                failureReason.withLock { $0 = "input '\(input.name)': the image has no picture" }
                 return
             }
             events.emit(.inputConnected(input: input.name, url: nil))
@@ -221,7 +221,7 @@ extension InputWorker {
             } while repeating && !interruption.isStopRequested
         } catch {
             if !interruption.isStopRequested {
-                failureReason.value = "input '\(input.name)' failed: \(error)"
+                failureReason.withLock { $0 = "input '\(input.name)' failed: \(error)" }
                 events.emit(.inputFailed(input: input.name, reason: "\(error)"))
             }
         }

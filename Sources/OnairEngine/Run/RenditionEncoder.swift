@@ -123,10 +123,18 @@ final class RenditionEncoder: @unchecked Sendable {
         }
     }
 
+    /// An empty packet kept between calls, so asking an encoder that has nothing yet costs no
+    /// allocation.
+    private var spare: Packet?
+
     private func drain(_ encoder: Encoder) throws {
         while true {
-            let packet = try Packet()
-            guard case .done = try encoder.receive(into: packet) else { return }
+            let packet = try spare ?? Packet()
+            guard case .done = try encoder.receive(into: packet) else {
+                spare = packet
+                return
+            }
+            spare = nil
             let stream = encoder.kind == .video ? 0 : 1
             for (index, destination) in destinations.enumerated() {
                 let copy = index == destinations.count - 1 ? packet : try packet.reference()

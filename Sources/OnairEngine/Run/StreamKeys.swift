@@ -40,6 +40,7 @@ public struct StreamKeys: Sendable {
             }
             keys.values[output.destination] = value.trimmingCharacters(in: .whitespaces)
         }
+        keys.redactor = redactor(for: keys.values)
         return keys
     }
 
@@ -48,18 +49,22 @@ public struct StreamKeys: Sendable {
 
     /// Replaces every key (and its URL-encoded form) in `text` with `<redacted>`.
     public func redact(_ text: String) -> String {
-        var result = text
-        for value in values.values.sorted(by: { $0.count > $1.count }) where value.count >= 4 {
-            result = result.replacingOccurrences(of: value, with: "<redacted>")
-            if let encoded = value.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != value {
-                result = result.replacingOccurrences(of: encoded, with: "<redacted>")
-            }
-        }
-        return result
+        redactor(text)
+    }
+
+    /// Built once from the keys. Keys shorter than 4 characters are not redacted: replacing
+    /// every "a" would garble logs without protecting anything.
+    private var redactor = SecretRedactor(secrets: [])
+
+    private static func redactor(for values: [String: String]) -> SecretRedactor {
+        let keys = values.values.filter { $0.count >= 4 }
+        let encoded = keys.compactMap { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) }
+        return SecretRedactor(secrets: keys + encoded, replacement: "<redacted>")
     }
 
     /// For tests: keys given directly.
     public init(_ values: [String: String] = [:]) {
         self.values = values
+        redactor = Self.redactor(for: values)
     }
 }
