@@ -9,7 +9,9 @@ import Darwin
 /// A real RTMP ingest for tests: nginx with the RTMP module on 127.0.0.1 and a free port, in
 /// its own temporary directory, started and stopped by the PID it was given.
 ///
-/// Tests call ``stop()``; `deinit` stops the server too, as a safety net.
+/// Tests call ``stop()``; `deinit` stops the server too, as a safety net. A test process that
+/// is killed runs neither, so each new server first stops the servers of test processes that
+/// no longer exist (``reapOrphans()``).
 public final class RTMPTestServer: @unchecked Sendable {
     /// Why the server could not start.
     public struct StartError: Error, CustomStringConvertible {
@@ -32,9 +34,10 @@ public final class RTMPTestServer: @unchecked Sendable {
     /// Writes the configuration and starts nginx, returning once the port accepts connections
     /// (throws after 10 s, with nginx's error log).
     public init(record: Bool = false) throws {
+        Self.reapOrphans()
         records = record
         port = try LoopbackPort.free()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("onair-rtmp-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(Self.directoryPrefix)\(UUID().uuidString)")
         let files = FileManager.default
         let readable: [FileAttributeKey: Any] = [.posixPermissions: 0o755]
         try files.createDirectory(at: directory, withIntermediateDirectories: true, attributes: readable)
@@ -47,6 +50,7 @@ public final class RTMPTestServer: @unchecked Sendable {
             try files.setAttributes([.posixPermissions: 0o777], ofItemAtPath: recordings.path)
         }
         try configuration.write(to: directory.appendingPathComponent("conf/nginx.conf"), atomically: true, encoding: .utf8)
+        try ProcessIdentity.current.description.write(to: directory.appendingPathComponent(Self.ownerFile), atomically: true, encoding: .utf8)
         try start()
     }
 
@@ -170,17 +174,103 @@ public final class RTMPTestServer: @unchecked Sendable {
             """
     }
 
+    static let directoryPrefix = "onair-rtmp-"
+    /// Names the test process that started the server (see ``ProcessIdentity``).
+    static let ownerFile = "owner"
+
+    /// Stops, by the PID in its pid file, every test server whose owning test process is gone
+    /// (killed before it could stop its servers), and removes its directory. Returns how many
+    /// it stopped. A server is only touched when its owner is provably gone and the PID still
+    /// runs nginx with that server's own prefix directory.
+    @discardableResult
+    public static func reapOrphans() -> Int {
+        let files = FileManager.default
+        let temporary = files.temporaryDirectory
+        let names = (try? files.contentsOfDirectory(atPath: temporary.path)) ?? []
+        var stopped = 0
+        for name in names where name.hasPrefix(directoryPrefix) {
+            let directory = temporary.appendingPathComponent(name)
+            guard let text = try? String(contentsOf: directory.appendingPathComponent(ownerFile), encoding: .utf8),
+                  let owner = ProcessIdentity(text), !owner.isAlive
+            else { continue }
+            if let pidText = try? String(contentsOf: directory.appendingPathComponent("logs/nginx.pid"), encoding: .utf8),
+               let master = pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)),
+               let commandLine = ProcessIdentity.commandLine(of: master),
+               commandLine.contains("nginx"), commandLine.contains(directory.path) {
+                for process in [master] + children(of: master) {
+                    kill(process, SIGCONT)
+                    kill(process, SIGKILL)
+                }
+                stopped += 1
+            }
+            try? files.removeItem(at: directory)
+        }
+        return stopped
+    }
+
     /// The PIDs whose parent is `pid` (nginx's workers), read from /proc.
     private static func children(of pid: pid_t) -> [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> pid_t? in
-            guard let child = pid_t(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")")
-            else { return nil }
-            // After "(name)": state, then the parent's PID.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard let child = pid_t(entry), let fields = ProcessIdentity.statFields(of: child) else { return nil }
+            // State, then the parent's PID.
             return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
         }
+    }
+}
+
+/// A process named so that a reused PID is not mistaken for it: its PID and its start time
+/// (field 22 of `/proc/PID/stat`, in clock ticks since boot).
+struct ProcessIdentity: Equatable, CustomStringConvertible {
+    var pid: pid_t
+    var startTime: UInt64
+
+    /// This process.
+    static var current: ProcessIdentity {
+        let pid = getpid()
+        return ProcessIdentity(pid: pid, startTime: startTime(of: pid) ?? 0)
+    }
+
+    init(pid: pid_t, startTime: UInt64) {
+        self.pid = pid
+        self.startTime = startTime
+    }
+
+    /// Parses `PID START` as written by ``description``.
+    init?(_ text: String) {
+        let fields = text.split(whereSeparator: \.isWhitespace)
+        guard fields.count == 2, let pid = pid_t(fields[0]), let start = UInt64(fields[1]) else { return nil }
+        self.init(pid: pid, startTime: start)
+    }
+
+    var description: String { "\(pid) \(startTime)" }
+
+    /// Whether this very process still runs (not merely some process with its PID).
+    var isAlive: Bool {
+        guard let start = Self.startTime(of: pid) else { return false }
+        return start == startTime && !Self.isZombie(pid)
+    }
+
+    static func startTime(of pid: pid_t) -> UInt64? {
+        guard let fields = statFields(of: pid), fields.count > 19 else { return nil }
+        return UInt64(fields[19])
+    }
+
+    static func isZombie(_ pid: pid_t) -> Bool {
+        statFields(of: pid)?.first == "Z"
+    }
+
+    /// The command line of `pid`, arguments separated by spaces; nil when it does not exist.
+    static func commandLine(of pid: pid_t) -> String? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return nil }
+        return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// The fields of `/proc/PID/stat` after the command name: state first (field 3).
+    static func statFields(of pid: pid_t) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
     }
 }

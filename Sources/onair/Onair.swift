@@ -17,20 +17,37 @@ struct Onair: ParsableCommand {
 
     /// Runs the command line; usage errors exit with 2, as documented.
     static func main() {
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
+            command = try parseAsRoot()
+        } catch {
+            exit(reporting: error)
+        }
+        do {
             try command.run()
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch {
+            // An error found by the subcommand itself (a bad --duration, an unknown pipeline):
+            // point at that subcommand's help, not at the root's usage line.
+            // Every subcommand is named after its type (`Run` → `run`).
+            let name = type(of: command).configuration.commandName ?? "\(type(of: command))".lowercased()
             let code = exitCode(for: error)
-            if code == .success {
-                // --help and --version.
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            FileHandle.standardError.write(Data("Error: \(message(for: error))\n  See 'onair \(name) --help' for more information.\n".utf8))
             Foundation.exit(code == .failure ? 1 : 2)
         }
+    }
+
+    /// Prints what parsing found wrong (or the help and version asked for) and exits.
+    private static func exit(reporting error: any Error) -> Never {
+        if let exit = error as? ExitCode { Foundation.exit(exit.rawValue) }
+        let code = exitCode(for: error)
+        if code == .success {
+            // --help and --version.
+            print(fullMessage(for: error))
+            Foundation.exit(0)
+        }
+        FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+        Foundation.exit(code == .failure ? 1 : 2)
     }
 }

@@ -66,7 +66,15 @@ import Testing
         #expect(none.status == 2, "\(none)")
         #expect(none.stderr.contains("no pipeline named 'nosuch'"), "\(none)")
         #expect(none.stderr.contains("expected one of 'demo', 'studio'"), "\(none)")
+        // The pointer goes to the subcommand's help, not to the root's usage line.
+        #expect(none.stderr.contains("See 'onair plan --help'"), "\(none)")
+        #expect(!none.stderr.contains("<subcommand>"), "\(none)")
         #expect(none.stdout.isEmpty)
+
+        let badDuration = try onair("run", "demo", "--duration", "soon", "--project", repositoryRoot.path)
+        #expect(badDuration.status == 2, "\(badDuration)")
+        #expect(badDuration.stderr.contains("--duration must look like"), "\(badDuration)")
+        #expect(badDuration.stderr.contains("See 'onair run --help'"), "\(badDuration)")
 
         let typo = try onair("plan", "studoi", "--project", repositoryRoot.path)
         #expect(typo.status == 2, "\(typo)")

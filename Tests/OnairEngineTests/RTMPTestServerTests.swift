@@ -86,6 +86,33 @@ struct RTMPTestServerTests {
         #expect(LoopbackPort.acceptsConnections(port))
     }
 
+    @Test("a server whose test process died is stopped by the next one; live owners' servers are not", .timeLimit(.minutes(1)))
+    func orphansAreReaped() throws {
+        let orphan = try RTMPTestServer()
+        defer { orphan.stop() }
+        let kept = try RTMPTestServer()
+        defer { kept.stop() }
+        let orphanPort = orphan.port
+        let orphanPID = try #require(orphan.pid)
+
+        // Hand the first server to a test process that has ended, as if it had been SIGKILLed.
+        let ended = try Subprocess("/bin/true", [])
+        #expect(ended.wait(timeout: .seconds(5)))
+        try "\(ended.pid) 1".write(to: orphan.directory.appendingPathComponent("owner"), atomically: true, encoding: .utf8)
+
+        #expect(RTMPTestServer.reapOrphans() >= 1)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while orphan.pid != nil, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(orphan.pid == nil)
+        #expect(kill(orphanPID, 0) != 0)
+        #expect(!LoopbackPort.acceptsConnections(orphanPort))
+        #expect(!FileManager.default.fileExists(atPath: orphan.directory.path))
+
+        // The other server belongs to this (running) process: untouched.
+        #expect(kept.pid != nil)
+        #expect(LoopbackPort.acceptsConnections(kept.port))
+    }
+
     @Test("a subprocess that overruns its timeout is killed")
     func subprocessTimeout() throws {
         let output = try Subprocess.run("/bin/sleep", ["30"], timeout: .milliseconds(200))

@@ -7,13 +7,19 @@ import Foundation
 /// libav objects (frames) may travel through it.
 final class Handoff<Element>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [Element] = []
+    /// A ring of `capacity` slots. A slot is emptied the moment its element is taken: a frame
+    /// must not stay referenced by the queue after its consumer let go of it (a list compacted
+    /// now and then kept dozens of taken 1080p frames alive per handoff).
+    private var slots: [Element?]
     private var head = 0
+    private var stored = 0
     private var closed = false
     let capacity: Int
 
     init(capacity: Int) {
+        precondition(capacity > 0, "a handoff holds at least one element")
         self.capacity = capacity
+        slots = Array(repeating: nil, count: capacity)
     }
 
     /// Adds `element`, waiting up to `timeout` for room; false when closed or still full.
@@ -22,11 +28,12 @@ final class Handoff<Element>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: min(timeout, 1e9))
-        while !closed && items.count - head >= capacity {
+        while !closed && stored == capacity {
             if !condition.wait(until: deadline) { return false }
         }
         guard !closed else { return false }
-        items.append(element)
+        slots[(head + stored) % capacity] = element
+        stored += 1
         condition.broadcast()
         return true
     }
@@ -36,7 +43,7 @@ final class Handoff<Element>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: min(timeout, 1e9))
-        while items.count == head {
+        while stored == 0 {
             if closed { return nil }
             if !condition.wait(until: deadline) { return nil }
         }
@@ -47,16 +54,13 @@ final class Handoff<Element>: @unchecked Sendable {
     func tryPop() -> Element? {
         condition.lock()
         defer { condition.unlock() }
-        return items.count == head ? nil : take()
+        return stored == 0 ? nil : take()
     }
 
     private func take() -> Element {
-        let element = items[head]
-        head += 1
-        if head > 64 && head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
+        let element = slots[head].take()!
+        head = (head + 1) % capacity
+        stored -= 1
         condition.broadcast()
         return element
     }
@@ -65,14 +69,14 @@ final class Handoff<Element>: @unchecked Sendable {
     var count: Int {
         condition.lock()
         defer { condition.unlock() }
-        return items.count - head
+        return stored
     }
 
     /// Whether `close` was called and every element taken.
     var isDrained: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return closed && items.count == head
+        return closed && stored == 0
     }
 
     /// No more pushes; pops drain what is left, then return nil.
