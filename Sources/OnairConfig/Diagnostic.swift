@@ -77,6 +77,9 @@ public final class DiagnosticLog {
         report(Diagnostic(.warning, code, message, at: location, suggestion: suggestion))
     }
 
+    /// Whether an identical diagnostic was reported.
+    public func contains(_ diagnostic: Diagnostic) -> Bool { seen.contains(diagnostic) }
+
     /// The diagnostics in report order.
     public var sorted: [Diagnostic] { all.sorted(by: Diagnostic.reportOrder) }
     /// How many errors were reported.

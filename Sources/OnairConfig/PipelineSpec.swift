@@ -30,6 +30,16 @@ public struct PipelineSpec: Hashable, Sendable {
     public func source(_ name: String) -> SourceSpec? { sources.first { $0.name == name } }
     /// The combination called `name`.
     public func overlay(_ name: String) -> OverlaySpec? { overlays.first { $0.name == name } }
+
+    /// The same pipeline with the combination `name` on air instead of the one `active:` names
+    /// (`onair run --overlay`); nil when it has no such combination. Diagnostics about the
+    /// combination on air still point at `active:`.
+    public func activating(_ name: String) -> PipelineSpec? {
+        guard overlay(name) != nil else { return nil }
+        var copy = self
+        copy.active = Located(name, at: active.location)
+        return copy
+    }
 }
 
 extension PipelineSpec {

@@ -17,6 +17,8 @@ struct List: ParsableCommand {
             var name: String
             var title: String?
             var active: String?
+            /// Every overlay combination, in the order written (`run --overlay` takes any).
+            var overlays: [String]
             var destinations: [String]
             var valid: Bool
         }
@@ -44,7 +46,7 @@ struct List: ParsableCommand {
             pipelines: project.pipelineNames.map { name in
                 let pipeline = project.pipeline(name)
                 return .init(name: name, title: pipeline?.title, active: pipeline?.active.value,
-                             destinations: pipeline?.destinations.map(\.name) ?? [], valid: pipeline?.isComplete ?? false)
+                             overlays: pipeline?.overlays.map(\.name) ?? [], destinations: pipeline?.destinations.map(\.name) ?? [], valid: pipeline?.isComplete ?? false)
             },
             presets: Dictionary(uniqueKeysWithValues: [PresetLibrary.Section.quality, .overlays, .destinations].map {
                 ($0.rawValue, project.presets.userEntries(in: $0).map(\.name))
@@ -64,7 +66,9 @@ struct List: ParsableCommand {
         }
         print("Pipelines")
         for entry in listing.pipelines {
-            let detail = entry.valid ? "\(entry.title ?? "") — \(entry.active ?? "") → \(entry.destinations.joined(separator: ", "))" : "(has errors: onair validate \(entry.name))"
+            let others = entry.overlays.filter { $0 != entry.active }
+            let overlays = (entry.active ?? "") + (others.isEmpty ? "" : " (or " + others.joined(separator: ", ") + ")")
+            let detail = entry.valid ? "\(entry.title ?? "") — \(overlays) → \(entry.destinations.joined(separator: ", "))" : "(has errors: onair validate \(entry.name))"
             print("  \(entry.name.padding(toLength: 14, withPad: " ", startingAt: 0)) \(detail)")
         }
         print("\nPresets")

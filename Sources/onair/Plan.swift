@@ -19,8 +19,7 @@ struct Plan: ParsableCommand {
 
     @OptionGroup var projectOptions: ProjectOptions
 
-    @Argument(help: "The pipeline's name (Pipelines/NAME.yaml).")
-    var name: String
+    @OptionGroup var choice: PipelineChoice
 
     @Option(help: "text, json, filtergraph, ffmpeg or dot.")
     var format: Format = .text
@@ -35,22 +34,12 @@ struct Plan: ParsableCommand {
     var nullOutputs = false
 
     func run() throws {
-        let log = DiagnosticLog()
-        let loaded = try projectOptions.load(only: [name], log: log)
-        guard loaded.project.pipelineNames.contains(name) else { throw projectOptions.unknownPipeline(name) }
         var seconds: Double?
         if let duration {
             guard let milliseconds = Units.duration(duration) else { throw ValidationError("--duration must look like 10s or 500ms") }
             seconds = Double(milliseconds) / 1000
         }
-        let plan = loaded.project.pipeline(name).flatMap { loaded.planner(mode: .validate).plan($0, log: log) }
-        if let plan, let pipeline = loaded.project.pipeline(name) { PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log) }
-        let problems = log.sorted.filter { $0.severity == .error || plan == nil }
-        guard let plan, log.errorCount == 0 else {
-            Terminal.printError(DiagnosticReport.render(problems, format: .human, files: loaded.project.files,
-                                                        color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
-            throw ExitCode.failure
-        }
+        let plan = try projectOptions.compile(choice, mode: .validate).plan
         switch format {
         case .text: print(PlanSummary.render(plan))
         case .json:

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
+import OnairEngine
 import OnairPlanner
 
 /// `--project`: where Pipelines/ and Presets/ are.
@@ -38,6 +39,45 @@ extension ProjectOptions {
         let known = Set(Project.pipelineFileNames(in: root)).union(BuiltinPipelines.all.keys).sorted()
         return ValidationError("no pipeline named '\(name)' in \(project)/Pipelines"
             + (Suggestion.phrase(for: name, in: known).map { "; \($0)" } ?? ""))
+    }
+}
+
+/// Which pipeline `plan` and `run` compile, and which of its overlay combinations goes on air.
+struct PipelineChoice: ParsableArguments {
+    @Argument(help: "The pipeline's name (Pipelines/NAME.yaml).")
+    var name: String
+
+    @Option(help: "Put this overlay combination on air instead of the one the pipeline's 'active:' names.")
+    var overlay: String?
+}
+
+extension ProjectOptions {
+    /// Loads the project and compiles the chosen pipeline, checking the graph in libavfilter.
+    /// Usage errors (no such pipeline or combination) are thrown; configuration errors are
+    /// printed and end the command with exit status 1.
+    func compile(_ choice: PipelineChoice, mode: Planner.Mode) throws -> (plan: PipelinePlan, project: LoadedProject) {
+        let log = DiagnosticLog()
+        let loaded = try load(only: [choice.name], log: log)
+        guard loaded.project.pipelineNames.contains(choice.name) else { throw unknownPipeline(choice.name) }
+        var pipeline = loaded.project.pipeline(choice.name)
+        if let overlay = choice.overlay, let spec = pipeline {
+            guard let chosen = spec.activating(overlay) else {
+                let known = spec.overlays.map(\.name)
+                throw ValidationError("pipeline '\(choice.name)' has no overlay combination '\(overlay)'"
+                    + (Suggestion.phrase(for: overlay, in: known).map { "; \($0)" } ?? ""))
+            }
+            pipeline = chosen
+        }
+        let plan = pipeline.flatMap { loaded.planner(mode: mode).plan($0, log: log) }
+        if let plan, let pipeline { PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log) }
+        guard let plan, log.errorCount == 0 else {
+            // Without a plan, warnings may explain why (a part that could not be read).
+            let problems = log.sorted.filter { $0.severity == .error || plan == nil }
+            Terminal.printError(DiagnosticReport.render(problems, format: .human, files: loaded.project.files,
+                                                        color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
+            throw ExitCode.failure
+        }
+        return (plan, loaded)
     }
 }
 

@@ -22,8 +22,7 @@ struct Run: ParsableCommand {
 
     @OptionGroup var projectOptions: ProjectOptions
 
-    @Argument(help: "The pipeline's name (Pipelines/NAME.yaml).")
-    var name: String
+    @OptionGroup var choice: PipelineChoice
 
     @Option(help: "Stop after this long, e.g. 30s or 2m.")
     var duration: String?
@@ -38,23 +37,13 @@ struct Run: ParsableCommand {
     var statsInterval: Double = 5
 
     func run() throws {
-        let log = DiagnosticLog()
-        let loaded = try projectOptions.load(only: [name], log: log)
-        guard loaded.project.pipelineNames.contains(name) else { throw projectOptions.unknownPipeline(name) }
         var options = RunOptions()
         options.pacing = !noPacing
         if let duration {
             guard let milliseconds = Units.duration(duration), milliseconds > 0 else { throw ValidationError("--duration must look like 30s or 2m") }
             options.duration = .milliseconds(milliseconds)
         }
-        let pipeline = loaded.project.pipeline(name)
-        let plan = pipeline.flatMap { loaded.planner(mode: .run).plan($0, log: log) }
-        if let plan, let pipeline { PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log) }
-        guard let plan, log.errorCount == 0 else {
-            Terminal.printError(DiagnosticReport.render(log.sorted.filter { $0.severity == .error }, format: .human, files: loaded.project.files,
-                                                        color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
-            throw ExitCode.failure
-        }
+        let plan = try projectOptions.compile(choice, mode: .run).plan
         let keys: StreamKeys
         do {
             keys = try StreamKeys.resolve(for: plan, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
@@ -62,7 +51,7 @@ struct Run: ParsableCommand {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
-        let console = Console(format: logFormat, pipeline: name, statsInterval: statsInterval)
+        let console = Console(format: logFormat, pipeline: choice.name, statsInterval: statsInterval)
         console.started(plan: plan)
         let pipelineRun: PipelineRun
         do {
@@ -70,7 +59,7 @@ struct Run: ParsableCommand {
                 console.event(event)
             }
         } catch {
-            Terminal.printError("error: could not start '\(name)': \(keys.redact("\(error)"))")
+            Terminal.printError("error: could not start '\(choice.name)': \(keys.redact("\(error)"))")
             throw ExitCode(3)
         }
         let signals = SignalHandlers { count in

@@ -61,6 +61,7 @@ struct Validate: ParsableCommand {
                 if let plan = planner.plan(pipeline, log: log) {
                     PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log)
                 }
+                checkOtherCombinations(of: pipeline, planner: planner, log: log)
             }
             checked += loaded.project.pipelineNames.count
         }
@@ -73,5 +74,22 @@ struct Validate: ParsableCommand {
                                            color: format == .human && Terminal.wantsColor(fileDescriptor: STDOUT_FILENO), summary: summary)
         if !text.isEmpty { print(text) }
         if errors > 0 || (strict && warnings > 0) { throw ExitCode.failure }
+    }
+
+    /// Compiles each overlay combination that is not on air at start, as `onair run --overlay`
+    /// would, so a combination kept for later is as trustworthy as the active one. What only
+    /// that combination gets wrong is reported with its name; the rest was reported already.
+    private func checkOtherCombinations(of pipeline: PipelineSpec, planner: Planner, log: DiagnosticLog) {
+        for overlay in pipeline.overlays where overlay.name != pipeline.active.value {
+            guard let alternative = pipeline.activating(overlay.name) else { continue }
+            let scratch = DiagnosticLog()
+            if let plan = planner.plan(alternative, log: scratch) {
+                PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: scratch)
+            }
+            for var diagnostic in scratch.all where !log.contains(diagnostic) {
+                diagnostic.message += " (when overlay combination '\(overlay.name)' is on air)"
+                log.report(diagnostic)
+            }
+        }
     }
 }

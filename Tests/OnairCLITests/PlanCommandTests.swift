@@ -132,6 +132,9 @@ import Testing
         #expect(twitch["builtin"] as? Bool == true)
         let pipelines = try #require(listing["pipelines"] as? [[String: Any]])
         #expect(pipelines.compactMap { $0["name"] as? String } == ["demo", "studio"])
+        let demo = try #require(pipelines.first)
+        #expect(demo["active"] as? String == "virtual-studio")
+        #expect(demo["overlays"] as? [String] == ["virtual-studio", "room", "avatar"])
     }
 
     @Test func listMarksPlatformsFromPresets() throws {
