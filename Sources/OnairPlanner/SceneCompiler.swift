@@ -78,7 +78,7 @@ struct SceneCompiler {
                   let chainIndex = chains.firstIndex(where: { $0.outputs == [pad] }) else { continue }
             chains[chainIndex].filters += [
                 Filter("loop", [FilterOption("loop", "-1"), FilterOption("size", "1"), FilterOption("start", "0")], purpose: "repeat the processed still"),
-                Filter("setpts", [FilterOption(nil, "N/\(fps)/TB")], purpose: "\(fps) fps timestamps for the repeats"),
+                Filter("setpts", [FilterOption(nil, "STARTPTS+N/\(fps)/TB")], purpose: "\(fps) fps timestamps for the repeats, from when the still arrived"),
             ]
         }
     }

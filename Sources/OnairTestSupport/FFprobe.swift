@@ -111,6 +111,27 @@ public enum FFprobe {
         return DecodedVideo(times: times, errors: output.stderr)
     }
 
+    /// The average colour of every decoded video frame of the file at `path`, in presentation
+    /// order: time and mean U (Cb) and V (Cr), 0–255, from libavfilter's `signalstats`. Red
+    /// pictures have a high V, blue ones a high U; grey is 128 for both. Nil when ffprobe could
+    /// not read the file.
+    public static func frameColours(of path: String, timeout: Duration = .seconds(60)) -> [(time: Double, u: Double, v: Double)]? {
+        let arguments = [
+            "-v", "error", "-print_format", "json", "-f", "lavfi", "-i", "movie=\(path),signalstats",
+            "-show_entries", "frame=pts_time,best_effort_timestamp_time:frame_tags=lavfi.signalstats.UAVG,lavfi.signalstats.VAVG",
+        ]
+        guard let output = try? Subprocess.run(executable, arguments, timeout: timeout), !output.timedOut, output.status == 0,
+              let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
+        else { return nil }
+        return (report.frames ?? []).compactMap { frame in
+            guard let time = (frame.pts_time ?? frame.best_effort_timestamp_time).flatMap({ Double($0) }),
+                  let u = frame.tags?["lavfi.signalstats.UAVG"].flatMap({ Double($0) }),
+                  let v = frame.tags?["lavfi.signalstats.VAVG"].flatMap({ Double($0) })
+            else { return nil }
+            return (time, u, v)
+        }.sorted { $0.time < $1.time }
+    }
+
     /// The container's duration in seconds (nil when ffprobe can't tell).
     public static func duration(of path: String, timeout: Duration = .seconds(30)) -> Double? {
         let arguments = ["-v", "error", "-print_format", "json", "-show_entries", "format=duration", path]
@@ -137,6 +158,7 @@ public enum FFprobe {
         struct Frame: Decodable {
             var pts_time: String?
             var best_effort_timestamp_time: String?
+            var tags: [String: String]?
         }
 
         struct Format: Decodable {

@@ -45,9 +45,14 @@ public final class Subprocess: @unchecked Sendable {
     private let lock = NSLock()
     private var killedOnTimeout = false
 
-    /// Starts `executable` with `arguments`, stdin from /dev/null; `environment` replaces this
-    /// process's environment when given.
-    public init(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String]? = nil) throws {
+    /// The write end of the child's standard input, when it was started with `standardInput: true`.
+    private let input: FileHandle?
+
+    /// Starts `executable` with `arguments`, stdin from /dev/null (or, with `standardInput`, a
+    /// pipe that ``writeLine(_:)`` writes to); `environment` replaces this process's
+    /// environment when given.
+    public init(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String]? = nil,
+                standardInput: Bool = false) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -59,7 +64,14 @@ public final class Subprocess: @unchecked Sendable {
         stderrFile = scratch.appendingPathComponent(stem + ".err")
         _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
-        process.standardInput = FileHandle.nullDevice
+        if standardInput {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            input = pipe.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            input = nil
+        }
         process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
         process.standardError = try FileHandle(forWritingTo: stderrFile)
         commandLine = ([executable] + arguments).joined(separator: " ")
@@ -72,7 +84,14 @@ public final class Subprocess: @unchecked Sendable {
         pid = process.processIdentifier
     }
 
+    /// Writes `line` and a newline to the child's standard input (started with `standardInput: true`).
+    public func writeLine(_ line: String) throws {
+        guard let input else { throw LaunchError(description: "\(commandLine) was started without a standard input pipe") }
+        try input.write(contentsOf: Data((line + "\n").utf8))
+    }
+
     deinit {
+        try? input?.close()
         terminate(grace: .seconds(2))
         try? FileManager.default.removeItem(at: stdoutFile)
         try? FileManager.default.removeItem(at: stderrFile)

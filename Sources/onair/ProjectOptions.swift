@@ -55,7 +55,7 @@ extension ProjectOptions {
     /// Loads the project and compiles the chosen pipeline, checking the graph in libavfilter.
     /// Usage errors (no such pipeline or combination) are thrown; configuration errors are
     /// printed and end the command with exit status 1.
-    func compile(_ choice: PipelineChoice, mode: Planner.Mode) throws -> (plan: PipelinePlan, project: LoadedProject) {
+    func compile(_ choice: PipelineChoice, mode: Planner.Mode) throws -> (plan: PipelinePlan, pipeline: PipelineSpec, project: LoadedProject) {
         let log = DiagnosticLog()
         let loaded = try load(only: [choice.name], log: log)
         guard loaded.project.pipelineNames.contains(choice.name) else { throw unknownPipeline(choice.name) }
@@ -70,14 +70,14 @@ extension ProjectOptions {
         }
         let plan = pipeline.flatMap { loaded.planner(mode: mode).plan($0, log: log) }
         if let plan, let pipeline { PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log) }
-        guard let plan, log.errorCount == 0 else {
+        guard let plan, let pipeline, log.errorCount == 0 else {
             // Without a plan, warnings may explain why (a part that could not be read).
             let problems = log.sorted.filter { $0.severity == .error || plan == nil }
             Terminal.printError(DiagnosticReport.render(problems, format: .human, files: loaded.project.files,
                                                         color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
             throw ExitCode.failure
         }
-        return (plan, loaded)
+        return (plan, pipeline, loaded)
     }
 }
 

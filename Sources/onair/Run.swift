@@ -43,7 +43,8 @@ struct Run: ParsableCommand {
             guard let milliseconds = Units.duration(duration), milliseconds > 0 else { throw ValidationError("--duration must look like 30s or 2m") }
             options.duration = .milliseconds(milliseconds)
         }
-        let plan = try projectOptions.compile(choice, mode: .run).plan
+        let compiled = try projectOptions.compile(choice, mode: .run)
+        let plan = compiled.plan
         let keys: StreamKeys
         do {
             keys = try StreamKeys.resolve(for: plan, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
@@ -66,7 +67,12 @@ struct Run: ParsableCommand {
             console.note(count == 1 ? "stopping… (Ctrl-C again to stop at once)" : "stopping at once")
             pipelineRun.stop()
         }
+        let switcher = OverlaySwitcher(pipeline: compiled.pipeline, onAir: plan, planner: compiled.project.planner(mode: .run))
         pipelineRun.start()
+        if switcher.isUseful {
+            if logFormat == .text { console.note(switcher.hint(onAir: plan.activeOverlay)) }
+            switcher.listen(to: pipelineRun, console: console)
+        }
         console.startStatus { pipelineRun.status }
         let outcome = pipelineRun.wait()
         console.finish(status: pipelineRun.status)

@@ -37,6 +37,11 @@ final class Compositor: @unchecked Sendable {
     private var slate: Frame?
     private let finishedSignal = DispatchSemaphore(value: 0)
     private(set) var failure: String?
+    /// Set when an overlay switch replaces this compositor: it stops feeding the encoders and
+    /// leaves them open for its successor.
+    private let retiring = Monitor(false)
+    private let retiredSignal = DispatchSemaphore(value: 0)
+    private let endedOnItsOwn = Monitor(false)
 
     init(plan: PipelinePlan, inputs: [InputWorker], encoders: [RenditionEncoder], doorbell: Doorbell, clock: RunClock, events: EventSink) {
         self.plan = plan
@@ -47,8 +52,9 @@ final class Compositor: @unchecked Sendable {
         self.events = events
     }
 
-    /// Builds the graph from the inputs' real formats (local inputs) or their planned ones.
-    func build(slatePath: URL?) throws {
+    /// Builds the graph from the inputs' real formats (local inputs) or their planned ones;
+    /// `announce` emits `overlay.applied` (an overlay switch emits it once the switch is done).
+    func build(slatePath: URL?, announce: Bool = true) throws {
         for pad in plan.graph.inputPads {
             let parts = pad.split(separator: ":")
             guard parts.count == 2, let index = Int(parts[0]), index < inputs.count else { continue }
@@ -62,7 +68,7 @@ final class Compositor: @unchecked Sendable {
                 videoSource[index] = sourceFormats.count
                 sourceInput.append(index)
                 sourceFormats.append(.init(label: pad, media: media, timeBase: .microseconds))
-                if worker.isLive { cover[index] = InputCover(fps: planned?.fps ?? plan.fps) }
+                if worker.isLive { cover[index] = InputCover(fps: planned?.fps ?? plan.fps, lastArrival: clock.micros) }
             } else {
                 let media: InputMedia = worker.audioFormat.map {
                     .audio(sampleRate: $0.sampleRate, channels: $0.channels, sampleFormat: $0.sampleFormat)
@@ -70,7 +76,7 @@ final class Compositor: @unchecked Sendable {
                 audioSource[index] = sourceFormats.count
                 sourceInput.append(index)
                 sourceFormats.append(.init(label: pad, media: media, timeBase: .microseconds))
-                if worker.isLive, cover[index] == nil { cover[index] = InputCover(fps: plan.fps) }
+                if worker.isLive, cover[index] == nil { cover[index] = InputCover(fps: plan.fps, lastArrival: clock.micros) }
             }
         }
         var sinks: [FilterGraphRunner.Sink] = []
@@ -90,7 +96,7 @@ final class Compositor: @unchecked Sendable {
         } else {
             slate = try Frame(color: plan.inputLoss.slateColor ?? 0, width: plan.canvas.width, height: plan.canvas.height, pixelFormat: "yuv420p")
         }
-        events.emit(.overlayApplied(overlay: plan.activeOverlay))
+        if announce { events.emit(.overlayApplied(overlay: plan.activeOverlay)) }
     }
 
     func start() {
@@ -101,21 +107,53 @@ final class Compositor: @unchecked Sendable {
                 failure = "\(error)"
                 events.emit(.runStopped(reason: "filter graph failed: \(error)"))
             }
+            // A retiring compositor ends at once; one that ended on its own (every input
+            // drained) closes the encoders even if a retirement was asked meanwhile.
+            let retired = retiring.withLock { retiring in
+                if retiring, !sinksDone { return true }
+                retiring = false
+                return false
+            }
+            if retired {
+                retiredSignal.signal()
+                return
+            }
             for encoder in encoders { encoder.frames.close() }
+            endedOnItsOwn.withLock { $0 = true }
             finishedSignal.signal()
         }
     }
+
+    /// Stops this compositor for a successor (an overlay switch): returns once its thread has
+    /// ended, without closing the encoders. Frames still inside its graph are dropped.
+    /// False when it had already ended on its own (its inputs drained): the run is ending and
+    /// there is nothing to replace.
+    func retire() -> Bool {
+        retiring.withLock { $0 = true }
+        doorbell.ring()
+        while retiredSignal.wait(timeout: .now() + 0.1) == .timedOut {
+            if endedOnItsOwn.withLock({ $0 }) { return false }
+        }
+        return true
+    }
+
+    /// The media time reached (µs): where the next frame of any input fed to this graph starts.
+    var mediaEnd: Int64 { sourceEnds.values.max() ?? 0 }
 
     /// Waits until the graph has drained (all inputs ended) or `timeout` passes.
     func wait(timeout: TimeInterval) -> Bool {
         finishedSignal.wait(timeout: .now() + timeout) == .success
     }
 
+    /// True once every sink has ended (the graph drained), as opposed to a retirement.
+    private var sinksDone = false
+
     private func run() throws {
         var ended = Set<Int>()
         var sinksOpen = Set(sinkTargets.indices)
+        defer { sinksDone = sinksOpen.isEmpty }
         var roundRobin = 0
-        while !sinksOpen.isEmpty {
+        while !sinksOpen.isEmpty, !retiring.withLock({ $0 }) {
             // Take everything the graph can produce now (one empty frame reused until filled).
             for sink in sinksOpen.sorted() {
                 var frame = try Frame()

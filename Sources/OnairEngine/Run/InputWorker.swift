@@ -26,6 +26,10 @@ final class InputWorker: @unchecked Sendable {
     private let events: EventSink
     private var opened: MediaInput?
     private let failureReason = Monitor<String?>(nil)
+    /// Where a file or synthetic source starts on the run's timeline (µs): 0 at the start of
+    /// the run, the media time reached when it is opened by an overlay switch. Set before
+    /// `start()`.
+    var timelineOffset: Int64 = 0
 
     /// Why a local input could not be read, if it could not.
     var failure: String? { failureReason.withLock { $0 } }
@@ -87,6 +91,16 @@ final class InputWorker: @unchecked Sendable {
         startThread(named: "onair.input.\(input.index)") { [self] in run() }
     }
 
+    /// Whether this running worker can feed `planned` in another plan (an overlay switch keeps
+    /// it instead of reopening the input: a camera stays connected). Stills are always read
+    /// again, because a graph receives an overlaid still only once.
+    func canServe(_ planned: PlannedInput) -> Bool {
+        if case .file(_, _, true) = input.kind { return false }
+        var same = input
+        same.index = planned.index
+        return same == planned && failure == nil && !interruption.isStopRequested
+    }
+
     /// Stops reading; the compositor sees the end of this input.
     func stop() {
         interruption.requestStop()
@@ -103,7 +117,7 @@ final class InputWorker: @unchecked Sendable {
             runStill(repeating: repeats)
             return
         }
-        var loopOffset: Int64 = 0
+        var loopOffset = timelineOffset
         var anchor: Int64?
         var lastMicros: Int64 = -1
         var lastVideoMicros: Int64 = -1
@@ -211,7 +225,7 @@ extension InputWorker {
             let fps = Int64(max(1, input.video?.fps ?? 30))
             var index: Int64 = 0
             repeat {
-                let micros = index * 1_000_000 / fps
+                let micros = timelineOffset + index * 1_000_000 / fps
                 if let limit = durationMicros, micros >= limit { return }
                 if pacing { clock.sleep(until: micros) }
                 let frame = try picture.reference()

@@ -41,7 +41,13 @@ public final class PipelineRun: @unchecked Sendable {
     private var encoders: [RenditionEncoder] = []
     private var destinations: [DestinationWorker] = []
     private var compositor: Compositor!
+    /// Guards `inputs`, `compositor`, `overlay` and `stopRequests`, which an overlay switch replaces.
     private let lock = NSLock()
+    /// One overlay switch at a time.
+    private let switching = NSLock()
+    private let projectRoot: URL
+    private let durationMicros: Int64?
+    private var overlay: String
     private var stopRequests = 0
     private let stopped = DispatchSemaphore(value: 0)
 
@@ -57,6 +63,8 @@ public final class PipelineRun: @unchecked Sendable {
         self.plan = plan
         self.options = options
         self.keys = keys
+        self.projectRoot = projectRoot
+        overlay = plan.activeOverlay
         let events = EventSink(keys: keys, handler: onEvent)
         self.events = events
         LibAV.initialize()
@@ -66,6 +74,7 @@ public final class PipelineRun: @unchecked Sendable {
             events.emit(.libav(level: "\(line.level)", message: (line.context.map { "[\($0)] " } ?? "") + line.message))
         }
         let durationMicros = options.duration.map { Int64($0.components.seconds) * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000 }
+        self.durationMicros = durationMicros
         inputs = plan.inputs.map {
             InputWorker(input: $0, projectRoot: projectRoot, doorbell: doorbell, clock: clock, pacing: options.pacing,
                         durationMicros: durationMicros, events: events)
@@ -105,12 +114,80 @@ public final class PipelineRun: @unchecked Sendable {
         startThread(named: "onair.supervisor") { [self] in supervise() }
     }
 
+    /// Why an overlay switch was refused; the combination on air stays on air.
+    public struct SwitchError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The overlay combination on air.
+    public var overlayOnAir: String { lock.withLock { overlay } }
+
+    /// Puts another overlay combination on air without interrupting encoders or destinations.
+    ///
+    /// `next` is the same pipeline planned with that combination active: it must have the
+    /// same renditions. Inputs the two plans share keep running (a camera stays connected);
+    /// the others are opened, before the switch, and start at the media time reached. The
+    /// old graph's buffered frames are dropped; timestamps continue. When anything fails
+    /// before the switch (an input that cannot be opened, a graph that does not configure),
+    /// the current combination stays on air and the error is thrown.
+    public func switchOverlay(to next: PipelinePlan) throws {
+        switching.lock()
+        defer { switching.unlock() }
+        guard next.renditions == plan.renditions else {
+            throw SwitchError(description: "'\(next.activeOverlay)' needs different encoders (its sound or pictures differ); restart with --overlay \(next.activeOverlay)")
+        }
+        let (current, running, onAir, stopping) = lock.withLock { (compositor!, inputs, overlay, stopRequests > 0) }
+        guard !stopping else { throw SwitchError(description: "the run is stopping") }
+        guard next.activeOverlay != onAir else { return }
+
+        var kept = Set<ObjectIdentifier>()
+        var opened: [InputWorker] = []
+        let workers = next.inputs.map { planned -> InputWorker in
+            if let match = running.first(where: { !kept.contains(ObjectIdentifier($0)) && $0.canServe(planned) }) {
+                kept.insert(ObjectIdentifier(match))
+                return match
+            }
+            let worker = InputWorker(input: planned, projectRoot: projectRoot, doorbell: doorbell, clock: clock, pacing: options.pacing,
+                                     durationMicros: durationMicros, events: events)
+            opened.append(worker)
+            return worker
+        }
+        let successor = Compositor(plan: next, inputs: workers, encoders: encoders, doorbell: doorbell, clock: clock, events: events)
+        do {
+            for worker in opened { try worker.prepare() }
+            try successor.build(slatePath: next.inputLoss.slatePath.map { projectRoot.appendingPathComponent($0) }, announce: false)
+        } catch {
+            for worker in opened { worker.stop() }
+            throw SwitchError(description: "could not put '\(next.activeOverlay)' on air: \(keys.redact("\(error)"))")
+        }
+        guard current.retire() else {
+            for worker in opened { worker.stop() }
+            throw SwitchError(description: "the run is ending")
+        }
+        let start = current.mediaEnd
+        for worker in opened { worker.timelineOffset = start }
+        let stoppedMeanwhile = lock.withLock { () -> Bool in
+            inputs = workers
+            compositor = successor
+            overlay = next.activeOverlay
+            return stopRequests > 0
+        }
+        successor.start()
+        for worker in opened { worker.start() }
+        for worker in running where !kept.contains(ObjectIdentifier(worker)) { worker.stop() }
+        if stoppedMeanwhile {
+            for worker in workers { worker.stop() }
+        }
+        events.emit(.overlayApplied(overlay: next.activeOverlay))
+    }
+
     /// First call: stop gracefully (inputs stop, encoders flush, trailers are written).
     /// Second call: abort at once.
     public func stop() {
         lock.lock()
         stopRequests += 1
         let count = stopRequests
+        let inputs = self.inputs
         lock.unlock()
         if count == 1 {
             for input in inputs { input.stop() }
@@ -151,9 +228,11 @@ public final class PipelineRun: @unchecked Sendable {
     /// required destination has failed.
     private func supervise() {
         let limit = options.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
-        let hasLiveInputs = inputs.contains { $0.isLive }
         while true {
+            // An overlay switch may replace both between two rounds.
+            let (compositor, inputs) = lock.withLock { (self.compositor!, self.inputs) }
             if compositor.wait(timeout: 0.1) { break }
+            let hasLiveInputs = inputs.contains { $0.isLive }
             if let limit, hasLiveInputs, Double(clock.micros) / 1_000_000 >= limit { stop() }
             if case .completed = outcome, let failure = inputs.lazy.compactMap(\.failure).first {
                 outcome = .failed(failure)
@@ -175,6 +254,7 @@ public final class PipelineRun: @unchecked Sendable {
         let aborted = stopRequests > 1
         lock.unlock()
         if case .completed = outcome {
+            let compositor = lock.withLock { self.compositor! }
             if let failure = compositor.failure ?? encoders.compactMap(\.failure).first {
                 outcome = .failed(failure)
             } else if aborted {

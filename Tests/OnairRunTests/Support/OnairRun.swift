@@ -84,12 +84,14 @@ final class OnairRun: @unchecked Sendable {
     }
 
     /// Starts `onair run t --project ROOT --log-format FORMAT --stats-interval 1 EXTRA…`.
-    init(_ project: RunProject, keys: [String: String] = [:], logFormat: String = "json", arguments: [String]) throws {
+    /// With `operatorInput`, the test types on onair's standard input (``Subprocess/writeLine(_:)``).
+    init(_ project: RunProject, keys: [String: String] = [:], logFormat: String = "json", arguments: [String],
+         operatorInput: Bool = false) throws {
         guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
         child = try Subprocess(
             binary,
             ["run", RunProject.pipeline, "--project", project.path, "--log-format", logFormat, "--stats-interval", "1"] + arguments,
-            environment: Self.environment(keys: keys))
+            environment: Self.environment(keys: keys), standardInput: operatorInput)
     }
 
     var pid: pid_t { child.pid }

@@ -15,20 +15,27 @@ final class RunProject {
     let root: URL
     var path: String { root.path }
 
+    /// The pipeline's sources, overlay combinations, `active:` (and `audio:`) unless a test
+    /// gives its own: the synthetic source, as it is.
+    static let plainScene = """
+        sources:
+          camera: {kind: test, pattern: testsrc2, tone: 440, size: \(width)x\(height), fps: \(fps)}
+        overlays:
+          room: {kind: real-scene, camera: camera}
+        active: room
+        """
+
     /// A project whose pipeline sends to `destinations` (YAML flow mappings by name, see
     /// ``Destination``), encoding at `bitrate` with a keyframe every `keyframeInterval`.
-    init(destinations: [(name: String, yaml: String)], keyframeInterval: String = "1s", bitrate: String = "800k") throws {
+    init(destinations: [(name: String, yaml: String)], keyframeInterval: String = "1s", bitrate: String = "800k",
+         scene: String = plainScene) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-run-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("Pipelines"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("Presets"), withIntermediateDirectories: true)
         let lines = destinations.map { "  \($0.name): \($0.yaml)" }.joined(separator: "\n")
         let yaml = """
             title: End-to-end test
-            sources:
-              camera: {kind: test, pattern: testsrc2, tone: 440, size: \(Self.width)x\(Self.height), fps: \(Self.fps)}
-            overlays:
-              room: {kind: real-scene, camera: camera}
-            active: room
+            \(scene)
             quality:
               width: \(Self.width)
               height: \(Self.height)
