@@ -18,7 +18,8 @@ func sampleStatus() -> EngineStatus {
             DestinationStatus(
                 name: "twitch", platform: "twitch", state: .retrying(attempt: 3, nextTryIn: .seconds(4)), stats: twitch, required: false),
             DestinationStatus(name: "archive", state: .failed(reason: "disk full"), required: false),
-        ])
+        ],
+        overlay: "room")
 }
 
 /// `line` without ANSI colour codes.
@@ -34,6 +35,7 @@ struct StatusBoardTests {
         try #require(lines.count == 6)
         #expect(lines[0].hasPrefix("onair 00:01:23"))
         #expect(lines[0].contains("1/3 destinations live"))
+        #expect(lines[0].contains("on air: room"))
         #expect(lines[1].contains("r0") && lines[1].contains("1280x720") && lines[1].contains("30.0 fps") && lines[1].contains("1.00x"))
         #expect(lines[2].contains("28.4 fps") && lines[2].contains("0.90x"))
         #expect(lines[3].contains("youtube") && lines[3].contains("live") && lines[3].contains("4.52 Mb/s"))

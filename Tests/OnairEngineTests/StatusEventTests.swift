@@ -75,6 +75,7 @@ struct StatusEventTests {
         let fields = try object(line)
         #expect(fields["event"] as? String == "stats")
         #expect(fields["elapsed_ms"] as? Int == 83000)
+        #expect(fields["overlay"] as? String == "room")
         let destinations = try #require(fields["destinations"] as? [[String: Any]])
         #expect(destinations.count == 3)
         #expect(destinations[2]["reason"] as? String == "rtmp://x/app/**** refused")

@@ -32,6 +32,9 @@ extension EndToEnd {
             try run.child.writeLine("2")
             let applied = run.waitForEvent(timeout: .seconds(10)) { $0.event == "overlay.applied" && $0.overlay == "blue" }
             #expect(applied != nil, "\(run.child.stdoutSoFar)")
+            let stats = run.waitForEvent(timeout: .seconds(5)) { $0.event == "stats" && $0.overlay == "blue" }
+            #expect(stats != nil, "the periodic stats name the combination on air")
+            #expect(run.events.contains { $0.event == "stats" && $0.overlay == "red" })
 
             let output = run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")

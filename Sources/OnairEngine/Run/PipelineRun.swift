@@ -221,7 +221,8 @@ public final class PipelineRun: @unchecked Sendable {
             },
             destinations: destinations.map {
                 DestinationStatus(name: $0.output.destination, platform: $0.output.platform, state: $0.state, stats: $0.stats, required: $0.output.required)
-            }).redacted(keys.redact)
+            },
+            overlay: overlayOnAir).redacted(keys.redact)
     }
 
     /// Ends the run when the duration is reached, when everything has drained, or when every

@@ -32,6 +32,7 @@ public enum StatusBoard {
         var line = BoardLine()
         line.append("onair ", .bold)
         line.append(clock(status.elapsed))
+        if let overlay = status.overlay { line.append("  on air: \(overlay)") }
         if !status.destinations.isEmpty {
             let allLive = live == status.destinations.count
             line.append("  \(live)/\(status.destinations.count) destinations live", allLive ? .green : .yellow)
