@@ -197,9 +197,16 @@ public final class RTMPTestServer: @unchecked Sendable {
                let master = pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)),
                let commandLine = ProcessIdentity.commandLine(of: master),
                commandLine.contains("nginx"), commandLine.contains(directory.path) {
-                for process in [master] + children(of: master) {
+                let processes = [master] + children(of: master)
+                for process in processes {
                     kill(process, SIGCONT)
                     kill(process, SIGKILL)
+                }
+                // Until they are gone, a worker may still hold the listening socket.
+                let deadline = ContinuousClock.now + .seconds(5)
+                while processes.contains(where: { ProcessIdentity.statFields(of: $0).map { $0.first != "Z" } ?? false }),
+                      ContinuousClock.now < deadline {
+                    Thread.sleep(forTimeInterval: 0.02)
                 }
                 stopped += 1
             }

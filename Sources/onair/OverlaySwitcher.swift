@@ -59,24 +59,41 @@ final class OverlaySwitcher: @unchecked Sendable {
         return .success(plan)
     }
 
-    /// Reads lines from standard input on its own thread until it closes, switching `run`.
+    /// Puts the combination `line` names on air in `run`: what is on air now, or why not.
+    func switchOverlay(_ line: String, in run: PipelineRun) -> Result<String, SwitchRefusal> {
+        switch plan(for: line) {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let plan):
+            do {
+                try run.switchOverlay(to: plan)
+                return .success("on air: \(run.overlayOnAir)")
+            } catch {
+                return .failure(SwitchRefusal(description: "\(error)"))
+            }
+        }
+    }
+
+    /// Reads lines from standard input on its own thread until it closes, switching `run`;
+    /// refusals are told on the console (the switch itself is an `overlay.applied` event).
     func listen(to run: PipelineRun, console: Console) {
         let thread = Thread { [self] in
             while let line = readLine() {
                 guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-                switch plan(for: line) {
-                case .failure(let refusal): console.note(refusal.description)
-                case .success(let plan):
-                    do {
-                        try run.switchOverlay(to: plan)
-                    } catch {
-                        console.note("\(error)")
-                    }
-                }
+                if case .failure(let refusal) = switchOverlay(line, in: run) { console.note(refusal.description) }
             }
         }
         thread.name = "onair.operator"
         thread.start()
+    }
+
+    /// Serves a control-socket request (`switch COMBINATION`) for `run`: `ok …` or `error …`.
+    func answer(_ request: String, in run: PipelineRun) -> String {
+        let words = request.split(separator: " ", maxSplits: 1).map(String.init)
+        guard words.count == 2, words[0] == "switch" else { return "error unknown request (expected: switch COMBINATION)" }
+        switch switchOverlay(words[1], in: run) {
+        case .success(let onAir): return "ok " + onAir
+        case .failure(let refusal): return "error " + refusal.description
+        }
     }
 }
 

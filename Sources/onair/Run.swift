@@ -73,6 +73,17 @@ struct Run: ParsableCommand {
             if logFormat == .text { console.note(switcher.hint(onAir: plan.activeOverlay)) }
             switcher.listen(to: pipelineRun, console: console)
         }
+        // `onair switch NAME COMBINATION` from another terminal or a script.
+        let control: ControlListener?
+        do {
+            control = try ControlListener(path: ControlSocket.path(pipeline: choice.name, projectRoot: projectOptions.root)) { request in
+                switcher.answer(request, in: pipelineRun)
+            }
+        } catch {
+            control = nil
+            console.note("onair switch is off for this run: \(error)")
+        }
+        defer { control?.close() }
         console.startStatus { pipelineRun.status }
         let outcome = pipelineRun.wait()
         console.finish(status: pipelineRun.status)

@@ -47,6 +47,13 @@ struct OverlayChoiceTests {
         #expect(run.stderr.contains("expected one of 'virtual-studio', 'room', 'avatar'"), "\(run)")
     }
 
+    @Test func switchWithoutARunSaysSo() throws {
+        let output = try onair("switch", "demo", "room", "--project", repositoryRoot.path)
+        #expect(output.status == 1, "\(output)")
+        #expect(output.stderr.contains("no run of 'demo' in \(repositoryRoot.path) is listening (start it with: onair run demo)"), "\(output)")
+        #expect(output.stdout.isEmpty)
+    }
+
     @Test func validateReportsWhatOnlyAnotherCombinationGetsWrong() throws {
         let project = try ScratchProject()
         defer { project.remove() }

@@ -105,6 +105,8 @@ struct RTMPTestServerTests {
         while orphan.pid != nil, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(orphan.pid == nil)
         #expect(kill(orphanPID, 0) != 0)
+        let closing = ContinuousClock.now + .seconds(5)
+        while LoopbackPort.acceptsConnections(orphanPort), ContinuousClock.now < closing { Thread.sleep(forTimeInterval: 0.05) }
         #expect(!LoopbackPort.acceptsConnections(orphanPort))
         #expect(!FileManager.default.fileExists(atPath: orphan.directory.path))
 

@@ -17,43 +17,61 @@ extension EndToEnd {
             audio: camera
             """
 
-        @Test("a line on stdin puts another combination on air; the recording goes on without a hole", .timeLimit(.minutes(2)))
+        @Test("a line on stdin, then onair switch, put another combination on air; the recording goes on without a hole",
+              .timeLimit(.minutes(2)))
         func switchMidRun() throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }
-            let run = try OnairRun(project, arguments: ["--duration", "8s"], operatorInput: true)
+            let run = try OnairRun(project, arguments: ["--duration", "9s"], operatorInput: true)
             _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
             Thread.sleep(forTimeInterval: 3)
 
+            // From the operator's terminal: a typo is refused, a number switches.
             try run.child.writeLine("purple")
             let refused = run.waitForEvent(timeout: .seconds(10)) { $0.event == "run.note" }
             #expect(refused?.message?.contains("no overlay combination 'purple'") == true, "\(String(describing: refused))")
-
             try run.child.writeLine("2")
             let applied = run.waitForEvent(timeout: .seconds(10)) { $0.event == "overlay.applied" && $0.overlay == "blue" }
             #expect(applied != nil, "\(run.child.stdoutSoFar)")
             let stats = run.waitForEvent(timeout: .seconds(5)) { $0.event == "stats" && $0.overlay == "blue" }
             #expect(stats != nil, "the periodic stats name the combination on air")
             #expect(run.events.contains { $0.event == "stats" && $0.overlay == "red" })
+            Thread.sleep(forTimeInterval: 2)
+
+            // From another process: onair switch, answered by the run.
+            let typo = try onairCommand(["switch", RunProject.pipeline, "bleu", "--project", project.path])
+            #expect(typo.status == 1, "\(typo)")
+            #expect(typo.stderr.contains("did you mean 'blue'?"), "\(typo)")
+            let back = try onairCommand(["switch", RunProject.pipeline, "red", "--project", project.path])
+            #expect(back.status == 0, "\(back)")
+            #expect(back.stdout == "on air: red\n", "\(back)")
 
             let output = run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
             #expect(run.events.contains { $0.event == "run.stopped" && $0.reason == "completed" })
+            let after = try onairCommand(["switch", RunProject.pipeline, "blue", "--project", project.path])
+            #expect(after.status == 1, "\(after)")
+            #expect(after.stderr.contains("no run of 't'"), "\(after)")
 
-            // Every frame is there and the timestamps run on through the switch.
+            // Every frame is there and the timestamps run on through both switches.
             let video = try decodeRecording(project, "out/rec.mkv")
-            expectContinuous(video, seconds: 8, tolerance: 0.05, "recording")
+            expectContinuous(video, seconds: 9, tolerance: 0.05, "recording")
 
-            // Red before the switch, blue after it: nothing in between but the two.
+            // Red, then blue, then red again: nothing but the two colours, in that order.
             let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
-            let red = colours.filter { $0.v > 180 && $0.u < 120 }
-            let blue = colours.filter { $0.u > 180 && $0.v < 140 }
-            #expect(red.count + blue.count == colours.count, "frames neither red nor blue: \(colours.filter { !($0.v > 180 || $0.u > 180) }.prefix(5))")
-            #expect(red.count >= 3 * RunProject.fps, "\(red.count) red frames")
-            #expect(blue.count >= RunProject.fps, "\(blue.count) blue frames")
-            if let lastRed = red.last?.time, let firstBlue = blue.first?.time {
-                #expect(lastRed < firstBlue, "red after blue: \(lastRed) ≥ \(firstBlue)")
+            let names = colours.map { frame in frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other" }
+            var segments: [(name: String, frames: Int)] = []
+            for name in names {
+                if segments.last?.name == name { segments[segments.count - 1].frames += 1 } else { segments.append((name, 1)) }
             }
+            #expect(segments.map(\.name) == ["red", "blue", "red"], "\(segments)")
+            #expect(segments.allSatisfy { $0.frames >= RunProject.fps }, "\(segments)")
         }
     }
+}
+
+/// Runs the built onair with `arguments` (a short command, not a run) and waits for it.
+private func onairCommand(_ arguments: [String]) throws -> Subprocess.Output {
+    guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
+    return try Subprocess.run(binary, arguments, environment: OnairRun.environment(keys: [:]), timeout: .seconds(40))
 }
