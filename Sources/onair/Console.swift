@@ -82,8 +82,20 @@ final class Console: @unchecked Sendable {
         }
         // On a terminal, libav's warnings would drown the status; its errors still show.
         if case .libav(let level, _) = event.kind, !["error", "fatal", "panic"].contains(level) { return }
+        if case .overlayApplied = event.kind, let status = statusSource {
+            // The block names the combination on air: show the new one now, not at the next tick.
+            let snapshot = status()
+            lock.withLock { if lastStatus != nil { lastStatus = snapshot } }
+        }
         line(Self.clock.string(from: event.time) + " " + event.textLine)
     }
+
+    /// Where the live status comes from, once ``startStatus(_:)`` was called.
+    private var statusSource: (@Sendable () -> EngineStatus)? {
+        lock.withLock { statusProvider }
+    }
+
+    private var statusProvider: (@Sendable () -> EngineStatus)?
 
     private static let clock: DateFormatter = {
         let formatter = DateFormatter()
@@ -93,6 +105,7 @@ final class Console: @unchecked Sendable {
 
     /// Redraws the status block every second (terminal) or writes stats lines (JSON).
     func startStatus(_ status: @escaping @Sendable () -> EngineStatus) {
+        lock.withLock { statusProvider = status }
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [self] in
