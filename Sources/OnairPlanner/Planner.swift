@@ -61,6 +61,14 @@ public struct Planner: Sendable {
     }
 }
 
+extension Planner {
+    /// The source whose sound `spec` broadcasts with its `active:` combination on air: the one
+    /// `audio:` names, else the combination's lead source when it has sound; nil for none.
+    public static func soundSource(of spec: PipelineSpec) -> String? {
+        SceneCompiler.audioSource(of: spec)?.name
+    }
+}
+
 extension InputLossPlan {
     init(_ policy: InputLossPolicy) {
         afterMs = policy.afterMs

@@ -20,11 +20,18 @@ final class OverlaySwitcher: @unchecked Sendable {
     let choices: [Choice]
 
     /// Plans every combination of `pipeline`; `onAir` is the plan the run starts with.
+    ///
+    /// The sound stays what it is at the start: without `audio:`, a combination's sound would
+    /// come from its own lead source, and one without sound (slides after the camera) would
+    /// need other encoders — so the combinations switched to keep the starting sound instead.
     init(pipeline: PipelineSpec, onAir: PipelinePlan, planner: Planner) {
+        let startSound = pipeline.activating(onAir.activeOverlay).flatMap { Planner.soundSource(of: $0) }
         choices = pipeline.overlays.map { overlay in
             if overlay.name == onAir.activeOverlay { return Choice(name: overlay.name, plan: onAir) }
             let log = DiagnosticLog()
-            var plan = pipeline.activating(overlay.name).flatMap { planner.plan($0, log: log) }
+            var spec = pipeline.activating(overlay.name)
+            if spec?.audio == nil, let startSound { spec?.audio = Located(startSound, at: pipeline.active.location) }
+            var plan = spec.flatMap { planner.plan($0, log: log) }
             if let checked = plan { PlanGraphCheck.run(checked, pipelineFile: pipeline.file, log: log) }
             let problem = log.sorted.first { $0.severity == .error }
             if problem != nil { plan = nil }

@@ -5,7 +5,8 @@ import Testing
 extension EndToEnd {
     @Suite("Switching the overlay combination on air")
     struct OverlaySwitch {
-        /// A red camera with the sound, and a blue screen; the red one on air.
+        /// A red camera with the sound, and a blue screen without; the red one on air. No
+        /// `audio:`: the camera's sound must carry on while the screen is on air.
         static let scene = """
             sources:
               camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
@@ -14,7 +15,6 @@ extension EndToEnd {
               red: {kind: real-scene, camera: camera}
               blue: {kind: real-scene, camera: screen}
             active: red
-            audio: camera
             """
 
         @Test("a line on stdin, then onair switch, put another combination on air; the recording goes on without a hole",
@@ -56,6 +56,11 @@ extension EndToEnd {
             // Every frame is there and the timestamps run on through both switches.
             let video = try decodeRecording(project, "out/rec.mkv")
             expectContinuous(video, seconds: 9, tolerance: 0.05, "recording")
+
+            // The sound ran on through both switches.
+            let audioPackets = FFprobe.packets(of: project.file("out/rec.mkv").path, duration: .seconds(30)).filter { $0.codecType == "audio" }
+            let expectedAudio = 9.0 * 48_000 / 1024
+            #expect(abs(Double(audioPackets.count) - expectedAudio) <= expectedAudio * 0.05, "\(audioPackets.count) audio packets")
 
             // Red, then blue, then red again: nothing but the two colours, in that order.
             let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
