@@ -27,6 +27,9 @@ struct Onair: ParsableCommand {
             try command.run()
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
+        } catch where exitCode(for: error) == .success {
+            // `--help` and `--version` reach here through the built-in help command.
+            exit(reporting: error)
         } catch {
             // An error found by the subcommand itself (a bad --duration, an unknown pipeline):
             // point at that subcommand's help, not at the root's usage line.

@@ -61,6 +61,22 @@ import Testing
         #expect(output.stdout.components(separatedBy: "-re \\").count == 5, "every input paced by default")
     }
 
+    @Test(arguments: [["--help"], ["help"], ["switch", "--help"], ["run", "--help"]])
+    func helpGoesToStdoutAndSucceeds(arguments: [String]) throws {
+        let output = try onair(arguments)
+        #expect(output.status == 0, "\(output)")
+        #expect(output.stdout.contains("USAGE: onair"), "\(output)")
+        #expect(!output.stdout.contains("Error"), "\(output)")
+        #expect(output.stderr.isEmpty, "\(output)")
+    }
+
+    @Test func versionGoesToStdoutAndSucceeds() throws {
+        let output = try onair("--version")
+        #expect(output.status == 0, "\(output)")
+        #expect(output.stdout == "0.1.0\n", "\(output)")
+        #expect(output.stderr.isEmpty, "\(output)")
+    }
+
     @Test func unknownPipelineIsAUsageErrorWithSuggestions() throws {
         let none = try onair("plan", "nosuch", "--project", repositoryRoot.path)
         #expect(none.status == 2, "\(none)")

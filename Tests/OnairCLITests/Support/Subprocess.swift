@@ -173,6 +173,12 @@ extension OnairBinary {
 /// Runs the `onair` executable.
 func onair(_ arguments: String..., environment: [String: String]? = nil, timeout: TimeInterval = 60,
            sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> ProcessOutput {
+    try onair(arguments, environment: environment, timeout: timeout, sourceLocation: sourceLocation)
+}
+
+/// Runs the `onair` executable with an argument list.
+func onair(_ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 60,
+           sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> ProcessOutput {
     let binary = try OnairBinary.require(sourceLocation: sourceLocation)
     let output = try Subprocess.run(binary, arguments, environment: environment, timeout: timeout)
     #expect(!output.timedOut, "onair \(arguments.joined(separator: " ")) did not finish in \(Int(timeout)) s", sourceLocation: sourceLocation)
