@@ -24,20 +24,7 @@ public enum PlanGraphCheck {
     }
 
     static func inputs(of plan: PipelinePlan) -> [GraphInput] {
-        plan.graph.inputPads.compactMap { pad -> GraphInput? in
-            let parts = pad.split(separator: ":")
-            guard parts.count == 2, let index = Int(parts[0]), index < plan.inputs.count else { return nil }
-            let input = plan.inputs[index]
-            if parts[1] == "a" {
-                return GraphInput(pad, .audio(sampleRate: input.audio?.sampleRate ?? 48000, channels: input.audio?.channels ?? 2))
-            }
-            let video = (width: input.video?.width ?? plan.canvas.width, height: input.video?.height ?? plan.canvas.height,
-                         fps: input.video?.fps ?? plan.fps)
-            let still: Bool
-            if case .file(_, _, let isStill) = input.kind { still = isStill } else { still = false }
-            return GraphInput(pad, .video(width: video.width, height: video.height, frameRate: FrameRate(video.fps),
-                                          pixelFormat: still ? "rgba" : "yuv420p"))
-        }
+        PlannedSource.all(in: plan).map { GraphInput($0.pad, $0.media) }
     }
 
     static func outputs(of plan: PipelinePlan) -> [GraphOutput] {

@@ -21,9 +21,9 @@ final class Compositor: @unchecked Sendable {
     private let clock: RunClock
     private let events: EventSink
     private var graph: FilterGraphRunner!
-    /// Graph source index for each input's video and audio.
-    private var videoSource: [Int: Int] = [:]
-    private var audioSource: [Int: Int] = [:]
+    /// Graph source index of each input's video and audio, by input index.
+    private var videoSource: [Int?]
+    private var audioSource: [Int?]
     private var sourceFormats: [FilterGraphRunner.Source] = []
     /// The input each graph source reads, by source index.
     private var sourceInput: [Int] = []
@@ -31,12 +31,15 @@ final class Compositor: @unchecked Sendable {
     private var sinkTimeBases: [TimeBase] = []
     /// Sink index → (rendition, kind).
     private var sinkTargets: [(encoder: Int, kind: MediaKind)] = []
-    private var cover: [Int: InputCover] = [:]
-    /// Graph source index → when the last frame fed to it ends (µs), for its end of stream.
-    private var sourceEnds: [Int: Int64] = [:]
+    /// What is needed to cover for each live input, by input index (nil for local inputs).
+    private var cover: [InputCover?]
+    /// When the last frame fed to each graph source ends (µs), by source index: its end of stream.
+    private var sourceEnds: [Int64?] = []
     private var slate: Frame?
     private let finishedSignal = DispatchSemaphore(value: 0)
-    private(set) var failure: String?
+    private let failureReason = Monitor<String?>(nil)
+    /// Why the graph failed, if it did.
+    var failure: String? { failureReason.withLock { $0 } }
     /// Set when an overlay switch replaces this compositor: it stops feeding the encoders and
     /// leaves them open for its successor.
     private let retiring = Monitor(false)
@@ -50,35 +53,38 @@ final class Compositor: @unchecked Sendable {
         self.doorbell = doorbell
         self.clock = clock
         self.events = events
+        videoSource = Array(repeating: nil, count: inputs.count)
+        audioSource = Array(repeating: nil, count: inputs.count)
+        cover = Array(repeating: nil, count: inputs.count)
     }
 
     /// Builds the graph from the inputs' real formats (local inputs) or their planned ones;
     /// `announce` emits `overlay.applied` (an overlay switch emits it once the switch is done).
     func build(slatePath: URL?, announce: Bool = true) throws {
-        for pad in plan.graph.inputPads {
-            let parts = pad.split(separator: ":")
-            guard parts.count == 2, let index = Int(parts[0]), index < inputs.count else { continue }
+        for source in PlannedSource.all(in: plan) where source.input < inputs.count {
+            let index = source.input
             let worker = inputs[index]
-            if parts[1] == "v" {
-                let planned = worker.input.video
-                let media: InputMedia = worker.videoFormat.map {
+            // Local inputs were opened: their real format. Live ones: the planned format.
+            let media: InputMedia
+            switch source.kind {
+            case .video:
+                media = worker.videoFormat.map {
                     .video(width: $0.width, height: $0.height, frameRate: $0.frameRate, pixelFormat: $0.pixelFormat)
-                } ?? .video(width: planned?.width ?? plan.canvas.width, height: planned?.height ?? plan.canvas.height,
-                            frameRate: FrameRate(planned?.fps ?? plan.fps), pixelFormat: "yuv420p")
+                } ?? source.media
                 videoSource[index] = sourceFormats.count
-                sourceInput.append(index)
-                sourceFormats.append(.init(label: pad, media: media, timeBase: .microseconds))
-                if worker.isLive { cover[index] = InputCover(fps: planned?.fps ?? plan.fps, lastArrival: clock.micros) }
-            } else {
-                let media: InputMedia = worker.audioFormat.map {
+            case .audio:
+                media = worker.audioFormat.map {
                     .audio(sampleRate: $0.sampleRate, channels: $0.channels, sampleFormat: $0.sampleFormat)
-                } ?? .audio(sampleRate: 48000, channels: 2, sampleFormat: "fltp")
+                } ?? source.media
                 audioSource[index] = sourceFormats.count
-                sourceInput.append(index)
-                sourceFormats.append(.init(label: pad, media: media, timeBase: .microseconds))
-                if worker.isLive, cover[index] == nil { cover[index] = InputCover(fps: plan.fps, lastArrival: clock.micros) }
+            }
+            sourceInput.append(index)
+            sourceFormats.append(.init(label: source.pad, media: media, timeBase: .microseconds))
+            if worker.isLive, cover[index] == nil {
+                cover[index] = InputCover(fps: worker.input.video?.fps ?? plan.fps, lastArrival: clock.micros)
             }
         }
+        sourceEnds = Array(repeating: nil, count: sourceFormats.count)
         var sinks: [FilterGraphRunner.Sink] = []
         for (index, rendition) in plan.renditions.enumerated() {
             sinks.append(.init(label: rendition.videoPad, kind: .video))
@@ -104,8 +110,8 @@ final class Compositor: @unchecked Sendable {
             do {
                 try run()
             } catch {
-                failure = "\(error)"
-                events.emit(.runStopped(reason: "filter graph failed: \(error)"))
+                // The supervisor reports how the run ended, with this reason.
+                failureReason.withLock { $0 = "filter graph failed: \(error)" }
             }
             // A retiring compositor ends at once; one that ended on its own (every input
             // drained) closes the encoders even if a retirement was asked meanwhile.
@@ -138,7 +144,7 @@ final class Compositor: @unchecked Sendable {
     }
 
     /// The media time reached (µs): where the next frame of any input fed to this graph starts.
-    var mediaEnd: Int64 { sourceEnds.values.max() ?? 0 }
+    var mediaEnd: Int64 { sourceEnds.compactMap { $0 }.max() ?? 0 }
 
     /// Waits until the graph has drained (all inputs ended) or `timeout` passes.
     func wait(timeout: TimeInterval) -> Bool {
@@ -149,39 +155,45 @@ final class Compositor: @unchecked Sendable {
     private var sinksDone = false
 
     private func run() throws {
-        var ended = Set<Int>()
-        var sinksOpen = Set(sinkTargets.indices)
-        defer { sinksDone = sinksOpen.isEmpty }
+        var ended = [Bool](repeating: false, count: inputs.count)
+        var endedCount = 0
+        // Open sinks in a fixed order (video before audio of each rendition).
+        var openSinks = Array(sinkTargets.indices)
+        defer { sinksDone = openSinks.isEmpty }
         var roundRobin = 0
-        while !sinksOpen.isEmpty, !retiring.withLock({ $0 }) {
-            // Take everything the graph can produce now (one empty frame reused until filled).
-            for sink in sinksOpen.sorted() {
-                var frame = try Frame()
+        var hungry: [Int] = []
+        /// An empty frame kept between pulls: asking a sink that has nothing costs no allocation.
+        var spare = try Frame()
+        while !openSinks.isEmpty, !retiring.withLock({ $0 }) {
+            // Take everything the graph can produce now.
+            try openSinks.removeAll { sink in
                 while true {
-                    let status = try graph.pull(sink: sink, into: frame)
-                    if case .endOfStream = status { sinksOpen.remove(sink); break }
-                    guard case .done = status else { break }
+                    let status = try graph.pull(sink: sink, into: spare)
+                    if case .endOfStream = status { return true }
+                    guard case .done = status else { return false }
                     let target = sinkTargets[sink]
+                    let frame = spare
+                    spare = try Frame()
+                    // A closed encoder (it failed or stopped) takes no more: this sink is done.
                     if !encoders[target.encoder].frames.push(SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink])) {
-                        sinksOpen.remove(sink)
-                        break
+                        return true
                     }
-                    frame = try Frame()
                 }
             }
-            if sinksOpen.isEmpty { break }
+            if openSinks.isEmpty { break }
             // End the sources of inputs that ended.
-            for (index, worker) in inputs.enumerated() where !ended.contains(index) && worker.mailbox.isDrained {
-                ended.insert(index)
+            for (index, worker) in inputs.enumerated() where !ended[index] && worker.mailbox.isDrained {
+                ended[index] = true
+                endedCount += 1
                 if let source = videoSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
                 if let source = audioSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
             }
-            if ended.count == inputs.count { continue }
+            if endedCount == inputs.count { continue }
             // Every input the graph waits for gets a frame this round — the sound as much as the
             // pictures; feeding only the hungriest let video run ~10 s ahead of audio.
-            var hungry: [Int] = []
+            hungry.removeAll(keepingCapacity: true)
             for (source, input) in sourceInput.enumerated()
-            where !ended.contains(input) && !hungry.contains(input) && graph.failedRequests(source: source) > 0 {
+            where !ended[input] && !hungry.contains(input) && graph.failedRequests(source: source) > 0 {
                 hungry.append(input)
             }
             var fed = false
@@ -196,7 +208,7 @@ final class Compositor: @unchecked Sendable {
             if !fed, hungry.isEmpty {
                 for offset in 0..<inputs.count {
                     let index = (roundRobin + offset) % inputs.count
-                    if !ended.contains(index), let item = inputs[index].mailbox.tryPop() {
+                    if !ended[index], let item = inputs[index].mailbox.tryPop() {
                         try feed(item, from: index)
                         roundRobin = index + 1
                         fed = true
@@ -210,22 +222,19 @@ final class Compositor: @unchecked Sendable {
 
     private func feed(_ item: InputFrame, from index: Int) throws {
         guard let source = item.kind == .video ? videoSource[index] : audioSource[index] else { return }
-        if var state = cover[index] {
-            if state.lostSince != nil, state.lastFrame != nil { events.emit(.inputConnected(input: inputs[index].input.name, url: nil)) }
-            state.lostSince = nil
-            state.lastArrival = clock.micros
-            state.lastPushed[item.kind] = item.micros
-            if item.kind == .video { state.lastFrame = try item.frame.reference() }
-            cover[index] = state
+        if cover[index] != nil {
+            if cover[index]!.lostSince != nil, cover[index]!.lastFrame != nil { events.emit(.inputConnected(input: inputs[index].input.name, url: nil)) }
+            cover[index]!.lostSince = nil
+            cover[index]!.lastArrival = clock.micros
+            if item.kind == .video {
+                cover[index]!.lastVideoPush = item.micros
+                cover[index]!.lastFrame = try item.frame.reference()
+            } else {
+                cover[index]!.lastAudioPush = item.micros
+            }
         }
         item.frame.presentationTimestamp = item.micros
-        var length: Int64 = 0
-        if item.kind == .audio, item.frame.sampleRate > 0 {
-            length = Int64(item.frame.sampleCount) * 1_000_000 / Int64(item.frame.sampleRate)
-        } else if case .video(_, _, let rate, _) = sourceFormats[source].media, rate.framesPerSecond > 0 {
-            length = Int64(1_000_000 / rate.framesPerSecond)
-        }
-        sourceEnds[source] = max(sourceEnds[source] ?? 0, item.micros + length)
+        sourceEnds[source] = max(sourceEnds[source] ?? 0, item.micros + item.lengthMicros)
         try graph.push(item.frame, source: source)
     }
 
@@ -233,6 +242,9 @@ final class Compositor: @unchecked Sendable {
     /// frame (its last picture, then the slate; silence for audio) when one is due.
     private func coverIfLost(_ index: Int) throws -> Bool {
         guard var state = cover[index] else { return false }
+        // Taken out and put back below, so the frame reference is not shared with a copy.
+        cover[index] = nil
+        defer { cover[index] = state }
         let now = clock.micros
         let after = Int64(plan.inputLoss.afterMs) * 1000
         guard now - state.lastArrival > after else { return false }
@@ -242,13 +254,13 @@ final class Compositor: @unchecked Sendable {
         }
         let interval = Int64(1_000_000 / max(1, state.fps))
         var pushed = false
-        if let source = videoSource[index], now >= (state.lastPushed[.video] ?? 0) + interval {
+        if let source = videoSource[index], now >= (state.lastVideoPush ?? 0) + interval {
             let holding = state.lastFrame != nil && now - state.lostSince! < Int64(plan.inputLoss.holdLastFrameMs) * 1000
             if let picture = holding ? state.lastFrame : slate {
                 let frame = try picture.reference()
-                let micros = max(now, (state.lastPushed[.video] ?? 0) + 1)
+                let micros = max(now, (state.lastVideoPush ?? 0) + 1)
                 frame.presentationTimestamp = micros
-                state.lastPushed[.video] = micros
+                state.lastVideoPush = micros
                 try graph.push(frame, source: source)
                 pushed = true
             }
@@ -256,16 +268,15 @@ final class Compositor: @unchecked Sendable {
         if let source = audioSource[index], case let .audio(rate, channels, format) = sourceFormats[source].media {
             let samples = 1024
             let length = Int64(samples) * 1_000_000 / Int64(rate)
-            let next = (state.lastPushed[.audio] ?? now) + length
+            let next = (state.lastAudioPush ?? now) + length
             if now >= next - length {
                 let silence = try Frame(silence: samples, sampleRate: rate, channels: channels, sampleFormat: format)
                 silence.presentationTimestamp = max(next, now - length)
-                state.lastPushed[.audio] = silence.presentationTimestamp
+                state.lastAudioPush = silence.presentationTimestamp
                 try graph.push(silence, source: source)
                 pushed = true
             }
         }
-        cover[index] = state
         return pushed
     }
 }
@@ -276,5 +287,7 @@ struct InputCover {
     var lastArrival: Int64 = 0
     var lostSince: Int64?
     var lastFrame: Frame?
-    var lastPushed: [MediaKind: Int64] = [:]
+    /// Timestamps (µs) of the last picture and sound pushed, real or substitute.
+    var lastVideoPush: Int64?
+    var lastAudioPush: Int64?
 }

@@ -88,7 +88,7 @@ final class DestinationWorker: @unchecked Sendable {
         while !interruption.isStopRequested {
             set(.connecting(attempt: backoff.attempts + 1))
             let path = Self.partPath(target, part: part, kind: output.kind)
-            if !isNetwork { Self.createParentFolder(of: output.kind == .hls ? path : path) }
+            if !isNetwork { Self.createParentFolder(of: path) }
             let media: MediaOutput
             do {
                 if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.connectTimeoutMs)) }
@@ -183,7 +183,7 @@ final class DestinationWorker: @unchecked Sendable {
             return false
         }
         set(.retrying(attempt: backoff.attempts, nextTryIn: delay))
-        let deadline = monotonicSeconds() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+        let deadline = monotonicSeconds() + delay.inSeconds
         while monotonicSeconds() < deadline, !isEnding {
             Thread.sleep(forTimeInterval: min(0.05, max(0, deadline - monotonicSeconds())))
         }

@@ -9,6 +9,8 @@ struct InputFrame {
     var frame: Frame
     var kind: MediaKind
     var micros: Int64
+    /// How long it lasts (µs): the sound's samples, or one picture at the input's rate.
+    var lengthMicros: Int64
 }
 
 /// Reads one planned input on its own thread: opens it (waiting for a camera to connect, for
@@ -43,6 +45,11 @@ final class InputWorker: @unchecked Sendable {
         }
     }
 
+    /// How long one picture lasts (µs): at the opened input's rate, else the planned one.
+    private var pictureMicros: Int64 {
+        Int64(1_000_000 / max(1, videoFormat?.frameRate.framesPerSecond ?? Double(input.video?.fps ?? 30)))
+    }
+
     /// Formats of the opened input (local inputs are opened before the graph is built).
     private(set) var videoFormat: VideoStreamFormat?
     private(set) var audioFormat: AudioStreamFormat?
@@ -71,11 +78,8 @@ final class InputWorker: @unchecked Sendable {
         }
     }
 
-    private var options: [(String, String)] {
-        var options = input.options.map { ($0.key, $0.value) }
-        if case .listen(let address) = input.kind, address.hasPrefix("srt"), !address.contains("mode=") { options.append(("mode", "listener")) }
-        return options
-    }
+    /// The planned demuxer/protocol options (a listening input's `listen`/`mode` included).
+    private var options: [(String, String)] { input.options.map { ($0.key, $0.value) } }
 
     /// Opens a local input now, so the graph can be built with its real formats.
     func prepare() throws {
@@ -88,7 +92,24 @@ final class InputWorker: @unchecked Sendable {
     }
 
     func start() {
-        startThread(named: "onair.input.\(input.index)") { [self] in run() }
+        started = true
+        startThread(named: "onair.input.\(input.index)") { [self] in
+            run()
+            finishedSignal.signal()
+        }
+    }
+
+    private var started = false
+    private let finishedSignal = DispatchSemaphore(value: 0)
+
+    /// Waits until the thread has left libav (true), or `timeout` passes. A run must not end
+    /// the process while an input is still inside a library call: libsrt's cleanup at exit
+    /// frees what a listener still waiting for its camera uses.
+    func wait(timeout: TimeInterval) -> Bool {
+        guard started else { return true }
+        guard finishedSignal.wait(timeout: .now() + timeout) == .success else { return false }
+        finishedSignal.signal()
+        return true
     }
 
     /// Whether this running worker can feed `planned` in another plan (an overlay switch keeps
@@ -117,6 +138,7 @@ final class InputWorker: @unchecked Sendable {
             runStill(repeating: repeats)
             return
         }
+        let pictureMicros = self.pictureMicros
         var loopOffset = timelineOffset
         var anchor: Int64?
         var lastMicros: Int64 = -1
@@ -195,11 +217,11 @@ final class InputWorker: @unchecked Sendable {
                 lastMicros = max(lastMicros, micros)
                 let length = decoded.kind == .audio && decoded.frame.sampleRate > 0
                     ? Int64(decoded.frame.sampleCount) * 1_000_000 / Int64(decoded.frame.sampleRate)
-                    : Int64(1_000_000 / max(1, videoFormat?.frameRate.framesPerSecond ?? Double(input.video?.fps ?? 30)))
+                    : pictureMicros
                 endMicros = max(endMicros, micros + length)
                 if let limit = durationMicros, micros >= limit, !isLive { return }
                 if pacing && !isLive { clock.sleep(until: micros) }
-                if !mailbox.push(InputFrame(frame: decoded.frame, kind: decoded.kind, micros: micros)) { return }
+                if !mailbox.push(InputFrame(frame: decoded.frame, kind: decoded.kind, micros: micros, lengthMicros: length)) { return }
                 doorbell.ring()
             }
         }
@@ -229,7 +251,7 @@ extension InputWorker {
                 if let limit = durationMicros, micros >= limit { return }
                 if pacing { clock.sleep(until: micros) }
                 let frame = try picture.reference()
-                if !mailbox.push(InputFrame(frame: frame, kind: .video, micros: micros)) { return }
+                if !mailbox.push(InputFrame(frame: frame, kind: .video, micros: micros, lengthMicros: 1_000_000 / fps)) { return }
                 doorbell.ring()
                 index += 1
             } while repeating && !interruption.isStopRequested

@@ -38,6 +38,9 @@ public final class PipelineRun: @unchecked Sendable {
     private let clock = RunClock()
     private let doorbell = Doorbell()
     private var inputs: [InputWorker] = []
+    /// Every input worker started, including those an overlay switch let go: all must have
+    /// left libav before the run ends.
+    private var startedInputs: [InputWorker] = []
     private var encoders: [RenditionEncoder] = []
     private var destinations: [DestinationWorker] = []
     private var compositor: Compositor!
@@ -73,7 +76,7 @@ public final class PipelineRun: @unchecked Sendable {
             guard line.level >= .warning else { return }
             events.emit(.libav(level: "\(line.level)", message: (line.context.map { "[\($0)] " } ?? "") + line.message))
         }
-        let durationMicros = options.duration.map { Int64($0.components.seconds) * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000 }
+        let durationMicros = options.duration?.inMicroseconds
         self.durationMicros = durationMicros
         inputs = plan.inputs.map {
             InputWorker(input: $0, projectRoot: projectRoot, doorbell: doorbell, clock: clock, pacing: options.pacing,
@@ -111,6 +114,7 @@ public final class PipelineRun: @unchecked Sendable {
         for encoder in encoders { encoder.start() }
         compositor.start()
         for input in inputs { input.start() }
+        lock.withLock { startedInputs = inputs }
         startThread(named: "onair.supervisor") { [self] in supervise() }
     }
 
@@ -174,6 +178,7 @@ public final class PipelineRun: @unchecked Sendable {
         }
         successor.start()
         for worker in opened { worker.start() }
+        lock.withLock { startedInputs += opened }
         for worker in running where !kept.contains(ObjectIdentifier(worker)) { worker.stop() }
         if stoppedMeanwhile {
             for worker in workers { worker.stop() }
@@ -209,9 +214,10 @@ public final class PipelineRun: @unchecked Sendable {
 
     /// The live status (keys redacted).
     public var status: EngineStatus {
-        let elapsed = Double(clock.micros) / 1_000_000
+        let micros = clock.micros
+        let elapsed = Double(micros) / 1_000_000
         return EngineStatus(
-            elapsed: .milliseconds(Int64(elapsed * 1000)),
+            elapsed: .microseconds(micros),
             renditions: encoders.map { encoder in
                 let progress = encoder.progress
                 let media = Double(progress.micros) / 1_000_000
@@ -228,19 +234,20 @@ public final class PipelineRun: @unchecked Sendable {
     /// Ends the run when the duration is reached, when everything has drained, or when every
     /// required destination has failed.
     private func supervise() {
-        let limit = options.duration.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        // Required destinations decide whether the run failed; without any, all of them do.
+        let required = destinations.filter { $0.output.required }
+        let watched = required.isEmpty ? destinations : required
         while true {
             // An overlay switch may replace both between two rounds.
             let (compositor, inputs) = lock.withLock { (self.compositor!, self.inputs) }
             if compositor.wait(timeout: 0.1) { break }
             let hasLiveInputs = inputs.contains { $0.isLive }
-            if let limit, hasLiveInputs, Double(clock.micros) / 1_000_000 >= limit { stop() }
+            // Local inputs end at the duration by themselves; live ones run on the wall clock.
+            if let durationMicros, hasLiveInputs, clock.micros >= durationMicros { stop() }
             if case .completed = outcome, let failure = inputs.lazy.compactMap(\.failure).first {
                 outcome = .failed(failure)
                 stop()
             }
-            let required = destinations.filter { $0.output.required }
-            let watched = required.isEmpty ? destinations : required
             if !watched.isEmpty, watched.allSatisfy({ if case .failed = $0.state { true } else { false } }) {
                 outcome = .failed("every required destination failed: " + watched.map(\.output.destination).joined(separator: ", "))
                 // The others (optional destinations, recordings) still end cleanly.
@@ -250,6 +257,11 @@ public final class PipelineRun: @unchecked Sendable {
             }
         }
         for encoder in encoders { _ = encoder.wait(timeout: 30) }
+        // Inputs were asked to stop; their blocking calls return within the interrupt check.
+        for input in lock.withLock({ startedInputs }) {
+            input.stop()
+            _ = input.wait(timeout: 5)
+        }
         for destination in destinations where !destination.wait(timeout: 10) { destination.abort() }
         lock.lock()
         let aborted = stopRequests > 1

@@ -28,27 +28,11 @@ final class RenditionEncoder: @unchecked Sendable {
     private let audio: Encoder?
     private var destinations: [DestinationWorker] = []
     private let finishedSignal = DispatchSemaphore(value: 0)
-    private let counters = Counters()
-    private(set) var failure: String?
-
-    final class Counters: @unchecked Sendable {
-        private let lock = NSLock()
-        private var frames = 0
-        private var mediaMicros: Int64 = 0
-
-        func record(frames count: Int, micros: Int64) {
-            lock.lock()
-            frames += count
-            mediaMicros = max(mediaMicros, micros)
-            lock.unlock()
-        }
-
-        var snapshot: (frames: Int, micros: Int64) {
-            lock.lock()
-            defer { lock.unlock() }
-            return (frames, mediaMicros)
-        }
-    }
+    /// Video frames encoded and the media time reached (µs).
+    private let counters = Monitor((frames: 0, micros: Int64(0)))
+    private let failureReason = Monitor<String?>(nil)
+    /// Why encoding failed, if it did.
+    var failure: String? { failureReason.withLock { $0 } }
 
     init(rendition: Rendition) throws {
         self.rendition = rendition
@@ -70,7 +54,7 @@ final class RenditionEncoder: @unchecked Sendable {
     var streams: [StreamParameters] { [video.parameters] + (audio.map { [$0.parameters] } ?? []) }
 
     /// Frames encoded and media time reached.
-    var progress: (frames: Int, micros: Int64) { counters.snapshot }
+    var progress: (frames: Int, micros: Int64) { counters.withLock { $0 } }
 
     func attach(_ destination: DestinationWorker) {
         destinations.append(destination)
@@ -81,7 +65,7 @@ final class RenditionEncoder: @unchecked Sendable {
             do {
                 try run()
             } catch {
-                failure = "\(error)"
+                failureReason.withLock { $0 = "\(error)" }
             }
             // Unblock the compositor if this encoder stopped early.
             frames.close()
@@ -114,7 +98,8 @@ final class RenditionEncoder: @unchecked Sendable {
             _ = try encoder.send(item.frame)
             try drain(encoder)
             if item.kind == .video, let pts {
-                counters.record(frames: 1, micros: encoder.timeBase.convert(pts, to: .microseconds))
+                let micros = encoder.timeBase.convert(pts, to: .microseconds)
+                counters.withLock { $0 = (frames: $0.frames + 1, micros: max($0.micros, micros)) }
             }
         }
         for encoder in [video] + (audio.map { [$0] } ?? []) {

@@ -5,6 +5,11 @@ extension Duration {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 
+    /// The duration in whole microseconds (the run's timeline unit), rounded down.
+    var inMicroseconds: Int64 {
+        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
+    }
+
     /// The duration in whole milliseconds, rounded to the nearest.
     var inMilliseconds: Int {
         Int((inSeconds * 1000).rounded())

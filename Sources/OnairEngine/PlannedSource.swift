@@ -1,0 +1,35 @@
+import AVBridge
+import OnairConfig
+import OnairPlanner
+
+/// One input pad of a plan's filter graph (`[2:v]`): which planned input feeds it, and what the
+/// plan says flows in. The libavfilter check and the compositor read pads through this one
+/// type, so the graph that is checked is the graph that runs.
+struct PlannedSource {
+    /// The pad's label, e.g. `2:v`.
+    var pad: String
+    /// Index of the planned input.
+    var input: Int
+    var kind: MediaKind
+    /// The planned format: what a live input (not opened before the graph is built) delivers,
+    /// and what the check assumes for every input.
+    var media: InputMedia
+
+    /// Every input pad of `plan`'s graph, in the order the graph first reads them.
+    static func all(in plan: PipelinePlan) -> [PlannedSource] {
+        plan.graph.inputPads.compactMap { pad -> PlannedSource? in
+            let parts = pad.split(separator: ":")
+            guard parts.count == 2, let index = Int(parts[0]), index < plan.inputs.count else { return nil }
+            let input = plan.inputs[index]
+            if parts[1] == "a" {
+                return PlannedSource(pad: pad, input: index, kind: .audio,
+                                     media: .audio(sampleRate: input.audio?.sampleRate ?? 48000, channels: input.audio?.channels ?? 2))
+            }
+            let still: Bool
+            if case .file(_, _, let isStill) = input.kind { still = isStill } else { still = false }
+            return PlannedSource(pad: pad, input: index, kind: .video,
+                                 media: .video(width: input.video?.width ?? plan.canvas.width, height: input.video?.height ?? plan.canvas.height,
+                                               frameRate: FrameRate(input.video?.fps ?? plan.fps), pixelFormat: still ? "rgba" : "yuv420p"))
+        }
+    }
+}
