@@ -219,21 +219,23 @@ public final class AudioFrameConverter {
     /// base the caller uses).
     public func convert(_ frame: Frame) throws(LibavError) -> Frame {
         let source = frame.pointer
+        // swr_convert_frame sets an unconfigured context up from the frames themselves.
         if context == nil {
-            var outputLayout = AVChannelLayout()
-            av_channel_layout_default(&outputLayout, Int32(channels))
-            defer { av_channel_layout_uninit(&outputLayout) }
-            try LibavError.check(
-                swr_alloc_set_opts2(&context, &outputLayout, av_get_sample_fmt(sampleFormat), Int32(sampleRate),
-                                    &source.pointee.ch_layout, AVSampleFormat(rawValue: source.pointee.format), source.pointee.sample_rate, 0, nil),
-                "swr_alloc_set_opts2")
-            try LibavError.check(swr_init(context), "swr_init")
+            context = swr_alloc()
+            guard context != nil else { throw LibavError(function: "swr_alloc", code: .outOfMemory) }
         }
         let output = try Frame()
         av_channel_layout_default(&output.pointer.pointee.ch_layout, Int32(channels))
         output.pointer.pointee.sample_rate = Int32(sampleRate)
         output.pointer.pointee.format = av_get_sample_fmt(sampleFormat).rawValue
-        try LibavError.check(swr_convert_frame(context, output.pointer, source), "swr_convert_frame")
+        var status = swr_convert_frame(context, output.pointer, source)
+        if status == cffmpeg_averror_input_changed() {
+            // The input's rate, layout or format changed (what this converter is for): set the
+            // context up again for the new frames.
+            try LibavError.check(swr_config_frame(context, output.pointer, source), "swr_config_frame")
+            status = swr_convert_frame(context, output.pointer, source)
+        }
+        try LibavError.check(status, "swr_convert_frame")
         output.presentationTimestamp = frame.presentationTimestamp
         return output
     }

@@ -38,10 +38,13 @@ public struct DecodedFrame {
 public final class MediaInput {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let interruption: Interruption
-    private var decoders: [Int: StreamDecoder] = [:]
+    private var decoders: [Int: StreamDecoder] = [:] {
+        didSet { orderedDecoders = decoders.sorted { $0.key < $1.key }.map(\.value) }
+    }
+    /// The decoders by stream index, fixed once opened: asked in this order for every frame.
+    private var orderedDecoders: [StreamDecoder] = []
     private let packet: Packet
     private var draining = false
-    private var drainOrder: [Int] = []
 
     /// The video stream's format, when there is one.
     public private(set) var video: VideoStreamFormat?
@@ -95,7 +98,7 @@ public final class MediaInput {
     /// decoders are drained). Throws on read errors, including an interruption.
     public func nextFrame() throws(LibavError) -> DecodedFrame? {
         while true {
-            for (_, decoder) in decoders.sorted(by: { $0.key < $1.key }) {
+            for decoder in orderedDecoders {
                 if let frame = try decoder.receive() { return DecodedFrame(frame: frame, kind: decoder.kind, timeBase: decoder.timeBase) }
                 try decoder.resendPending()
             }
@@ -104,7 +107,7 @@ public final class MediaInput {
             switch status {
             case .endOfStream:
                 draining = true
-                for decoder in decoders.values { try decoder.send(nil) }
+                for decoder in orderedDecoders { try decoder.send(nil) }
             case .wouldBlock:
                 continue
             case .done:
@@ -130,6 +133,9 @@ final class StreamDecoder {
     let timeBase: TimeBase
     /// A packet the decoder refused (EAGAIN) until its frames were received.
     private var pending: Packet?
+    /// An empty frame kept between calls: asking a decoder that has nothing yet (most calls)
+    /// costs no allocation.
+    private var spare: Frame?
 
     init(stream: UnsafeMutablePointer<AVStream>, context: UnsafeMutablePointer<AVFormatContext>) throws(LibavError) {
         let parameters = stream.pointee.codecpar!
@@ -182,9 +188,14 @@ final class StreamDecoder {
     }
 
     func receive() throws(LibavError) -> Frame? {
-        let frame = try Frame()
+        let frame: Frame
+        if let spare { frame = spare } else { frame = try Frame() }
         let status = try LibavStatus(avcodec_receive_frame(codec, frame.pointer), "avcodec_receive_frame")
-        guard case .done = status else { return nil }
+        guard case .done = status else {
+            spare = frame
+            return nil
+        }
+        spare = nil
         frame.presentationTimestamp = optionalTimestamp(frame.pointer.pointee.best_effort_timestamp)
         return frame
     }

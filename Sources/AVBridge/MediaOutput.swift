@@ -43,10 +43,8 @@ public final class MediaOutput {
     /// Writes `packet` (timestamps in its own ``Packet/timeBase``) to stream `index`; the packet
     /// is emptied. Interleaves by timestamp.
     public func write(_ packet: Packet, stream index: Int) throws(LibavError) {
-        let source = packet.timeBase
         packet.streamIndex = index
-        av_packet_rescale_ts(packet.pointer, source.rational, streamTimeBases[index].rational)
-        packet.timeBase = streamTimeBases[index]
+        packet.convertTimestamps(from: packet.timeBase, to: streamTimeBases[index])
         try LibavError.check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
     }
 

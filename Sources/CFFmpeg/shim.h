@@ -55,6 +55,7 @@ static inline int cffmpeg_averror_decoder_not_found(void) { return AVERROR_DECOD
 static inline int cffmpeg_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
 static inline int cffmpeg_averror_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
 static inline int cffmpeg_averror_muxer_not_found(void) { return AVERROR_MUXER_NOT_FOUND; }
+static inline int cffmpeg_averror_input_changed(void) { return AVERROR_INPUT_CHANGED; }
 static inline int cffmpeg_averror_protocol_not_found(void) { return AVERROR_PROTOCOL_NOT_FOUND; }
 static inline int cffmpeg_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 static inline int cffmpeg_averror_unknown(void) { return AVERROR_UNKNOWN; }
