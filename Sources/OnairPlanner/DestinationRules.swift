@@ -4,16 +4,14 @@ import OnairConfig
 /// and conflicts between destinations.
 struct DestinationRules {
     let spec: PipelineSpec
-    let catalogue: PlatformCatalogue
     let environment: [String: String]
     let mode: Planner.Mode
     let fileExists: @Sendable (String) -> Bool
     let log: DiagnosticLog
 
-    init(spec: PipelineSpec, catalogue: PlatformCatalogue, environment: [String: String], mode: Planner.Mode,
+    init(spec: PipelineSpec, environment: [String: String], mode: Planner.Mode,
          fileExists: @escaping @Sendable (String) -> Bool, log: DiagnosticLog) {
         self.spec = spec
-        self.catalogue = catalogue
         self.environment = environment
         self.mode = mode
         self.fileExists = fileExists

@@ -56,15 +56,10 @@ public struct FFmpegCommand: Sendable {
                     add("-stream_loop", "-1")
                 }
                 add("-i", path(file))
-            case .network(let url):
+            case .network(let url), .listen(let url):
+                // The planner put the protocol's options (timeouts; `listen 1` or `mode listener`) on the input.
                 for option in input.options { add("-\(option.key)", option.value) }
                 add("-i", url)
-            case .listen(let url):
-                if url.hasPrefix("rtmp") {
-                    add("-listen", "1", "-i", url)
-                } else {
-                    add("-i", url.contains("?") ? url + "&mode=listener" : url + "?mode=listener")
-                }
             case .device(let device, let format):
                 add("-f", format, "-i", device)
             }
@@ -129,6 +124,7 @@ public struct FFmpegCommand: Sendable {
         }
     }
 
+    /// A number as ffmpeg options and filter arguments take it: whole numbers without ".0".
     static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }

@@ -37,7 +37,7 @@ public struct Planner: Sendable {
         let targets = spec.destinations.compactMap { destination in
             DestinationTarget.resolve(destination, scene: spec.quality, catalogue: catalogue, log: log)
         }
-        var rules = DestinationRules(spec: spec, catalogue: catalogue, environment: environment, mode: mode, fileExists: fileExists, log: log)
+        var rules = DestinationRules(spec: spec, environment: environment, mode: mode, fileExists: fileExists, log: log)
         rules.check(targets)
         guard spec.isComplete, log.errorCount == errorsBefore, targets.count == spec.destinations.count else { return nil }
 

@@ -89,35 +89,35 @@ struct SceneCompiler {
         let origin = overlay.location
         switch overlay.kind {
         case .virtualBackground(let person, let background, let key, let placement):
-            let backdrop = cover(background, purpose: "virtual background", origin: origin)
-            let personHeight = even(Double(height) * placement.scale)
+            let backdrop = cover(background, origin: origin)
+            let personHeight = DestinationTarget.even(Double(height) * placement.scale)
             let keyColor = String(format: "0x%06X", key.color)
             var filters = [
                 Filter("scale", [FilterOption("w", "-2"), FilterOption("h", String(personHeight))], purpose: "scale the person before keying", origin: origin),
-                Filter("chromakey", [FilterOption("color", keyColor), FilterOption("similarity", number(key.similarity)), FilterOption("blend", number(key.blend))],
+                Filter("chromakey", [FilterOption("color", keyColor), FilterOption("similarity", FFmpegCommand.number(key.similarity)), FilterOption("blend", FFmpegCommand.number(key.blend))],
                        purpose: "key out the screen", origin: origin),
             ]
             if key.spill > 0 {
                 let blue = key.color & 0xFF > (key.color >> 8) & 0xFF
-                filters.append(Filter("despill", [FilterOption("type", blue ? "blue" : "green"), FilterOption("mix", number(key.spill))],
+                filters.append(Filter("despill", [FilterOption("type", blue ? "blue" : "green"), FilterOption("mix", FFmpegCommand.number(key.spill))],
                                       purpose: "remove colour spill", origin: origin))
             }
             let keyed = chain([videoPad(named: person.value)], filters, "person")
-            return overlayPad(keyed, on: backdrop, placement, scaledHeight: true, purpose: "person over background", origin: origin, label: "composed")
+            return overlayPad(keyed, on: backdrop, placement, purpose: "person over background", origin: origin, label: "composed")
         case .realScene(let camera, let lighting):
             var filters = fit(purpose: "fit the camera to the canvas", origin: origin)
             if let strength = lighting {
-                filters.append(Filter("normalize", [FilterOption("smoothing", String(fps)), FilterOption("independence", "0"), FilterOption("strength", number(strength))],
+                filters.append(Filter("normalize", [FilterOption("smoothing", String(fps)), FilterOption("independence", "0"), FilterOption("strength", FFmpegCommand.number(strength))],
                                       purpose: "automatic lighting", origin: origin))
             }
             return chain([videoPad(named: camera.value)], filters, "composed")
         case .sceneAvatar(let scene, let avatar, let placement):
             let base = chain([videoPad(named: scene.value)], fit(purpose: "fit the scene to the canvas", origin: origin), "scene_base")
-            let avatarHeight = even(Double(height) * placement.scale)
-            let picture = chain([visualPad(avatar, purpose: "avatar", origin: origin)],
+            let avatarHeight = DestinationTarget.even(Double(height) * placement.scale)
+            let picture = chain([visualPad(avatar, origin: origin)],
                                 [Filter("scale", [FilterOption("w", "-2"), FilterOption("h", String(avatarHeight))], purpose: "scale the avatar", origin: origin),
                                  Filter("format", [FilterOption(nil, "rgba")], purpose: "keep the avatar's transparency", origin: origin)], "avatar")
-            return overlayPad(picture, on: base, placement, scaledHeight: true, purpose: "avatar over scene", origin: origin, label: "composed")
+            return overlayPad(picture, on: base, placement, purpose: "avatar over scene", origin: origin, label: "composed")
         }
     }
 
@@ -131,21 +131,21 @@ struct SceneCompiler {
         case .image(let path, let scale, let opacity):
             var filters: [Filter] = []
             if let scale {
-                filters.append(Filter("scale", [FilterOption("w", String(even(Double(width) * scale))), FilterOption("h", "-2")], purpose: "scale the image", origin: origin))
+                filters.append(Filter("scale", [FilterOption("w", String(DestinationTarget.even(Double(width) * scale))), FilterOption("h", "-2")], purpose: "scale the image", origin: origin))
             }
             filters.append(Filter("format", [FilterOption(nil, "rgba")], purpose: "keep transparency", origin: origin))
             if opacity < 1 {
-                filters.append(Filter("colorchannelmixer", [FilterOption("aa", number(opacity))], purpose: "opacity", origin: origin))
+                filters.append(Filter("colorchannelmixer", [FilterOption("aa", FFmpegCommand.number(opacity))], purpose: "opacity", origin: origin))
             }
             let picture = chain([shared(stillPad(path), copy: canvas, of: canvases)], filters, "logo")
-            return overlayPad(picture, on: base, layer.placement, scaledHeight: false, purpose: "image layer", origin: origin, label: "layer")
+            return overlayPad(picture, on: base, layer.placement, purpose: "image layer", origin: origin, label: "layer")
         case .text(let style):
             return chain([base], [drawtext(style, placement: layer.placement, origin: origin)], "layer")
         case .pip(let source, let scale):
             let inset = chain([shared(videoPad(named: source.value), copy: canvas, of: canvases)],
-                              [Filter("scale", [FilterOption("w", String(even(Double(width) * scale))), FilterOption("h", "-2")], purpose: "scale the inset", origin: origin)],
+                              [Filter("scale", [FilterOption("w", String(DestinationTarget.even(Double(width) * scale))), FilterOption("h", "-2")], purpose: "scale the inset", origin: origin)],
                               "pip")
-            return overlayPad(inset, on: base, layer.placement, scaledHeight: false, purpose: "picture-in-picture", origin: origin, label: "layer")
+            return overlayPad(inset, on: base, layer.placement, purpose: "picture-in-picture", origin: origin, label: "layer")
         }
     }
 
@@ -161,7 +161,7 @@ struct SceneCompiler {
         var margin = placement.margin
         if let box = style.box {
             options.append(FilterOption("box", "1"))
-            options.append(FilterOption("boxcolor", String(format: "0x%06X", box.color) + "@" + number(box.opacity)))
+            options.append(FilterOption("boxcolor", String(format: "0x%06X", box.color) + "@" + FFmpegCommand.number(box.opacity)))
             options.append(FilterOption("boxborderw", String(box.padding)))
             margin += box.padding
         }
@@ -294,14 +294,14 @@ struct SceneCompiler {
     }
 
     /// A picture scaled and cropped to cover the whole canvas.
-    private mutating func cover(_ visual: VisualSpec, purpose: String, origin: SourceLocation) -> String {
+    private mutating func cover(_ visual: VisualSpec, origin: SourceLocation) -> String {
         if case .color(let color) = visual {
             let index = addInput(name: "color:" + String(format: "%06X", color),
                                  kind: .lavfi("color=c=" + String(format: "0x%06X", color) + ":size=\(width)x\(height):rate=\(fps)"),
                                  video: VideoFormat(width: width, height: height, fps: fps))
             return "\(index):v"
         }
-        return chain([visualPad(visual, purpose: purpose, origin: origin)], [
+        return chain([visualPad(visual, origin: origin)], [
             Filter("scale", [FilterOption("w", String(width)), FilterOption("h", String(height)), FilterOption("force_original_aspect_ratio", "increase")],
                    purpose: "cover the canvas", origin: origin),
             Filter("crop", [FilterOption("w", String(width)), FilterOption("h", String(height))], purpose: "trim to the canvas", origin: origin),
@@ -309,7 +309,7 @@ struct SceneCompiler {
         ], "background")
     }
 
-    private mutating func visualPad(_ visual: VisualSpec, purpose: String, origin: SourceLocation) -> String {
+    private mutating func visualPad(_ visual: VisualSpec, origin: SourceLocation) -> String {
         switch visual {
         case .image(let path): return stillPad(path)
         case .video(let path, let loop):
@@ -318,7 +318,7 @@ struct SceneCompiler {
             videoPads["asset:" + path.path] = "\(index):v"
             return "\(index):v"
         case .source(let name): return videoPad(named: name.value)
-        case .color: return cover(visual, purpose: purpose, origin: origin)
+        case .color: return cover(visual, origin: origin)
         }
     }
 
@@ -360,7 +360,7 @@ struct SceneCompiler {
         usedSources.insert(source.name)
         let pad: String
         if case .test(_, let tone, _) = source.kind {
-            let index = addInput(name: source.name, kind: .lavfi("sine=frequency=\(number(tone ?? 1000)):sample_rate=48000"), video: nil,
+            let index = addInput(name: source.name, kind: .lavfi("sine=frequency=\(FFmpegCommand.number(tone ?? 1000)):sample_rate=48000"), video: nil,
                                  audio: AudioFormat(sampleRate: 48000, channels: 1))
             pad = "\(index):a"
         } else {
@@ -415,7 +415,7 @@ struct SceneCompiler {
         return count == 0 ? base : "\(base)\(count + 1)"
     }
 
-    private mutating func overlayPad(_ top: String, on base: String, _ placement: Placement, scaledHeight: Bool,
+    private mutating func overlayPad(_ top: String, on base: String, _ placement: Placement,
                                      purpose: String, origin: SourceLocation, label: String) -> String {
         let (x, y) = Self.position(placement, margin: placement.margin, outer: ("W", "H"), inner: ("w", "h"))
         if let origin = stillOrigin[base] { baseStills.insert(origin) }
@@ -440,14 +440,5 @@ struct SceneCompiler {
         let horizontal = words.contains("left") ? "\(margin)" : words.contains("right") ? "\(W)-\(w)-\(margin)" : "(\(W)-\(w))/2"
         let vertical = words.contains("top") ? "\(margin)" : words.contains("bottom") ? "\(H)-\(h)-\(margin)" : "(\(H)-\(h))/2"
         return (placement.x.map(String.init) ?? horizontal, placement.y.map(String.init) ?? vertical)
-    }
-
-    private func even(_ value: Double) -> Int {
-        let rounded = Int(value.rounded())
-        return max(2, rounded - rounded % 2)
-    }
-
-    private func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

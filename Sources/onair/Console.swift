@@ -20,7 +20,7 @@ final class Console: @unchecked Sendable {
         self.format = format
         self.pipeline = pipeline
         self.statsInterval = statsInterval
-        live = format == .text && isatty(STDERR_FILENO) == 1
+        live = format == .text && Terminal.isInteractive(STDERR_FILENO)
         color = Terminal.wantsColor(fileDescriptor: STDERR_FILENO)
         if live, isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &savedTerminal) == 0 {
             // Don't echo ^C into the status block; restored when the run ends.

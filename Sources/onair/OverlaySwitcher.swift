@@ -19,20 +19,20 @@ final class OverlaySwitcher: @unchecked Sendable {
 
     let choices: [Choice]
 
-    /// Plans every combination of `pipeline`; `onAir` is the plan the run starts with.
+    /// Plans every combination of `pipeline`; `onAir` is the plan the run starts with, planned
+    /// from `pipeline` itself (its `active:` is the combination on air).
     ///
     /// The sound stays what it is at the start: without `audio:`, a combination's sound would
     /// come from its own lead source, and one without sound (slides after the camera) would
     /// need other encoders — so the combinations switched to keep the starting sound instead.
     init(pipeline: PipelineSpec, onAir: PipelinePlan, planner: Planner) {
-        let startSound = pipeline.activating(onAir.activeOverlay).flatMap { Planner.soundSource(of: $0) }
+        let startSound = Planner.soundSource(of: pipeline)
         choices = pipeline.overlays.map { overlay in
             if overlay.name == onAir.activeOverlay { return Choice(name: overlay.name, plan: onAir) }
             let log = DiagnosticLog()
             var spec = pipeline.activating(overlay.name)
             if spec?.audio == nil, let startSound { spec?.audio = Located(startSound, at: pipeline.active.location) }
-            var plan = spec.flatMap { planner.plan($0, log: log) }
-            if let checked = plan { PlanGraphCheck.run(checked, pipelineFile: pipeline.file, log: log) }
+            var plan = spec.flatMap { planner.checkedPlan($0, log: log) }
             let problem = log.sorted.first { $0.severity == .error }
             if problem != nil { plan = nil }
             return Choice(name: overlay.name, plan: plan,

@@ -55,7 +55,9 @@ extension ProjectOptions {
     /// Loads the project and compiles the chosen pipeline, checking the graph in libavfilter.
     /// Usage errors (no such pipeline or combination) are thrown; configuration errors are
     /// printed and end the command with exit status 1.
-    func compile(_ choice: PipelineChoice, mode: Planner.Mode) throws -> (plan: PipelinePlan, pipeline: PipelineSpec, project: LoadedProject) {
+    /// Returns the plan, the pipeline it was compiled from (with the chosen combination active)
+    /// and the planner that compiled it, for planning the other combinations the same way.
+    func compile(_ choice: PipelineChoice, mode: Planner.Mode) throws -> (plan: PipelinePlan, pipeline: PipelineSpec, planner: Planner) {
         let log = DiagnosticLog()
         let loaded = try load(only: [choice.name], log: log)
         guard loaded.project.pipelineNames.contains(choice.name) else { throw unknownPipeline(choice.name) }
@@ -68,8 +70,8 @@ extension ProjectOptions {
             }
             pipeline = chosen
         }
-        let plan = pipeline.flatMap { loaded.planner(mode: mode).plan($0, log: log) }
-        if let plan, let pipeline { PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log) }
+        let planner = loaded.planner(mode: mode)
+        let plan = pipeline.flatMap { planner.checkedPlan($0, log: log) }
         guard let plan, let pipeline, log.errorCount == 0 else {
             // Without a plan, warnings may explain why (a part that could not be read).
             let problems = log.sorted.filter { $0.severity == .error || plan == nil }
@@ -77,7 +79,7 @@ extension ProjectOptions {
                                                         color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
             throw ExitCode.failure
         }
-        return (plan, pipeline, loaded)
+        return (plan, pipeline, planner)
     }
 }
 
@@ -100,11 +102,27 @@ struct LoadedProject {
     }
 }
 
-/// Terminal facts: colour only on a TTY and when NO_COLOR is unset (https://no-color.org).
+extension Planner {
+    /// Plans `spec`, then checks the plan's filter graphs in libavfilter; problems of either
+    /// go to `log`. Nil when `spec` could not be planned.
+    @discardableResult
+    func checkedPlan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
+        guard let plan = plan(spec, log: log) else { return nil }
+        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
+        return plan
+    }
+}
+
+/// Terminal facts: interactive means a TTY whose TERM is not "dumb"; colour only on an
+/// interactive terminal and when NO_COLOR is unset (https://no-color.org).
 enum Terminal {
+    /// Whether `fileDescriptor` is a terminal that can take cursor movement and colour.
+    static func isInteractive(_ fileDescriptor: Int32) -> Bool {
+        isatty(fileDescriptor) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+    }
+
     static func wantsColor(fileDescriptor: Int32) -> Bool {
-        isatty(fileDescriptor) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
-            && ProcessInfo.processInfo.environment["TERM"] != "dumb"
+        isInteractive(fileDescriptor) && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
     }
 
     static func printError(_ text: String) {

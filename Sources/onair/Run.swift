@@ -67,7 +67,7 @@ struct Run: ParsableCommand {
             console.note(count == 1 ? "stopping… (Ctrl-C again to stop at once)" : "stopping at once")
             pipelineRun.stop()
         }
-        let switcher = OverlaySwitcher(pipeline: compiled.pipeline, onAir: plan, planner: compiled.project.planner(mode: .run))
+        let switcher = OverlaySwitcher(pipeline: compiled.pipeline, onAir: plan, planner: compiled.planner)
         pipelineRun.start()
         if switcher.isUseful {
             if logFormat == .text { console.note(switcher.hint(onAir: plan.activeOverlay)) }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
-import OnairEngine
 import OnairPlanner
 
 /// `onair validate`: every problem in the project, at once, with locations and fixes.
@@ -58,9 +57,7 @@ struct Validate: ParsableCommand {
             }
             let planner = loaded.planner(mode: .validate)
             for pipeline in loaded.project.pipelines {
-                if let plan = planner.plan(pipeline, log: log) {
-                    PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: log)
-                }
+                planner.checkedPlan(pipeline, log: log)
                 checkOtherCombinations(of: pipeline, planner: planner, log: log)
             }
             checked += loaded.project.pipelineNames.count
@@ -83,9 +80,7 @@ struct Validate: ParsableCommand {
         for overlay in pipeline.overlays where overlay.name != pipeline.active.value {
             guard let alternative = pipeline.activating(overlay.name) else { continue }
             let scratch = DiagnosticLog()
-            if let plan = planner.plan(alternative, log: scratch) {
-                PlanGraphCheck.run(plan, pipelineFile: pipeline.file, log: scratch)
-            }
+            planner.checkedPlan(alternative, log: scratch)
             for var diagnostic in scratch.all where !log.contains(diagnostic) {
                 diagnostic.message += " (when overlay combination '\(overlay.name)' is on air)"
                 log.report(diagnostic)
