@@ -61,8 +61,8 @@ public struct ConfigNode: Hashable, Sendable {
     /// A short name of the node's shape for messages ("a mapping", "a list", "text").
     public var shapeName: String {
         switch content {
-        case .scalar(let text, let plain):
-            if plain, text.isEmpty || text == "~" || text == "null" { return "nothing (null)" }
+        case .scalar(let text, _):
+            if isNull { return "nothing (null)" }
             return "'\(text.count > 40 ? String(text.prefix(40)) + "…" : text)'"
         case .mapping: return "a mapping"
         case .sequence: return "a list"

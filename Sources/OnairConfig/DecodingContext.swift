@@ -19,6 +19,10 @@ public struct AssetPath: Hashable, Codable, Sendable, CustomStringConvertible {
 
     /// The resolved path.
     public var description: String { path }
+
+    /// The extension of the last path component, lowercased ("" when it has none): `show.MKV`
+    /// gives `mkv`, `rec.v2/out` gives "".
+    public var pathExtension: String { (path as NSString).pathExtension.lowercased() }
 }
 
 /// State shared while decoding a project: the diagnostic log and how file paths resolve.

@@ -23,14 +23,15 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Decodes `key: {env: NAME}` / `key: {file: PATH}`; a literal key is an error that never
-    /// repeats the key.
-    static func decode(_ node: ConfigNode, subject: String, context: DecodingContext) -> SecretReference? {
+    /// Decodes `key: {env: NAME}` / `key: {file: PATH}` of the destination `name`; a literal key
+    /// is an error that never repeats the key.
+    static func decode(_ node: ConfigNode, destination name: String, context: DecodingContext) -> SecretReference? {
+        let subject = "destination '\(name)'"
         if case .scalar = node.content {
             context.log.report(Diagnostic(
                 .error, "literal-key", "\(subject) has a literal stream key; keys must not be written in configuration files",
                 at: node.location,
-                suggestion: "put it in an environment variable and write key: {env: \(suggestedVariable(for: subject))}, or in a file: key: {file: ~/.config/onair/\(subject.split(separator: "'").dropFirst().first ?? "stream").key}",
+                suggestion: "put it in an environment variable and write key: {env: \(suggestedVariable(for: name))}, or in a file: key: {file: ~/.config/onair/\(name.isEmpty ? "stream" : name).key}",
                 hidesSource: true))
             return nil
         }
@@ -42,7 +43,7 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
                 // Not repeated, and its line not quoted: what was pasted here may be the key itself.
                 context.log.report(Diagnostic(
                     .error, "bad-variable", "'env' in key of \(subject) is not an environment variable name", at: env.location,
-                    suggestion: "use letters, digits and _, e.g. \(suggestedVariable(for: subject))", hidesSource: true))
+                    suggestion: "use letters, digits and _, e.g. \(suggestedVariable(for: name))", hidesSource: true))
                 return nil
             }
             return SecretReference(origin: .environment(env.value), location: node.location)
@@ -54,8 +55,9 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    static func suggestedVariable(for subject: String) -> String {
-        let name = subject.split(separator: "'").dropFirst().first.map(String.init) ?? "STREAM"
+    /// `YOUTUBE_STREAM_KEY` for the destination `youtube`.
+    static func suggestedVariable(for destination: String) -> String {
+        let name = destination.isEmpty ? "STREAM" : destination
         return name.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined() + "_STREAM_KEY"
     }
 }
@@ -161,7 +163,7 @@ extension DestinationSpec {
                 context.log.error("unknown-reference", "unknown platform '\(platform.value)'", at: platform.location,
                                   suggestion: Suggestion.phrase(for: platform.value, in: presets.names(in: .platforms)) ?? "add it under 'platforms:' in Presets/")
             }
-            let key = reader["key"].flatMap { SecretReference.decode($0, subject: subject, context: context) }
+            let key = reader["key"].flatMap { SecretReference.decode($0, destination: name, context: context) }
             guard let platform, let key else { return nil }
             let server = reader.text("server")
             if let server, !Self.isStreamURL(server.value) {
@@ -176,7 +178,7 @@ extension DestinationSpec {
                                       ? "for a file use kind: record with path:" : nil)
                 return nil
             }
-            let key = reader["key"].flatMap { SecretReference.decode($0, subject: subject, context: context) }
+            let key = reader["key"].flatMap { SecretReference.decode($0, destination: name, context: context) }
             if key == nil, Self.looksLikeEmbeddedKey(url.value) {
                 context.log.report(Diagnostic(
                     .warning, "literal-key", "the URL of \(subject) seems to end with a stream key",
@@ -190,7 +192,7 @@ extension DestinationSpec {
             kind = .url(url, key: key)
         case "record":
             guard let path = reader.path("path", mustExist: false) else { return nil }
-            let ext = path.path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+            let ext = path.pathExtension
             if !Self.recordingContainers.contains(ext) {
                 context.log.error("recording-container", "'\(path.written)': recordings must be .ts, .mkv or .mp4",
                                   at: path.location,

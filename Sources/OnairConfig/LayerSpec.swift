@@ -65,7 +65,7 @@ public struct LayerSpec: Hashable, Sendable {
         switch kindName {
         case "image":
             guard let path = reader.path("image", mustExist: true) else { return nil }
-            if AssetKind.of(path.path) != .image {
+            if AssetKind.of(path) != .image {
                 context.log.error("wrong-media", "'\(path.written)' is not an image (PNG, JPEG…)", at: path.location)
             }
             kind = .image(path, scale: reader.number("scale", in: 0.01...1)?.value, opacity: reader.number("opacity", in: 0...1)?.value ?? 1)

@@ -164,28 +164,31 @@ public struct ObjectReader {
     /// `true` or `false`.
     public func boolean(_ key: String) -> Located<Bool>? {
         guard let (node, text) = scalarText(key, .boolean) else { return nil }
-        switch text {
-        case "true", "True", "TRUE": return Located(true, at: node.location)
-        case "false", "False", "FALSE": return Located(false, at: node.location)
-        default:
+        guard let value = Self.parseBoolean(text) else {
             wrongValue(key, node, .boolean)
             return nil
+        }
+        return Located(value, at: node.location)
+    }
+
+    /// `true`/`True`/`TRUE` or `false`/`False`/`FALSE` (the YAML 1.2 core schema booleans), or nil.
+    static func parseBoolean(_ text: String) -> Bool? {
+        switch text {
+        case "true", "True", "TRUE": true
+        case "false", "False", "FALSE": false
+        default: nil
         }
     }
 
     /// `true`, `false` or a number in `range` (true means `onTrue`).
     public func booleanOrNumber(_ key: String, in range: ClosedRange<Double>, whenTrue: Double) -> Located<Double?>? {
         guard let (node, text) = scalarText(key, .booleanOrNumber(range)) else { return nil }
-        switch text {
-        case "true": return Located(whenTrue, at: node.location)
-        case "false": return Located(nil, at: node.location)
-        default:
-            guard let value = Double(text), range.contains(value) else {
-                wrongValue(key, node, .booleanOrNumber(range))
-                return nil
-            }
-            return Located(value, at: node.location)
+        if let flag = Self.parseBoolean(text) { return Located(flag ? whenTrue : nil, at: node.location) }
+        guard let value = Double(text), range.contains(value) else {
+            wrongValue(key, node, .booleanOrNumber(range))
+            return nil
         }
+        return Located(value, at: node.location)
     }
 
     /// Bits per second.

@@ -51,11 +51,12 @@ extension PipelineSpec {
         let errorsBefore = log.errorCount
         guard let reader = ObjectReader(root, ConfigSchema.pipeline, subject: "pipeline '\(name)'", context: context) else { return nil }
 
+        let sourceEntries = reader.namedEntries("sources")
         var sources: [SourceSpec] = []
-        for entry in reader.namedEntries("sources") {
+        for entry in sourceEntries {
             if let source = SourceSpec(entry: entry, context: context) { sources.append(source) }
         }
-        let sourceNames = reader.namedEntries("sources").map(\.key)
+        let sourceNames = sourceEntries.map(\.key)
         func checkSource(_ reference: Located<String>, role: String) {
             guard !sourceNames.contains(reference.value) else { return }
             log.error("unknown-reference", "unknown source '\(reference.value)' (\(role))", at: reference.location,
@@ -89,15 +90,16 @@ extension PipelineSpec {
 
         let quality = reader["quality"].flatMap { presets.quality($0, context: context) }
         let defaultRetry = reader["retry"].map { RetryPolicy.decode($0, subject: "pipeline '\(name)'", base: .standard, context: context) } ?? .standard
+        let destinationEntries = reader.namedEntries("destinations")
         var destinations: [DestinationSpec] = []
-        for entry in reader.namedEntries("destinations") {
+        for entry in destinationEntries {
             let merged = presets.resolve(entry.value, in: .destinations, ownName: entry.key, siblings: [:], context: context)
             if let destination = DestinationSpec(name: entry.key, node: merged, location: entry.keyLocation,
                                                  defaultRetry: defaultRetry, presets: presets, context: context) {
                 destinations.append(destination)
             }
         }
-        if reader["destinations"] != nil, reader.namedEntries("destinations").isEmpty {
+        if reader["destinations"] != nil, destinationEntries.isEmpty {
             log.error("no-destinations", "pipeline '\(name)' has no destinations", at: reader.location(of: "destinations"),
                       suggestion: "add one, e.g. archive: {kind: record, path: ../recordings/\(name).mkv}")
         }

@@ -39,13 +39,10 @@ public struct Project: Sendable {
         }
         func read(_ url: URL, folder: String, shown: String) -> ConfigNode? {
             context.register(file: shown, folder: folder)
-            // Keep the text for quoting, but never read a file the loader refuses by its size.
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-            if size <= loader.limits.maxBytes, let data = FileManager.default.contents(atPath: url.path),
-               data.count <= loader.limits.maxBytes {
-                files[shown] = String(decoding: data, as: UTF8.self)
-            }
-            return loader.load(contentsOf: url, displayPath: shown, into: log)
+            // Read once (never a file too large to load); keep the text for quoting.
+            guard let data = loader.contents(of: url, displayPath: shown, into: log) else { return nil }
+            if data.count <= loader.limits.maxBytes { files[shown] = String(decoding: data, as: UTF8.self) }
+            return loader.load(data: data, displayPath: shown, into: log)
         }
 
         var presets = PresetLibrary()

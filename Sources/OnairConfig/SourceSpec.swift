@@ -36,7 +36,7 @@ public struct SourceSpec: Hashable, Sendable {
 
     /// Whether the source is a still image (looped into a video stream).
     public var isStillImage: Bool {
-        if case .file(let path, _) = kind { return AssetKind.of(path.path) == .image }
+        if case .file(let path, _) = kind { return AssetKind.of(path) == .image }
         return false
     }
 
@@ -44,7 +44,7 @@ public struct SourceSpec: Hashable, Sendable {
     public var hasAudio: Bool {
         switch kind {
         case .test(_, let tone, _): tone != nil
-        case .file(let path, _): AssetKind.of(path.path) == .video
+        case .file(let path, _): AssetKind.of(path) == .video
         case .network, .listen: true
         case .device(_, let format): ["alsa", "pulse"].contains(format)
         }
@@ -58,8 +58,8 @@ public enum AssetKind: Sendable {
     case image, video, other
 
     /// The kind of the file at `path`.
-    public static func of(_ path: String) -> AssetKind {
-        let ext = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+    public static func of(_ path: AssetPath) -> AssetKind {
+        let ext = path.pathExtension
         if ["png", "jpg", "jpeg", "bmp", "webp", "tif", "tiff", "gif"].contains(ext) { return .image }
         if ["mp4", "mov", "mkv", "webm", "ts", "flv", "m4v", "avi", "mxf", "wav", "mp3", "aac", "m4a"].contains(ext) { return .video }
         return .other
@@ -86,7 +86,7 @@ extension SourceSpec {
             }
         case "file":
             guard let path = reader.path("path", mustExist: true) else { return nil }
-            if AssetKind.of(path.path) == .other {
+            if AssetKind.of(path) == .other {
                 context.log.warning("unknown-media", "can't tell from its extension whether '\(path.written)' is an image or a video",
                                     at: path.location, suggestion: "onair treats it as a video")
             }

@@ -28,6 +28,12 @@ public struct YAMLLoader: Sendable {
 
     /// Loads a file from disk. `displayPath` is how diagnostics name it.
     public func load(contentsOf url: URL, displayPath: String, into log: DiagnosticLog) -> ConfigNode? {
+        contents(of: url, displayPath: displayPath, into: log).flatMap { load(data: $0, displayPath: displayPath, into: log) }
+    }
+
+    /// Reads a file's bytes once, for `load(data:displayPath:into:)`, without reading a file whose
+    /// size is over the limit; nil (and reported) when it is too large or cannot be read.
+    public func contents(of url: URL, displayPath: String, into log: DiagnosticLog) -> Data? {
         let start = SourceLocation.start(of: displayPath)
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         if size > limits.maxBytes {
@@ -41,7 +47,7 @@ public struct YAMLLoader: Sendable {
             log.error("unreadable-file", "cannot read file", at: start, suggestion: "check that it exists and is readable")
             return nil
         }
-        return load(data: data, displayPath: displayPath, into: log)
+        return data
     }
 
     /// Loads YAML from bytes.

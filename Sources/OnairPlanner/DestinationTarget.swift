@@ -87,7 +87,7 @@ struct DestinationTarget {
         case .record(let path):
             target = path.path
             kind = .recording
-            switch path.path.split(separator: ".").last?.lowercased() {
+            switch path.pathExtension {
             case "mkv": format = "matroska"; options = [FormatOption("cluster_time_limit", "1000")]
             case "mp4": format = "mp4"; options = [FormatOption("movflags", "frag_keyframe+empty_moov+default_base_moof")]
             default: format = "mpegts"

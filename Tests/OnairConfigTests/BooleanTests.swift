@@ -85,6 +85,16 @@ struct BooleanTests {
         #expect(loaded.project.pipeline("show")?.destinations.first?.required == value)
     }
 
+    @Test(arguments: [("True", 0.5), ("FALSE", nil), ("0.25", 0.25)])
+    func booleanOrNumberReadsBooleansLikeABooleanField(word: String, strength: Double?) throws {
+        let project = try Fixtures.project(pipeline: Self.pipeline(autoLighting: word))
+        let loaded = project.load()
+        #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
+        let overlay = try #require(loaded.project.pipeline("show")?.overlay("room"))
+        guard case .realScene(_, let autoLighting) = overlay.kind else { Issue.record("not a real scene: \(overlay.kind)"); return }
+        #expect(autoLighting == strength)
+    }
+
     @Test func quotedBooleanInABooleanFieldIsTheWrongType() throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(required: "\"yes\""))
         let loaded = project.load()

@@ -126,6 +126,12 @@ struct SuggestionTests {
         #expect(Suggestion.closest(to: "zzz", in: fields) == nil)
     }
 
+    @Test(arguments: [("show.MKV", "mkv"), ("rec.v2/out", ""), ("../recordings/show.mkv", "mkv"), ("logo", "")])
+    func pathExtension(path: String, ext: String) {
+        let asset = AssetPath(written: path, path: path, location: .start(of: "test.yaml"))
+        #expect(asset.pathExtension == ext)
+    }
+
     @Test func phraseListsTheChoicesWhenNothingIsClose() {
         #expect(Suggestion.phrase(for: "bitrat", in: ["bitrate", "buffer"]) == "did you mean 'bitrate'?")
         #expect(Suggestion.phrase(for: "zzz", in: ["a1", "b2"]) == "expected one of 'a1', 'b2'")
