@@ -79,7 +79,9 @@ final class RenditionEncoder: @unchecked Sendable {
     }
 
     private func run() throws {
-        var lastVideo: Int64?
+        // Holes of up to a second (an overlay switch) are filled; one tick per frame.
+        var cadence = PictureCadence(longestFill: Int64(max(1, rendition.video.fps)))
+        var lastPicture: Frame?
         var nextAudio: Int64?
         while let item = frames.pop() {
             let encoder = item.kind == .video ? video : audio
@@ -88,23 +90,35 @@ final class RenditionEncoder: @unchecked Sendable {
             // Muxers refuse timestamps that go backwards; the graph keeps them monotonic, and
             // this is the last guard: a late picture is dropped, late sound is moved up.
             if item.kind == .video {
-                if let current = pts, let last = lastVideo, current <= last { continue }
-                lastVideo = pts ?? lastVideo
+                guard case .encode(let hole) = cadence.admit(pts) else { continue }
+                if let lastPicture {
+                    for tick in hole {
+                        let copy = try lastPicture.reference()
+                        copy.presentationTimestamp = tick
+                        try encode(copy, with: encoder)
+                    }
+                }
             } else {
                 if let current = pts, let expected = nextAudio, current < expected { pts = expected }
                 if let current = pts { nextAudio = current + Int64(item.frame.sampleCount) }
             }
             item.frame.presentationTimestamp = pts
-            _ = try encoder.send(item.frame)
-            try drain(encoder)
-            if item.kind == .video, let pts {
-                let micros = encoder.timeBase.convert(pts, to: .microseconds)
-                counters.withLock { $0 = (frames: $0.frames + 1, micros: max($0.micros, micros)) }
-            }
+            try encode(item.frame, with: encoder)
+            if item.kind == .video { lastPicture = item.frame }
         }
         for encoder in [video] + (audio.map { [$0] } ?? []) {
             _ = try encoder.send(nil)
             try drain(encoder)
+        }
+    }
+
+    /// Sends one frame and hands what the encoder produced to the destinations.
+    private func encode(_ frame: Frame, with encoder: Encoder) throws {
+        _ = try encoder.send(frame)
+        try drain(encoder)
+        if encoder.kind == .video, let pts = frame.presentationTimestamp {
+            let micros = encoder.timeBase.convert(pts, to: .microseconds)
+            counters.withLock { $0 = (frames: $0.frames + 1, micros: max($0.micros, micros)) }
         }
     }
 

@@ -1,0 +1,44 @@
+/// Keeps a rendition's pictures at its constant frame rate across an overlay switch.
+///
+/// Within one filter graph the pictures are already constant-rate (the graph ends in `fps`).
+/// A switch drops the frames still inside the old graph, so the new graph's first picture can
+/// come a few frame intervals after the last one encoded; players show such a hole as a stall
+/// and some ingests as a timestamp error. The hole is filled by repeating the last picture.
+/// Timestamps are in the encoder's time base: one tick per frame.
+struct PictureCadence {
+    /// What to do with a picture.
+    enum Decision: Equatable {
+        /// It would go back in time (or repeat the last timestamp): drop it.
+        case late
+        /// Encode it, after repeating the last picture at each of these timestamps.
+        case encode(repeatingLastAt: Range<Int64>)
+    }
+
+    /// The longest hole filled, in frames. A longer jump is left as it is: filling it would
+    /// burst seconds of pictures into the encoder at once.
+    let longestFill: Int64
+    /// The timestamp of the last picture encoded.
+    private(set) var last: Int64?
+    /// Pictures repeated so far to fill holes.
+    private(set) var repeated = 0
+
+    init(longestFill: Int64) {
+        self.longestFill = longestFill
+    }
+
+    /// Decides what happens to a picture stamped `pts`, and records it as the last one when it
+    /// is encoded. A picture without a timestamp is encoded as it is.
+    mutating func admit(_ pts: Int64?) -> Decision {
+        guard let pts else { return .encode(repeatingLastAt: 0..<0) }
+        guard let last else {
+            self.last = pts
+            return .encode(repeatingLastAt: 0..<0)
+        }
+        guard pts > last else { return .late }
+        self.last = pts
+        let hole = (last + 1)..<pts
+        guard !hole.isEmpty, Int64(hole.count) <= longestFill else { return .encode(repeatingLastAt: 0..<0) }
+        repeated += hole.count
+        return .encode(repeatingLastAt: hole)
+    }
+}

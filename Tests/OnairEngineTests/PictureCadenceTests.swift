@@ -1,0 +1,53 @@
+import Testing
+
+@testable import OnairEngine
+
+@Suite("PictureCadence: a rendition's pictures stay constant-rate across an overlay switch")
+struct PictureCadenceTests {
+    @Test("consecutive pictures pass as they are")
+    func consecutive() {
+        var cadence = PictureCadence(longestFill: 30)
+        for pts in Int64(0)..<10 { #expect(cadence.admit(pts) == .encode(repeatingLastAt: 0..<0)) }
+        #expect(cadence.repeated == 0)
+        #expect(cadence.last == 9)
+    }
+
+    @Test("a hole of a few frames is filled by repeating the last picture at each missing tick")
+    func holeIsFilled() {
+        var cadence = PictureCadence(longestFill: 30)
+        _ = cadence.admit(100)
+        #expect(cadence.admit(104) == .encode(repeatingLastAt: 101..<104))
+        #expect(cadence.repeated == 3)
+        #expect(cadence.admit(105) == .encode(repeatingLastAt: 0..<0))
+    }
+
+    @Test("a picture that goes back in time, or repeats the last timestamp, is late")
+    func latePictures() {
+        var cadence = PictureCadence(longestFill: 30)
+        _ = cadence.admit(50)
+        #expect(cadence.admit(50) == .late)
+        #expect(cadence.admit(49) == .late)
+        #expect(cadence.last == 50)
+        #expect(cadence.admit(51) == .encode(repeatingLastAt: 0..<0))
+    }
+
+    @Test("a jump longer than the longest fill is left as it is")
+    func longJumpIsNotFilled() {
+        var cadence = PictureCadence(longestFill: 30)
+        _ = cadence.admit(0)
+        #expect(cadence.admit(30) == .encode(repeatingLastAt: 1..<30))
+        #expect(cadence.admit(62) == .encode(repeatingLastAt: 0..<0))
+        #expect(cadence.repeated == 29)
+        #expect(cadence.last == 62)
+    }
+
+    @Test("pictures without a timestamp are encoded and do not move the cadence")
+    func missingTimestamps() {
+        var cadence = PictureCadence(longestFill: 30)
+        #expect(cadence.admit(nil) == .encode(repeatingLastAt: 0..<0))
+        #expect(cadence.last == nil)
+        _ = cadence.admit(7)
+        #expect(cadence.admit(nil) == .encode(repeatingLastAt: 0..<0))
+        #expect(cadence.last == 7)
+    }
+}
