@@ -97,9 +97,10 @@ public struct FFmpegCommand: Sendable {
                 var expands = false
                 let slaves = outputs.map { output -> String in
                     var settings = ["f=\(output.format)"]
-                    settings += output.options.map { "\($0.key)=\(Self.teeEscape($0.isPath ? path($0.value) : $0.value))" }
+                    // An option value is unescaped twice: when the slaves are split, then when its options are.
+                    settings += output.options.map { "\($0.key)=\(Self.teeEscape(Self.teeEscape($0.isPath ? path($0.value) : $0.value, option: true), option: true))" }
                     if !output.required { settings.append("onfail=ignore") }
-                    let target = Self.target(output, path: path)
+                    let target = Self.target(output, path: path) { Self.teeEscape($0) }
                     expands = expands || target.expandsKey
                     return "[" + settings.joined(separator: ":") + "]" + target.text
                 }
@@ -108,19 +109,30 @@ public struct FFmpegCommand: Sendable {
         }
     }
 
-    static func teeEscape(_ value: String) -> String {
-        value.replacingOccurrences(of: ":", with: "\\:").replacingOccurrences(of: "|", with: "\\|")
+    /// Backslash-escapes what the tee muxer's tokenizer (`av_get_token`) treats specially in a
+    /// slave's target: quotes, backslashes and the slave separator. `option` also escapes the
+    /// separators of a slave's options (and spaces, which the tokenizer would trim).
+    static func teeEscape(_ value: String, option: Bool = false) -> String {
+        let special = option ? "\\'|[]:= " : "\\'|["
+        var escaped = ""
+        for character in value {
+            if special.contains(character) { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
     }
 
-    static func target(_ output: PlannedOutput, path: (String) -> String) -> Argument {
+    /// Where an output goes; `escape` applies to the target itself, not to a key's shell expansion.
+    static func target(_ output: PlannedOutput, path: (String) -> String, escape: (String) -> String = { $0 }) -> Argument {
         switch output.kind {
-        case .recording, .hls: return Argument(text: path(output.target), expandsKey: false)
+        case .recording, .hls: return Argument(text: escape(path(output.target)), expandsKey: false)
         case .rtmp, .srt:
-            guard let key = output.key, output.target.contains("{key}") else { return Argument(text: output.target, expandsKey: false) }
+            let url = escape(output.target)
+            guard let key = output.key, url.contains("{key}") else { return Argument(text: url, expandsKey: false) }
             // A key file's path is project-relative like every other path of the plan.
             let file = path(String(key.dropFirst(5)))
             let expansion = key.hasPrefix("env:") ? "${\(key.dropFirst(4))}" : "$(head -n1 \(file.hasPrefix("~") ? file : quoted(file)))"
-            return Argument(text: output.target.replacingOccurrences(of: "{key}", with: expansion), expandsKey: true)
+            return Argument(text: url.replacingOccurrences(of: "{key}", with: expansion), expandsKey: true)
         }
     }
 

@@ -52,6 +52,43 @@ private var toolsAvailable: Bool {
         }
     }
 
+    /// One encode to three outputs goes through the tee muxer, whose parser treats quotes,
+    /// backslashes, `|`, `:` and brackets specially: paths containing them arrive intact.
+    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
+    func teeOutputsWithAwkwardPathsAreWrittenWhereTheyAreNamed() throws {
+        let project = try ScratchProject()
+        defer { project.remove() }
+        try project.write("Pipelines/awkward.yaml", """
+            sources:
+              camera: {kind: test, size: 320x180, fps: 15}
+            overlays:
+              room: {kind: real-scene, camera: camera}
+            active: room
+            quality: {width: 320, height: 180, fps: 15, video: {bitrate: 300k, profile: main}}
+            destinations:
+              quoted: {kind: record, path: "../out/it's a:b|c [1].mkv"}
+              preview: {kind: hls, directory: "../out/h'l s:x|y=z"}
+              plain: {kind: record, path: ../out/plain.ts}
+
+            """)
+        let plan = try onair("plan", "awkward", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
+        try #require(plan.status == 0, "\(plan)")
+        #expect(plan.stdout.contains("-f tee"), "\(plan.stdout)")
+        let hls = project.root.appendingPathComponent("out/h'l s:x|y=z")
+        try FileManager.default.createDirectory(at: hls, withIntermediateDirectories: true)
+
+        let run = try Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        try #require(run.status == 0 && !run.timedOut, "ffmpeg failed: \(run.stderr.suffix(3000))")
+        let written = try FileManager.default.contentsOfDirectory(atPath: project.root.appendingPathComponent("out").path).sorted()
+        #expect(written == ["h'l s:x|y=z", "it's a:b|c [1].mkv", "plain.ts"], "\(written)")
+        for name in ["it's a:b|c [1].mkv", "plain.ts"] {
+            let video = try probe(project.root.appendingPathComponent("out/\(name)").path)
+            #expect(video.width == 320 && abs(video.frames - 30) <= 2, "\(name): \(video)")
+        }
+        let segments = try FileManager.default.contentsOfDirectory(atPath: hls.path)
+        #expect(segments.contains("index.m3u8") && segments.contains { $0.hasPrefix("segment_") }, "\(segments)")
+    }
+
     @Test func timeoutKillsTheShellAndWhatItStarted() throws {
         let started = Date()
         // The shell starts a child and waits for it: both must go when the limit is hit.
