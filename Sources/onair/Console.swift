@@ -6,7 +6,6 @@ import OnairPlanner
 /// status block redrawn in place; or JSON lines for machines. Thread-safe.
 final class Console: @unchecked Sendable {
     private let format: Run.LogFormat
-    private let pipeline: String
     private let statsInterval: Double
     private let lock = NSLock()
     private let live: Bool
@@ -16,9 +15,8 @@ final class Console: @unchecked Sendable {
     private var lastStatus: EngineStatus?
     private var lastStats = Date.distantPast
 
-    init(format: Run.LogFormat, pipeline: String, statsInterval: Double) {
+    init(format: Run.LogFormat, statsInterval: Double) {
         self.format = format
-        self.pipeline = pipeline
         self.statsInterval = statsInterval
         live = format == .text && Terminal.isInteractive(STDERR_FILENO)
         color = Terminal.wantsColor(fileDescriptor: STDERR_FILENO)
@@ -42,13 +40,9 @@ final class Console: @unchecked Sendable {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    private func json(_ fields: [String: Any]) {
-        var object = fields
-        object["ts"] = ISO8601DateFormatter().string(from: Date())
-        object["pipeline"] = pipeline
-        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-            FileHandle.standardOutput.write(data + Data("\n".utf8))
-        }
+    /// Writes one JSON line to standard output (the `--log-format json` log).
+    private func json(_ event: StatusEvent) {
+        lock.withLock { FileHandle.standardOutput.write(Data((event.jsonLine(redact: { $0 }) + "\n").utf8)) }
     }
 
     /// Writes a line above the live block.
@@ -62,7 +56,8 @@ final class Console: @unchecked Sendable {
 
     func started(plan: PipelinePlan) {
         if format == .json {
-            json(["event": "run.started", "renditions": plan.renditions.count, "destinations": plan.outputs.map(\.destination)])
+            json(StatusEvent(.runStarted(pipeline: plan.pipeline, overlay: plan.activeOverlay, renditions: plan.renditions.count,
+                                         destinations: plan.outputs.map(\.destination))))
         } else {
             line("▶ \(plan.pipeline): \(plan.inputs.count) input(s), overlay '\(plan.activeOverlay)', \(plan.renditions.count) encoder(s) → "
                  + plan.outputs.map(\.destination).joined(separator: ", "))
@@ -70,16 +65,11 @@ final class Console: @unchecked Sendable {
     }
 
     func note(_ text: String) {
-        if format == .json { json(["event": "run.note", "message": text]) } else { line("■ \(text)") }
+        if format == .json { json(StatusEvent(.runNote(message: text))) } else { line("■ \(text)") }
     }
 
     func event(_ event: StatusEvent) {
-        if format == .json {
-            lock.lock()
-            FileHandle.standardOutput.write(Data((event.jsonLine(redact: { $0 }) + "\n").utf8))
-            lock.unlock()
-            return
-        }
+        if format == .json { return json(event) }
         // On a terminal, libav's warnings would drown the status; its errors still show.
         if case .libav(let level, _) = event.kind, !["error", "fatal", "panic"].contains(level) { return }
         if case .overlayApplied = event.kind, let status = statusSource {

@@ -52,7 +52,7 @@ struct Run: ParsableCommand {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
-        let console = Console(format: logFormat, pipeline: choice.name, statsInterval: statsInterval)
+        let console = Console(format: logFormat, statsInterval: statsInterval)
         console.started(plan: plan)
         let pipelineRun: PipelineRun
         do {

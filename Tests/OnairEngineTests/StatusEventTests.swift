@@ -39,6 +39,20 @@ struct StatusEventTests {
         #expect(fields["url"] == nil)
     }
 
+    @Test("the run's own lines (started, note) have the same layout as the engine's events")
+    func runLines() throws {
+        let started = StatusEvent(.runStarted(pipeline: "studio", overlay: "room", renditions: 2, destinations: ["youtube", "archive"]), at: time)
+        let line = started.jsonLine(redact: { $0 })
+        #expect(line.hasPrefix(#"{"ts":"2025-01-01T12:00:00.250Z","event":"run.started","#), "\(line)")
+        let fields = try object(line)
+        #expect(fields["pipeline"] as? String == "studio")
+        #expect(fields["overlay"] as? String == "room")
+        #expect(fields["renditions"] as? Int == 2)
+        #expect(fields["destinations"] as? [String] == ["youtube", "archive"])
+        let note = StatusEvent(.runNote(message: "no overlay combination 'x'"), at: time).jsonLine(redact: { $0 })
+        #expect(note == #"{"ts":"2025-01-01T12:00:00.250Z","event":"run.note","message":"no overlay combination 'x'"}"#)
+    }
+
     @Test("event names are dot-separated")
     func names() {
         #expect(StatusEvent(.inputConnected(input: "camera", url: nil)).name == "input.connected")
@@ -57,6 +71,8 @@ struct StatusEventTests {
         .inputConnected(input: "studio", url: "srt://10.0.0.2:9000?passphrase=\(sentinelKey)"),
         .inputLost(input: "studio", reason: "lost \(sentinelKey)"),
         .runStopped(reason: "key \(sentinelKey) rejected"),
+        .runNote(message: "could not switch: rtmp://x/\(sentinelKey)"),
+        .runStarted(pipeline: "p", overlay: "o", renditions: 1, destinations: ["\(sentinelKey)"]),
     ])
     func redacts(kind: StatusEvent.Kind) throws {
         let line = StatusEvent(kind, at: time).jsonLine(redact: redactor.callAsFunction)

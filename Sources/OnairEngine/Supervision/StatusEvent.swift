@@ -11,7 +11,7 @@ import Foundation
 /// Event names are dot-separated: `input.connected`, `input.lost`, `overlay.applied`,
 /// `destination.<state>` (`destination.connecting`, `destination.live`,
 /// `destination.retrying`, `destination.failed`, `destination.stopped`), `stats`,
-/// `input.waiting`, `input.failed`, `libav.log`, `run.stopped`. Every string passes through the engine's redaction before it is written.
+/// `input.waiting`, `input.failed`, `libav.log`, `run.started`, `run.note`, `run.stopped`. Every string passes through the engine's redaction before it is written.
 public struct StatusEvent: Equatable, Sendable {
     /// What happened.
     public enum Kind: Equatable, Sendable {
@@ -31,6 +31,11 @@ public struct StatusEvent: Equatable, Sendable {
         case destinationChanged(destination: String, url: String?, state: DestinationState)
         /// The periodic snapshot of the whole run.
         case stats(EngineStatus)
+        /// The run started: the pipeline, the combination on air, its encoders and destinations.
+        case runStarted(pipeline: String, overlay: String, renditions: Int, destinations: [String])
+        /// Something the operator should know that is not an event of the engine (a refused
+        /// overlay switch, a stop request).
+        case runNote(message: String)
         /// The run ended.
         case runStopped(reason: String)
     }
@@ -57,6 +62,8 @@ public struct StatusEvent: Equatable, Sendable {
         case .overlayApplied: "overlay.applied"
         case .destinationChanged(_, _, let state): "destination.\(state.name)"
         case .stats: "stats"
+        case .runStarted: "run.started"
+        case .runNote: "run.note"
         case .runStopped: "run.stopped"
         }
     }
@@ -74,6 +81,9 @@ public struct StatusEvent: Equatable, Sendable {
             case .destinationChanged(let destination, let url, let state):
                 .destinationChanged(destination: redact(destination), url: url.map(redact), state: state.redacted(redact))
             case .stats(let status): .stats(status.redacted(redact))
+            case .runStarted(let pipeline, let overlay, let renditions, let destinations):
+                .runStarted(pipeline: redact(pipeline), overlay: redact(overlay), renditions: renditions, destinations: destinations.map(redact))
+            case .runNote(let message): .runNote(message: redact(message))
             case .runStopped(let reason): .runStopped(reason: redact(reason))
             }
         return StatusEvent(kind, at: time)
@@ -111,7 +121,7 @@ extension StatusEvent {
         let kind: Kind
 
         private enum Key: String, CodingKey {
-            case input, url, reason, overlay, destination, level, message
+            case input, url, reason, overlay, destination, level, message, pipeline, renditions, destinations
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -134,6 +144,13 @@ extension StatusEvent {
                 try state.encode(to: encoder)
             case .stats(let status):
                 try status.encode(to: encoder)
+            case .runStarted(let pipeline, let overlay, let renditions, let destinations):
+                try container.encode(pipeline, forKey: .pipeline)
+                try container.encode(overlay, forKey: .overlay)
+                try container.encode(renditions, forKey: .renditions)
+                try container.encode(destinations, forKey: .destinations)
+            case .runNote(let message):
+                try container.encode(message, forKey: .message)
             case .runStopped(let reason):
                 try container.encode(reason, forKey: .reason)
             }
@@ -160,7 +177,9 @@ extension StatusEvent {
         case .destinationChanged(let destination, _, let state): detail = "\(destination): \(state.label)"
         case .libav(let level, let message): detail = "\(level): \(message)"
         case .stats: detail = ""
-        case .runStopped(let reason): detail = reason
+        case .runStarted(let pipeline, let overlay, let renditions, let destinations):
+            detail = "\(pipeline): overlay '\(overlay)', \(renditions) encoder(s) → " + destinations.joined(separator: ", ")
+        case .runNote(let message), .runStopped(let message): detail = message
         }
         return name.padding(toLength: max(23, name.count + 1), withPad: " ", startingAt: 0) + detail
     }
