@@ -154,7 +154,7 @@ struct DestinationTarget {
     func plannedOutput(rendition: String, hasAudio: Bool) -> PlannedOutput {
         let videoRate = video.rateControl == "vbr" ? video.maxBitrate : video.bitrate
         return PlannedOutput(
-            destination: spec.name, kind: kind, platform: platform?.name, target: target, key: spec.key?.description,
+            destination: spec.name, kind: kind, platform: platform?.name, target: target, key: spec.key.map(KeySource.init),
             format: format, options: options, rendition: rendition, required: spec.required, retry: spec.retry,
             bitrate: videoRate + (hasAudio ? audio.bitrate : 0))
     }
@@ -235,6 +235,16 @@ struct RenditionTable {
                 id: "r\(index)", videoPad: "v\(index)", audioPad: audio ? "a\(index)" : nil, crop: key.crop, video: video,
                 audio: audio ? key.audio : nil, destinations: group.map(\.spec.name),
                 preset: presets.count == 1 && presets.first != "" ? presets.first : nil)
+        }
+    }
+}
+
+extension KeySource {
+    /// The plan's form of a configured key reference.
+    init(_ reference: SecretReference) {
+        switch reference.origin {
+        case .environment(let name): self = .environment(name)
+        case .file(let path): self = .file(path.path)
         }
     }
 }

@@ -129,9 +129,14 @@ public struct FFmpegCommand: Sendable {
         case .rtmp, .srt:
             let url = escape(output.target)
             guard let key = output.key, url.contains("{key}") else { return Argument(text: url, expandsKey: false) }
-            // A key file's path is project-relative like every other path of the plan.
-            let file = path(String(key.dropFirst(5)))
-            let expansion = key.hasPrefix("env:") ? "${\(key.dropFirst(4))}" : "$(head -n1 \(file.hasPrefix("~") ? file : quoted(file)))"
+            let expansion: String
+            switch key {
+            case .environment(let name): expansion = "${\(name)}"
+            case .file(let file):
+                // A key file's path is project-relative like every other path of the plan.
+                let path = path(file)
+                expansion = "$(head -n1 \(path.hasPrefix("~") ? path : quoted(path)))"
+            }
             return Argument(text: url.replacingOccurrences(of: "{key}", with: expansion), expandsKey: true)
         }
     }

@@ -190,8 +190,8 @@ public struct PlannedOutput: Codable, Equatable, Sendable {
     /// URL or path. A stream key appears only as the placeholder `{key}`; the engine fills it
     /// from `key` at run time.
     public var target: String
-    /// Where the key comes from (`env:NAME`, `file:PATH`), never the key.
-    public var key: String?
+    /// Where the key comes from, never the key.
+    public var key: KeySource?
     /// libavformat muxer (`flv`, `mpegts`, `matroska`, `mp4`, `hls`).
     public var format: String
     /// Muxer options in order.
@@ -204,6 +204,38 @@ public struct PlannedOutput: Codable, Equatable, Sendable {
     public var retry: RetryPolicy
     /// Estimated bit/s (video + audio).
     public var bitrate: Int
+}
+
+/// Where an output's stream key is read at run time. In JSON and in logs it is one string,
+/// `env:NAME` or `file:PATH`, which names the key without revealing it.
+public enum KeySource: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// An environment variable.
+    case environment(String)
+    /// A file (project-relative, or starting with `~`) whose first line is the key.
+    case file(String)
+
+    public var description: String {
+        switch self {
+        case .environment(let name): "env:\(name)"
+        case .file(let path): "file:\(path)"
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        if text.hasPrefix("env:") {
+            self = .environment(String(text.dropFirst(4)))
+        } else if text.hasPrefix("file:") {
+            self = .file(String(text.dropFirst(5)))
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a key source is env:NAME or file:PATH"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
 }
 
 /// Input-loss behaviour, with the slate resolved to something the engine can open.

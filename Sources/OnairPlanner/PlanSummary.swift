@@ -38,7 +38,7 @@ public enum PlanSummary {
         lines.append("Destinations")
         for output in plan.outputs {
             let what = output.platform ?? output.kind.rawValue
-            let target = output.target.replacingOccurrences(of: "{key}", with: "<key \(output.key ?? "")>")
+            let target = output.target.replacingOccurrences(of: "{key}", with: "<key \(output.key?.description ?? "")>")
             lines.append("  \(pad(output.destination, 14))\(pad(what, 11))\(pad(output.rendition, 4))\(pad(megabits(output.bitrate), 11))\(target)\(output.required ? "" : "  (optional)")")
         }
         lines.append("")

@@ -34,7 +34,7 @@ import Testing
             """))
         let outcome = project.plan(environment: ["YT_KEY": "a", "YT_BACKUP_KEY": "b"])
         #expect(outcome.diagnostics.isEmpty, "\(outcome.diagnostics.map(\.description))")
-        #expect(outcome.plan?.outputs.map(\.key) == ["env:YT_KEY", "env:YT_BACKUP_KEY"])
+        #expect(outcome.plan?.outputs.map(\.key) == [.environment("YT_KEY"), .environment("YT_BACKUP_KEY")])
     }
 
     @Test func twoRecordingsToTheSamePath() throws {
@@ -117,7 +117,7 @@ import Testing
         let outcome = project.plan(environment: ["YT_KEY": "secret"], mode: mode)
         #expect(outcome.diagnostics.isEmpty, "\(outcome.diagnostics.map(\.description))")
         #expect(outcome.plan?.warnings == [])
-        #expect(outcome.plan?.outputs.first?.key == "env:YT_KEY")
+        #expect(outcome.plan?.outputs.first?.key == .environment("YT_KEY"))
     }
 
     @Test func keyFileIsCheckedThroughTheInjectedFileTest() throws {
@@ -137,7 +137,7 @@ import Testing
         // The file is looked up by its project-relative path.
         let present = project.plan(mode: .run, existingFiles: ["keys/youtube.key"])
         #expect(present.diagnostics.isEmpty, "\(present.diagnostics.map(\.description))")
-        #expect(present.plan?.outputs.first?.key == "file:keys/youtube.key")
+        #expect(present.plan?.outputs.first?.key == .file("keys/youtube.key"))
     }
 }
 
@@ -233,5 +233,14 @@ import Testing
         options.pathBase = "/srv/shows"
         let line = FFmpegCommand(plan: try plan(keyFile: "~/.config/onair/twitch.key"), options: options).shell()
         #expect(line.contains("$(head -n1 ~/.config/onair/twitch.key)"), "\(line)")
+    }
+
+    @Test("a key source is one string in JSON, env:NAME or file:PATH, and reads back")
+    func keySourceJSON() throws {
+        let sources: [KeySource] = [.environment("YT_KEY"), .file("~/.config/onair/a:b.key")]
+        let data = try JSONEncoder().encode(sources)
+        #expect(String(decoding: data, as: UTF8.self) == #"["env:YT_KEY","file:~\/.config\/onair\/a:b.key"]"#)
+        #expect(try JSONDecoder().decode([KeySource].self, from: data) == sources)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(KeySource.self, from: Data(#""live_abc""#.utf8)) }
     }
 }

@@ -12,13 +12,14 @@ public struct StreamKeys: Sendable {
     public struct Missing: Error, CustomStringConvertible, Sendable {
         /// The destination.
         public var destination: String
-        /// `env:NAME` or `file:PATH`.
-        public var reference: String
+        /// Where it should have been.
+        public var reference: KeySource
 
         public var description: String {
-            reference.hasPrefix("env:")
-                ? "destination '\(destination)' needs its stream key in the environment variable \(reference.dropFirst(4)), which is not set"
-                : "destination '\(destination)' needs its stream key in \(reference.dropFirst(5)), which can't be read"
+            switch reference {
+            case .environment(let name): "destination '\(destination)' needs its stream key in the environment variable \(name), which is not set"
+            case .file(let path): "destination '\(destination)' needs its stream key in \(path), which can't be read"
+            }
         }
     }
 
@@ -28,10 +29,11 @@ public struct StreamKeys: Sendable {
         for output in plan.outputs {
             guard let reference = output.key else { continue }
             let value: String?
-            if reference.hasPrefix("env:") {
-                value = environment[String(reference.dropFirst(4))]
-            } else {
-                var path = (String(reference.dropFirst(5)) as NSString).expandingTildeInPath
+            switch reference {
+            case .environment(let name):
+                value = environment[name]
+            case .file(let file):
+                var path = (file as NSString).expandingTildeInPath
                 if !path.hasPrefix("/") { path = projectRoot.appendingPathComponent(path).path }
                 value = (try? String(contentsOfFile: path, encoding: .utf8))?.split(whereSeparator: \.isNewline).first.map(String.init)
             }
