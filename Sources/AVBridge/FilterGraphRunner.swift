@@ -59,35 +59,29 @@ public final class FilterGraphRunner {
             case .audio(_, _, let sampleFormat): av_get_sample_fmt(sampleFormat).rawValue
             }
         }
-        let built: Result<(FilterGraph, [UnsafeMutablePointer<AVFilterContext>], [UnsafeMutablePointer<AVFilterContext>]), LibavError>
-        let lines: [LibavLogLine]
-        (built, lines) = LibavLog.capturing { () -> Result<(FilterGraph, [UnsafeMutablePointer<AVFilterContext>], [UnsafeMutablePointer<AVFilterContext>]), LibavError> in
-            do throws(LibavError) {
-                let graph = try FilterGraph(threads: threads)
-                let (inputs, outputs) = try graph.parse(description)
-                var sourceFilters: [UnsafeMutablePointer<AVFilterContext>] = []
-                for (index, source) in sources.enumerated() {
-                    let filter = try graph.addSource(named: "src\(index)", media: source.media, timeBase: source.timeBase)
-                    for pad in inputs where pad.label == source.label { try graph.link(filter, 0, to: pad.filter, pad.pad) }
-                    sourceFilters.append(filter)
-                }
-                var sinkFilters: [UnsafeMutablePointer<AVFilterContext>] = []
-                for (index, sink) in sinks.enumerated() {
-                    let filter = try graph.addSink(named: "sink\(index)", kind: sink.kind)
-                    guard let pad = outputs.first(where: { $0.label == sink.label }) else {
-                        throw LibavError(function: "output label \(sink.label)", code: .invalidArgument)
-                    }
-                    try graph.link(pad.filter, pad.pad, to: filter, 0)
-                    sinkFilters.append(filter)
-                }
-                try graph.configure()
-                for (index, sink) in sinks.enumerated() {
-                    if let size = sink.audioFrameSize { av_buffersink_set_frame_size(sinkFilters[index], UInt32(size)) }
-                }
-                return .success((graph, sourceFilters, sinkFilters))
-            } catch {
-                return .failure(error)
+        let (built, lines) = LibavLog.capturingResult { () throws(LibavError) -> (FilterGraph, [UnsafeMutablePointer<AVFilterContext>], [UnsafeMutablePointer<AVFilterContext>]) in
+            let graph = try FilterGraph(threads: threads)
+            let (inputs, outputs) = try graph.parse(description)
+            var sourceFilters: [UnsafeMutablePointer<AVFilterContext>] = []
+            for (index, source) in sources.enumerated() {
+                let filter = try graph.addSource(named: "src\(index)", media: source.media, timeBase: source.timeBase)
+                for pad in inputs where pad.label == source.label { try graph.link(filter, 0, to: pad.filter, pad.pad) }
+                sourceFilters.append(filter)
             }
+            var sinkFilters: [UnsafeMutablePointer<AVFilterContext>] = []
+            for (index, sink) in sinks.enumerated() {
+                let filter = try graph.addSink(named: "sink\(index)", kind: sink.kind)
+                guard let pad = outputs.first(where: { $0.label == sink.label }) else {
+                    throw LibavError(function: "output label \(sink.label)", code: .invalidArgument)
+                }
+                try graph.link(pad.filter, pad.pad, to: filter, 0)
+                sinkFilters.append(filter)
+            }
+            try graph.configure()
+            for (index, sink) in sinks.enumerated() {
+                if let size = sink.audioFrameSize { av_buffersink_set_frame_size(sinkFilters[index], UInt32(size)) }
+            }
+            return (graph, sourceFilters, sinkFilters)
         }
         switch built {
         case .success(let (graph, sourceFilters, sinkFilters)):

@@ -146,27 +146,25 @@ public enum LibavLog {
     /// a line goes to the innermost one.
     ///
     /// - Returns: what `body` returned and the lines, in the order they were logged.
-    public static func capturing<T, E: Error>(
-        _ body: () throws(E) -> T
-    ) throws(E) -> (result: T, lines: [LibavLogLine]) {
+    public static func capturing<T>(_ body: () -> T) -> (result: T, lines: [LibavLogLine]) {
         LibAV.initialize()
         let thread = cffmpeg_log_thread_token()
         state.withLock { $0.captures[thread, default: []].append([]) }
-        func finish() -> [LibavLogLine] {
-            state.withLock { state -> [LibavLogLine] in
-                let lines = state.captures[thread]?.popLast() ?? []
-                if state.captures[thread]?.isEmpty == true { state.captures[thread] = nil }
-                return lines
-            }
+        let result = body()
+        let lines = state.withLock { state -> [LibavLogLine] in
+            let lines = state.captures[thread]?.popLast() ?? []
+            if state.captures[thread]?.isEmpty == true { state.captures[thread] = nil }
+            return lines
         }
-        let result: T
-        do {
-            result = try body()
-        } catch {
-            _ = finish()
-            throw error
+        return (result, lines)
+    }
+
+    /// ``capturing(_:)`` for a body that can fail: the lines logged before the failure are
+    /// returned with it (they usually say why).
+    public static func capturingResult<T, E: Error>(_ body: () throws(E) -> T) -> (result: Result<T, E>, lines: [LibavLogLine]) {
+        capturing { () -> Result<T, E> in
+            do throws(E) { return .success(try body()) } catch { return .failure(error) }
         }
-        return (result, finish())
     }
 
     /// Points libav's log callback at ``deliver(_:)``. Done once, by ``LibAV/initialize()``.

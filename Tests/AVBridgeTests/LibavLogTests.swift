@@ -46,12 +46,13 @@ private func libavLog(_ level: Int32, _ text: String) {
         #expect(outer.map(\.message) == ["outer before", "outer after"])
     }
 
-    @Test func capturingRethrowsTypedErrors() {
-        #expect(throws: LibavError.self) {
-            _ = try LibavLog.capturing { () throws(LibavError) -> Int32 in
-                try LibavError.check(LibavErrorCode.invalidArgument.rawValue, "test_function")
-            }
+    @Test func aFailingBodyKeepsTheLinesItLogged() {
+        let (result, lines) = LibavLog.capturingResult { () throws(LibavError) -> Int32 in
+            libavLog(AV_LOG_ERROR, "why it failed\n")
+            return try LibavError.check(LibavErrorCode.invalidArgument.rawValue, "test_function")
         }
+        #expect(throws: LibavError.self) { try result.get() }
+        #expect(lines == [LibavLogLine(level: .error, message: "why it failed")])
     }
 
     @Test func handlerGetsLinesNoCaptureClaims() async throws {
