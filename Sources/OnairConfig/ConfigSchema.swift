@@ -244,7 +244,7 @@ public enum ConfigSchema {
             FieldSchema("sources", .map(.object(source)), required: true, "Named sources."),
             FieldSchema("overlays", .map(.object(overlay)), required: true, "Named overlay combinations."),
             FieldSchema("active", .reference("overlay combination"), required: true, "The overlay combination on air at start."),
-            FieldSchema("audio", .reference("source"), "The source that supplies sound (default: the active combination's camera)."),
+            FieldSchema("audio", .reference("source"), "The source that supplies sound (default: the active combination's camera, or else the first combination's camera with sound)."),
             FieldSchema("layers", .list(.object(layer)), "Logos, text and picture-in-picture drawn on top, in order."),
             FieldSchema("quality", .nameOrObject("quality preset", quality), required: true, "The scene's quality: a preset name or inline settings."),
             FieldSchema("destinations", .map(.object(destination)), required: true, "Named destinations."),

@@ -66,6 +66,9 @@ public struct PlannedInput: Codable, Equatable, Sendable {
     public var realtime: Bool
     /// Milliseconds without data after which the input counts as lost.
     public var lossTimeoutMs: Int
+    /// The YAML that names it (a source, or an image's path), so a file that can't be read is
+    /// reported there.
+    public var origin: SourceLocation?
 }
 
 /// A `key=value` libavformat option of an input or output.
@@ -244,6 +247,8 @@ public struct InputLossPlan: Codable, Equatable, Sendable {
     public var holdLastFrameMs: Int
     /// An image or video path (project-relative), or nil for a colour.
     public var slatePath: String?
+    /// Where the slate's path is written.
+    public var slateOrigin: SourceLocation?
     /// 0xRRGGBB when the slate is a colour.
     public var slateColor: Int?
 }

@@ -74,9 +74,9 @@ extension InputLossPlan {
         afterMs = policy.afterMs
         holdLastFrameMs = policy.holdLastFrameMs
         switch policy.slate {
-        case .image(let path), .video(let path, _): slatePath = path.path; slateColor = nil
-        case .color(let color): slatePath = nil; slateColor = color
-        case .source: slatePath = nil; slateColor = 0
+        case .image(let path), .video(let path, _): slatePath = path.path; slateOrigin = path.location; slateColor = nil
+        case .color(let color): slatePath = nil; slateOrigin = nil; slateColor = color
+        case .source: slatePath = nil; slateOrigin = nil; slateColor = 0
         }
     }
 }

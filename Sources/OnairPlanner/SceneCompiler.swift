@@ -34,11 +34,16 @@ struct SceneCompiler {
         fps = spec.quality.fps.value
     }
 
-    /// The source whose sound is broadcast, if any has sound.
+    /// The source whose sound is broadcast, if any has sound: the one `audio:` names, else the
+    /// active combination's lead (its camera), else the first combination's lead with sound.
+    /// The last keeps a pipeline that starts on silent slides audible — a platform may require
+    /// a sound track, and a run can then switch to the camera without changing encoders.
     static func audioSource(of spec: PipelineSpec) -> SourceSpec? {
         if let name = spec.audio?.value { return spec.source(name) }
-        guard let lead = spec.overlay(spec.active.value)?.leadSource.value, let source = spec.source(lead) else { return nil }
-        return source.hasAudio ? source : nil
+        let active = spec.overlay(spec.active.value).map { [$0] } ?? []
+        return (active + spec.overlays).lazy
+            .compactMap { spec.source($0.leadSource.value) }
+            .first { $0.hasAudio }
     }
 
     // MARK: - Entry
@@ -314,7 +319,8 @@ struct SceneCompiler {
         case .image(let path): return stillPad(path)
         case .video(let path, let loop):
             if let pad = videoPads["asset:" + path.path] { return pad }
-            let index = addInput(name: "asset:" + path.path, kind: .file(path: path.path, loop: loop, still: false), video: nil, realtime: true)
+            let index = addInput(name: "asset:" + path.path, kind: .file(path: path.path, loop: loop, still: false), video: nil, realtime: true,
+                                 origin: path.location)
             videoPads["asset:" + path.path] = "\(index):v"
             return "\(index):v"
         case .source(let name): return videoPad(named: name.value)
@@ -324,7 +330,8 @@ struct SceneCompiler {
 
     private mutating func stillPad(_ path: AssetPath) -> String {
         if let pad = videoPads["asset:" + path.path] { return pad }
-        let index = addInput(name: "asset:" + path.path, kind: .file(path: path.path, loop: false, still: true), video: nil, realtime: true)
+        let index = addInput(name: "asset:" + path.path, kind: .file(path: path.path, loop: false, still: true), video: nil, realtime: true,
+                             origin: path.location)
         videoPads["asset:" + path.path] = "\(index):v"
         stillOrigin["\(index):v"] = index
         return "\(index):v"
@@ -346,7 +353,8 @@ struct SceneCompiler {
             index = addInput(name: name, kind: .lavfi(graph), video: VideoFormat(width: size.width, height: size.height, fps: rate))
         case .file(let path, let loop):
             let still = source.isStillImage
-            index = addInput(name: name, kind: .file(path: path.path, loop: loop && !still, still: still), video: declared, realtime: true)
+            index = addInput(name: name, kind: .file(path: path.path, loop: loop && !still, still: still), video: declared, realtime: true,
+                             origin: path.location)
             if still { stillOrigin["\(index):v"] = index }
         default:
             index = input(for: source, video: declared)
@@ -392,11 +400,12 @@ struct SceneCompiler {
     }
 
     private mutating func addInput(name: String, kind: PlannedInput.Kind, video: VideoFormat?, audio: AudioFormat? = nil,
-                                   options: [FormatOption] = [], realtime: Bool = true, loss: Int? = nil) -> Int {
+                                   options: [FormatOption] = [], realtime: Bool = true, loss: Int? = nil, origin: SourceLocation? = nil) -> Int {
         let index = inputs.count
         let lossAfter = loss ?? spec.inputLoss.afterMs
         inputs.append(PlannedInput(index: index, name: name, kind: kind, options: options, video: audio == nil ? (video ?? VideoFormat(width: width, height: height, fps: fps)) : nil,
-                                   audio: audio, realtime: realtime, lossTimeoutMs: lossAfter))
+                                   audio: audio, realtime: realtime, lossTimeoutMs: lossAfter,
+                                   origin: origin ?? spec.source(name)?.location))
         return index
     }
 

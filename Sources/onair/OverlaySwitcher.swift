@@ -25,14 +25,14 @@ final class OverlaySwitcher: @unchecked Sendable {
     /// The sound stays what it is at the start: without `audio:`, a combination's sound would
     /// come from its own lead source, and one without sound (slides after the camera) would
     /// need other encoders — so the combinations switched to keep the starting sound instead.
-    init(pipeline: PipelineSpec, onAir: PipelinePlan, planner: Planner) {
+    init(pipeline: PipelineSpec, onAir: PipelinePlan, planner: CheckedPlanner) {
         let startSound = Planner.soundSource(of: pipeline)
         choices = pipeline.overlays.map { overlay in
             if overlay.name == onAir.activeOverlay { return Choice(name: overlay.name, plan: onAir) }
             let log = DiagnosticLog()
             var spec = pipeline.activating(overlay.name)
             if spec?.audio == nil, let startSound { spec?.audio = Located(startSound, at: pipeline.active.location) }
-            var plan = spec.flatMap { planner.checkedPlan($0, log: log) }
+            var plan = spec.flatMap { planner.plan($0, log: log) }
             let problem = log.sorted.first { $0.severity == .error }
             if problem != nil { plan = nil }
             return Choice(name: overlay.name, plan: plan,

@@ -57,7 +57,7 @@ extension ProjectOptions {
     /// printed and end the command with exit status 1.
     /// Returns the plan, the pipeline it was compiled from (with the chosen combination active)
     /// and the planner that compiled it, for planning the other combinations the same way.
-    func compile(_ choice: PipelineChoice, mode: Planner.Mode) throws -> (plan: PipelinePlan, pipeline: PipelineSpec, planner: Planner) {
+    func compile(_ choice: PipelineChoice, mode: Planner.Mode) throws -> (plan: PipelinePlan, pipeline: PipelineSpec, planner: CheckedPlanner) {
         let log = DiagnosticLog()
         let loaded = try load(only: [choice.name], log: log)
         guard loaded.project.pipelineNames.contains(choice.name) else { throw unknownPipeline(choice.name) }
@@ -71,7 +71,7 @@ extension ProjectOptions {
             pipeline = chosen
         }
         let planner = loaded.planner(mode: mode)
-        let plan = pipeline.flatMap { planner.checkedPlan($0, log: log) }
+        let plan = pipeline.flatMap { planner.plan($0, log: log) }
         guard let plan, let pipeline, log.errorCount == 0 else {
             // Without a plan, warnings may explain why (a part that could not be read).
             let problems = log.sorted.filter { $0.severity == .error || plan == nil }
@@ -89,26 +89,34 @@ struct LoadedProject {
     var catalogue: PlatformCatalogue
 
     /// A planner for this project.
-    func planner(mode: Planner.Mode) -> Planner {
+    func planner(mode: Planner.Mode) -> CheckedPlanner {
         let root = project.root
-        return Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
-                       fileExists: { path in
-                           // Key file paths are project-relative (or absolute, or ~/…), not relative to
-                           // the working directory.
-                           let expanded = (path as NSString).expandingTildeInPath
-                           let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
-                           return FileManager.default.fileExists(atPath: absolute)
-                       })
+        let planner = Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
+                              fileExists: { path in
+                                  // Key file paths are project-relative (or absolute, or ~/…), not relative to
+                                  // the working directory.
+                                  let expanded = (path as NSString).expandingTildeInPath
+                                  let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
+                                  return FileManager.default.fileExists(atPath: absolute)
+                              })
+        return CheckedPlanner(planner: planner, projectRoot: root)
     }
 }
 
-extension Planner {
-    /// Plans `spec`, then checks the plan's filter graphs in libavfilter; problems of either
-    /// go to `log`. Nil when `spec` could not be planned.
+/// The planner of one project, whose plans are also checked against libav itself: the filter
+/// graph configures, and the local files it reads decode.
+struct CheckedPlanner {
+    var planner: Planner
+    /// The folder plan paths are relative to.
+    var projectRoot: URL
+
+    /// Plans `spec` and checks the plan; problems go to `log`. Nil when `spec` could not be
+    /// planned.
     @discardableResult
-    func checkedPlan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
-        guard let plan = plan(spec, log: log) else { return nil }
+    func plan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
+        guard let plan = planner.plan(spec, log: log) else { return nil }
         PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
+        PlanMediaCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         return plan
     }
 }

@@ -57,7 +57,7 @@ struct Validate: ParsableCommand {
             }
             let planner = loaded.planner(mode: .validate)
             for pipeline in loaded.project.pipelines {
-                planner.checkedPlan(pipeline, log: log)
+                planner.plan(pipeline, log: log)
                 checkOtherCombinations(of: pipeline, planner: planner, log: log)
             }
             checked += loaded.project.pipelineNames.count
@@ -76,11 +76,11 @@ struct Validate: ParsableCommand {
     /// Compiles each overlay combination that is not on air at start, as `onair run --overlay`
     /// would, so a combination kept for later is as trustworthy as the active one. What only
     /// that combination gets wrong is reported with its name; the rest was reported already.
-    private func checkOtherCombinations(of pipeline: PipelineSpec, planner: Planner, log: DiagnosticLog) {
+    private func checkOtherCombinations(of pipeline: PipelineSpec, planner: CheckedPlanner, log: DiagnosticLog) {
         for overlay in pipeline.overlays where overlay.name != pipeline.active.value {
             guard let alternative = pipeline.activating(overlay.name) else { continue }
             let scratch = DiagnosticLog()
-            planner.checkedPlan(alternative, log: scratch)
+            planner.plan(alternative, log: scratch)
             for var diagnostic in scratch.all where !log.contains(diagnostic) {
                 diagnostic.message += " (when overlay combination '\(overlay.name)' is on air)"
                 log.report(diagnostic)

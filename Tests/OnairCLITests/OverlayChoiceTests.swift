@@ -1,19 +1,33 @@
 import Foundation
 import Testing
 
-/// Two combinations: the camera (with sound) on air, and a silent screen kept for later; the
-/// only destination requires sound.
-private let silentAlternative = """
+/// Two combinations: the camera (with sound) and a silent screen, the screen on air; the only
+/// destination requires sound. Without `audio:`, the camera's sound goes out from the start.
+private let silentStart = """
     sources:
       camera: {kind: test, size: 1280x720, tone: 440}
       screen: {kind: test, size: 1280x720, tone: false}
     overlays:
       room: {kind: real-scene, camera: camera}
       slides: {kind: real-scene, camera: screen}
-    active: room
+    active: slides
     quality: {width: 1280, height: 720, fps: 30, video: {bitrate: 3000k, profile: main}}
     destinations:
       facebook: {kind: platform, platform: facebook, key: {env: ONAIR_TEST_FACEBOOK_KEY}}
+
+    """
+
+/// The camera on air, and a combination kept for later whose avatar is not a picture at all.
+private let brokenAlternative = """
+    sources:
+      camera: {kind: test, size: 1280x720, tone: 440}
+    overlays:
+      room: {kind: real-scene, camera: camera}
+      branded: {kind: scene-avatar, scene: camera, avatar: {image: ../assets/avatar.png}}
+    active: room
+    quality: {width: 1280, height: 720, fps: 30, video: {bitrate: 3000k, profile: main}}
+    destinations:
+      archive: {kind: record, path: ../recordings/show.mkv}
 
     """
 
@@ -57,28 +71,46 @@ struct OverlayChoiceTests {
     @Test func validateReportsWhatOnlyAnotherCombinationGetsWrong() throws {
         let project = try ScratchProject()
         defer { project.remove() }
-        try project.write("Pipelines/talk.yaml", silentAlternative)
-        let environment = ["ONAIR_TEST_FACEBOOK_KEY": "SENTINEL-FACEBOOK"]
+        try project.write("Pipelines/talk.yaml", brokenAlternative)
+        try project.write("assets/avatar.png", "a text file saved with the wrong name\n")
 
-        // As written, the camera's sound goes out: the plan is fine.
-        let plan = try onair("plan", "talk", "--project", project.path, environment: environment)
+        // As written, the avatar is not on air: the plan is fine.
+        let plan = try onair("plan", "talk", "--project", project.path)
         #expect(plan.status == 0, "\(plan)")
 
-        // The silent combination would be refused by the platform: validate says so, naming it.
-        let validate = try onair("validate", "--format", "json", "--project", project.path, environment: environment)
+        // The other combination could not go on air: validate says so, at the path, naming it.
+        let validate = try onair("validate", "--format", "json", "--project", project.path)
         #expect(validate.status == 1, "\(validate)")
         let report = try jsonObject(validate.stdout)
         let diagnostics = try #require(report["diagnostics"] as? [[String: Any]])
         #expect(diagnostics.count == 1, "\(diagnostics)")
         let only = try #require(diagnostics.first)
-        #expect(only["code"] as? String == "platform-audio")
-        #expect((only["message"] as? String)?.contains("when overlay combination 'slides' is on air") == true, "\(only)")
-        #expect(!validate.stdout.contains("SENTINEL-FACEBOOK"))
+        #expect(only["code"] as? String == "media")
+        #expect(only["line"] as? Int == 5 && only["column"] as? Int == 64, "\(only)")
+        let message = only["message"] as? String ?? ""
+        #expect(message.contains("assets/avatar.png") && message.contains("when overlay combination 'branded' is on air"), "\(only)")
 
-        // Going live with it fails before anything connects, without the "when" (it is on air).
-        let run = try onair("run", "talk", "--overlay", "slides", "--duration", "1s", "--project", project.path, environment: environment)
+        // Going live with it fails before anything starts, without the "when" (it is on air).
+        let run = try onair("run", "talk", "--overlay", "branded", "--duration", "1s", "--project", project.path)
         #expect(run.status == 1, "\(run)")
-        #expect(run.stderr.contains("requires an audio track"), "\(run)")
+        #expect(run.stderr.contains("talk.yaml:5:64") && run.stderr.contains("[media]"), "\(run)")
         #expect(!run.stderr.contains("when overlay combination"), "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: project.root.appendingPathComponent("recordings").path), "nothing was written")
+    }
+
+    @Test func aSilentCombinationOnAirTakesTheCamerasSound() throws {
+        let project = try ScratchProject()
+        defer { project.remove() }
+        try project.write("Pipelines/talk.yaml", silentStart)
+        let environment = ["ONAIR_TEST_FACEBOOK_KEY": "SENTINEL-FACEBOOK"]
+
+        // Facebook requires sound: the camera's goes out while the slides are on air.
+        let validate = try onair("validate", "--format", "json", "--project", project.path, environment: environment)
+        #expect(validate.status == 0, "\(validate)")
+        let plan = try jsonObject(try onair("plan", "talk", "--format", "json", "--project", project.path, environment: environment).stdout)
+        let renditions = try #require(plan["renditions"] as? [[String: Any]])
+        #expect(renditions.count == 1 && renditions[0]["audio"] != nil, "\(renditions)")
+        let inputs = try #require(plan["inputs"] as? [[String: Any]])
+        #expect(inputs.contains { $0["name"] as? String == "camera" && $0["audio"] != nil && $0["video"] == nil }, "\(inputs)")
     }
 }

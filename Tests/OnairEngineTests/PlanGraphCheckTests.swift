@@ -4,27 +4,11 @@ import OnairEngine
 import OnairPlanner
 import Testing
 
-/// The shipped example project (the repository root).
-private let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-/// Plans a pipeline of the shipped project.
-private func shippedPlan(_ name: String) throws -> (PipelinePlan, PipelineSpec) {
-    let log = DiagnosticLog()
-    let project = Project.load(root: repositoryRoot, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: [name], log: log)
-    let spec = try #require(project.pipeline(name))
-    let catalogue = PlatformCatalogue(presets: project.presets, context: DecodingContext(projectRoot: repositoryRoot, log: log))
-    let planner = Planner(catalogue: catalogue, environment: [:], mode: .validate, fileExists: { _ in true })
-    let plan = try #require(planner.plan(spec, log: log))
-    #expect(log.errorCount == 0, "\(log.sorted)")
-    return (plan, spec)
-}
-
 @Suite("libavfilter checks the compiled graph (rule 7)")
 struct PlanGraphCheckTests {
     @Test("the shipped pipelines configure in libavfilter", arguments: ["demo", "studio"])
     func shippedPipelinesConfigure(name: String) throws {
-        let (plan, spec) = try shippedPlan(name)
+        let (plan, spec) = try plannedPipeline(name)
         let log = DiagnosticLog()
         PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
         #expect(log.all.isEmpty, "\(log.all)")
@@ -32,7 +16,7 @@ struct PlanGraphCheckTests {
 
     @Test("a bad option is reported at the YAML that produced the filter")
     func badOptionMapsToYAML() throws {
-        var (plan, spec) = try shippedPlan("demo")
+        var (plan, spec) = try plannedPipeline("demo")
         let filters = plan.graph.filtersInOrder
         let chromakey = try #require(filters.first { $0.name == "chromakey" })
         let origin = try #require(chromakey.origin)
@@ -55,7 +39,7 @@ struct PlanGraphCheckTests {
 
     @Test("an unknown filter is reported with libav's own message")
     func unknownFilter() throws {
-        var (plan, spec) = try shippedPlan("demo")
+        var (plan, spec) = try plannedPipeline("demo")
         plan.graph.chains[0].filters[0].name = "nosuchfilter"
         let log = DiagnosticLog()
         PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)

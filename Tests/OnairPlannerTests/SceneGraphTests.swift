@@ -105,6 +105,16 @@ private let virtualStudio = """
         #expect(plan.unusedSources == ["camera", "guest"])
     }
 
+    @Test("without audio:, a silent combination on air takes its sound from the first combination's camera that has sound")
+    func silentCombinationTakesTheFirstCameraWithSound() throws {
+        // studio's lead is a still (no sound); room's camera has a tone; interview's comes later.
+        let plan = try plan(virtualStudio.replacingOccurrences(of: "audio: camera\n", with: ""))
+        let camera = try #require(plan.inputs.first { $0.name == "camera" })
+        #expect(camera.audio != nil)
+        #expect(camera.video == nil, "the camera is not on air: only its sound is read")
+        #expect(plan.renditions.allSatisfy { $0.audio != nil && $0.audioPad != nil })
+    }
+
     @Test func activeLeadSourceGivesPictureAndSoundFromOneInput() throws {
         let yaml = virtualStudio
             .replacingOccurrences(of: "active: studio", with: "active: interview")

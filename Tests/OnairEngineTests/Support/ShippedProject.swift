@@ -1,0 +1,22 @@
+import Foundation
+import OnairConfig
+import OnairPlanner
+import Testing
+
+/// The shipped example project (the repository root).
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// Plans the pipeline `name` of the project at `root` (the shipped one by default); the plan
+/// must have no errors.
+func plannedPipeline(_ name: String, in root: URL = repositoryRoot,
+                     sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> (PipelinePlan, PipelineSpec) {
+    let log = DiagnosticLog()
+    let project = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: [name], log: log)
+    let spec = try #require(project.pipeline(name), sourceLocation: sourceLocation)
+    let catalogue = PlatformCatalogue(presets: project.presets, context: DecodingContext(projectRoot: root, log: log))
+    let planner = Planner(catalogue: catalogue, environment: [:], mode: .validate, fileExists: { _ in true })
+    let plan = try #require(planner.plan(spec, log: log), sourceLocation: sourceLocation)
+    #expect(log.errorCount == 0, "\(log.sorted)", sourceLocation: sourceLocation)
+    return (plan, spec)
+}
