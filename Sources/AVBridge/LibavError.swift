@@ -44,6 +44,8 @@ public struct LibavErrorCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let muxerNotFound = LibavErrorCode(rawValue: cffmpeg_averror_muxer_not_found())
     /// `AVERROR_DEMUXER_NOT_FOUND`: no input format of that name.
     public static let demuxerNotFound = LibavErrorCode(rawValue: cffmpeg_averror_demuxer_not_found())
+    /// `AVERROR_STREAM_NOT_FOUND`: the input has no stream of the kind asked for.
+    public static let streamNotFound = LibavErrorCode(rawValue: cffmpeg_averror_stream_not_found())
     /// `AVERROR_PROTOCOL_NOT_FOUND`: no protocol for that URL scheme.
     public static let protocolNotFound = LibavErrorCode(rawValue: cffmpeg_averror_protocol_not_found())
     /// `AVERROR_BUG`: libav detected an internal bug.

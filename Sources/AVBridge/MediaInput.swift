@@ -75,7 +75,7 @@ public final class MediaInput {
         try LibavError.check(avformat_find_stream_info(self.context, nil), "avformat_find_stream_info")
         if wantVideo { try openDecoder(AVMEDIA_TYPE_VIDEO) }
         if wantAudio { try openDecoder(AVMEDIA_TYPE_AUDIO) }
-        if decoders.isEmpty { throw LibavError(function: "av_find_best_stream", code: LibavErrorCode(rawValue: cffmpeg_averror_stream_not_found())) }
+        if decoders.isEmpty { throw LibavError(function: "av_find_best_stream", code: .streamNotFound) }
     }
 
     deinit {

@@ -48,10 +48,12 @@ public enum PlanMediaCheck {
         }
         // libav's own line says more than its error code ("Invalid PNG signature" vs "Invalid data").
         let said = lines.last { $0.level >= .error }.map { " (libav: \($0.message.trimmingCharacters(in: CharacterSet(charactersIn: ". "))))" }
+        let missing = needs == .picture ? "has no picture that decodes" : "has no sound that decodes"
         let problem: String?
         switch outcome {
         case .success(true): problem = nil
-        case .success(false): problem = (needs == .picture ? "has no picture that decodes" : "has no sound that decodes") + (said ?? "")
+        case .success(false): problem = missing + (said ?? "")
+        case .failure(let error) where error.code == .streamNotFound: problem = missing
         case .failure(let error): problem = "can't be read" + (said ?? " (libav: \(error.message))")
         }
         checked.withLock { $0[key] = .some(problem) }

@@ -2,6 +2,7 @@ import Foundation
 import OnairConfig
 import OnairEngine
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 @Suite("Local files decode (rule 8)")
@@ -42,5 +43,47 @@ struct PlanMediaCheckTests {
         #expect(logo.location == plan.inputs.first { $0.name == "asset:assets/logo.png" }?.origin)
         let slate = try #require(problems.first { $0.message.contains("assets/slate.png") })
         #expect(slate.location == plan.inputLoss.slateOrigin && slate.location.line > 1, "\(slate.location)")
+    }
+
+    @Test("a file used only for its sound must have sound that decodes")
+    func soundOnlyFileNeedsSound() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-media-sound-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        for folder in ["Pipelines", "Presets", "media"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try Data("""
+            sources:
+              camera: {kind: test, size: 320x180, tone: false}
+              music: {kind: file, path: ../media/music.m4a, loop: true}
+            overlays:
+              room: {kind: real-scene, camera: camera}
+            active: room
+            audio: music
+            quality: {width: 320, height: 180, fps: 30, video: {bitrate: 300k, profile: main}}
+            destinations:
+              archive: {kind: record, path: ../out/show.mkv}
+
+            """.utf8).write(to: root.appendingPathComponent("Pipelines/show.yaml"))
+        for (name, source) in [("music.m4a", ["-f", "lavfi", "-i", "sine=d=1"]), ("silent.mp4", ["-f", "lavfi", "-i", "testsrc2=d=1:s=64x64"])] {
+            let made = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + source + [root.appendingPathComponent("media/\(name)").path],
+                                          timeout: .seconds(60))
+            try #require(made.status == 0, "\(made)")
+        }
+
+        let (plan, spec) = try plannedPipeline("show", in: root)
+        #expect(plan.inputs.first { $0.name == "music" }?.video == nil, "music is read for its sound alone")
+        let log = DiagnosticLog()
+        PlanMediaCheck.run(plan, projectRoot: root, pipelineFile: spec.file, log: log)
+        #expect(log.all.isEmpty, "\(log.all)")
+
+        // The same pipeline with a picture-only file as its sound.
+        var pictureOnly = plan
+        for index in pictureOnly.inputs.indices where pictureOnly.inputs[index].name == "music" {
+            pictureOnly.inputs[index].kind = .file(path: "media/silent.mp4", loop: true, still: false)
+        }
+        PlanMediaCheck.run(pictureOnly, projectRoot: root, pipelineFile: spec.file, log: log)
+        let problem = try #require(log.all.first)
+        #expect(problem.code == "media" && problem.message.contains("media/silent.mp4 has no sound that decodes"), "\(problem)")
     }
 }
