@@ -18,11 +18,16 @@ public final class Frame {
     /// A picture of `width`×`height` pixels in the pixel format named `pixelFormat`
     /// (`"yuv420p"`...), with freshly allocated (uninitialised) planes.
     public convenience init(width: Int, height: Int, pixelFormat: String) throws(LibavError) {
-        try self.init()
-        let format = av_get_pix_fmt(pixelFormat)
+        try self.init(width: width, height: height, format: av_get_pix_fmt(pixelFormat))
+    }
+
+    /// A picture in a pixel format already looked up (`AV_PIX_FMT_NONE` for a name libav did
+    /// not know, which fails as an unknown name does).
+    convenience init(width: Int, height: Int, format: AVPixelFormat) throws(LibavError) {
         guard format != AV_PIX_FMT_NONE else {
             throw LibavError(function: "av_get_pix_fmt", code: .invalidArgument)
         }
+        try self.init()
         pointer.pointee.format = format.rawValue
         pointer.pointee.width = Int32(width)
         pointer.pointee.height = Int32(height)
