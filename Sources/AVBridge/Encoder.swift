@@ -63,15 +63,12 @@ public struct AudioEncoderSettings: Sendable, Hashable {
 public final class StreamParameters: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVCodecParameters>
     /// The unit of the stream's packet timestamps.
-    public let timeBase: TimeBase
-    /// Video or audio.
-    public let kind: MediaKind
+    let timeBase: TimeBase
 
-    init(codec: UnsafeMutablePointer<AVCodecContext>, kind: MediaKind) throws(LibavError) {
+    init(codec: UnsafeMutablePointer<AVCodecContext>) throws(LibavError) {
         guard let parameters = avcodec_parameters_alloc() else { throw LibavError(function: "avcodec_parameters_alloc", code: .outOfMemory) }
         pointer = parameters
         timeBase = TimeBase(codec.pointee.time_base)
-        self.kind = kind
         try LibavError.check(avcodec_parameters_from_context(parameters, codec), "avcodec_parameters_from_context")
     }
 
@@ -152,7 +149,7 @@ public final class Encoder {
         codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         let dictionary = OptionDictionary(options)
         try LibavError.check(avcodec_open2(codec, encoder, &dictionary.pointer), "avcodec_open2(\(name))")
-        parameters = try StreamParameters(codec: codec, kind: kind)
+        parameters = try StreamParameters(codec: codec)
         self.codec = codec
         self.kind = kind
         timeBase = TimeBase(codec.pointee.time_base)

@@ -264,7 +264,7 @@ public struct FilterGraphFailure: Error, Sendable, Hashable, CustomStringConvert
     public var unusedInputs: [String]
 
     /// A failure at `stage`; ``FilterGraphCheck`` fills in the rest.
-    public init(
+    init(
         stage: FilterGraphStage, error: LibavError? = nil, issues: [GraphIssue] = [],
         log: [LibavLogLine] = [], filter: FilterInstance? = nil,
         filters: [FilterInstance] = [], unusedInputs: [String] = []

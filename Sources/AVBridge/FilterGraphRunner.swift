@@ -137,20 +137,4 @@ public final class FilterGraphRunner {
     public func failedRequests(source index: Int) -> Int {
         sources[index].lazy.map { Int(av_buffersrc_get_nb_failed_requests($0)) }.max() ?? 0
     }
-
-    /// The picture format of video sink `index`.
-    public func videoFormat(ofSink index: Int) -> VideoStreamFormat {
-        let sink = sinks[index]
-        let rate = av_buffersink_get_frame_rate(sink)
-        let format = av_get_pix_fmt_name(AVPixelFormat(rawValue: av_buffersink_get_format(sink))).map { String(cString: $0) } ?? "yuv420p"
-        return VideoStreamFormat(width: Int(av_buffersink_get_w(sink)), height: Int(av_buffersink_get_h(sink)), pixelFormat: format,
-                                 frameRate: rate.num > 0 ? FrameRate(Int(rate.num), Int(rate.den)) : FrameRate(25))
-    }
-
-    /// The sound format of audio sink `index`.
-    public func audioFormat(ofSink index: Int) -> AudioStreamFormat {
-        let sink = sinks[index]
-        let format = av_get_sample_fmt_name(AVSampleFormat(rawValue: av_buffersink_get_format(sink))).map { String(cString: $0) } ?? "fltp"
-        return AudioStreamFormat(sampleRate: Int(av_buffersink_get_sample_rate(sink)), channels: Int(av_buffersink_get_channels(sink)), sampleFormat: format)
-    }
 }

@@ -58,11 +58,6 @@ public final class Frame {
         guard width == 0, let name = av_get_sample_fmt_name(AVSampleFormat(rawValue: pointer.pointee.format)) else { return nil }
         return String(cString: name)
     }
-    /// How long the frame lasts, in its producer's time base (0 when unknown).
-    public var duration: Int64 {
-        get { pointer.pointee.pkt_duration }
-        set { pointer.pointee.pkt_duration = newValue }
-    }
 
     /// A silent audio frame of `samples` samples.
     public convenience init(silence samples: Int, sampleRate: Int, channels: Int, sampleFormat: String) throws(LibavError) {

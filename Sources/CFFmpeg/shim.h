@@ -38,23 +38,16 @@
 static inline int cffmpeg_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int cffmpeg_averror_einval(void) { return AVERROR(EINVAL); }
 static inline int cffmpeg_averror_enomem(void) { return AVERROR(ENOMEM); }
-static inline int cffmpeg_averror_eio(void) { return AVERROR(EIO); }
 static inline int cffmpeg_averror_epipe(void) { return AVERROR(EPIPE); }
-static inline int cffmpeg_averror_etimedout(void) { return AVERROR(ETIMEDOUT); }
-static inline int cffmpeg_averror_econnrefused(void) { return AVERROR(ECONNREFUSED); }
-static inline int cffmpeg_averror_econnreset(void) { return AVERROR(ECONNRESET); }
 static inline int cffmpeg_averror_eof(void) { return AVERROR_EOF; }
 static inline int cffmpeg_averror_exit(void) { return AVERROR_EXIT; }
-static inline int cffmpeg_averror_bug(void) { return AVERROR_BUG; }
 static inline int cffmpeg_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int cffmpeg_averror_option_not_found(void) { return AVERROR_OPTION_NOT_FOUND; }
 static inline int cffmpeg_averror_filter_not_found(void) { return AVERROR_FILTER_NOT_FOUND; }
 static inline int cffmpeg_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int cffmpeg_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
 static inline int cffmpeg_averror_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
-static inline int cffmpeg_averror_muxer_not_found(void) { return AVERROR_MUXER_NOT_FOUND; }
 static inline int cffmpeg_averror_input_changed(void) { return AVERROR_INPUT_CHANGED; }
-static inline int cffmpeg_averror_protocol_not_found(void) { return AVERROR_PROTOCOL_NOT_FOUND; }
 static inline int cffmpeg_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 
 /// Fixes glibc's mmap threshold (which also stops its dynamic adjustment); 0 where not glibc.
@@ -90,7 +83,6 @@ static inline int cffmpeg_log_warning(void) { return AV_LOG_WARNING; }
 static inline int cffmpeg_log_info(void) { return AV_LOG_INFO; }
 static inline int cffmpeg_log_verbose(void) { return AV_LOG_VERBOSE; }
 static inline int cffmpeg_log_debug(void) { return AV_LOG_DEBUG; }
-static inline int cffmpeg_log_trace(void) { return AV_LOG_TRACE; }
 
 // MARK: Filter graph helpers
 

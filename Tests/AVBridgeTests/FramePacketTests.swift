@@ -1,4 +1,4 @@
-import AVBridge
+@testable import AVBridge
 import Testing
 
 @Suite struct FramePacketTests {
