@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], swiftSettings: strictness),
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner"], resources: [.copy("Golden")], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
-        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]

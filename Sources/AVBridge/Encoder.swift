@@ -63,15 +63,12 @@ public struct AudioEncoderSettings: Sendable, Hashable {
 public final class StreamParameters: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<AVCodecParameters>
     /// The unit of the stream's packet timestamps.
-    public let timeBase: TimeBase
-    /// Video or audio.
-    public let kind: MediaKind
+    let timeBase: TimeBase
 
-    init(codec: UnsafeMutablePointer<AVCodecContext>, kind: MediaKind) throws(LibavError) {
+    init(codec: UnsafeMutablePointer<AVCodecContext>) throws(LibavError) {
         guard let parameters = avcodec_parameters_alloc() else { throw LibavError(function: "avcodec_parameters_alloc", code: .outOfMemory) }
         pointer = parameters
         timeBase = TimeBase(codec.pointee.time_base)
-        self.kind = kind
         try LibavError.check(avcodec_parameters_from_context(parameters, codec), "avcodec_parameters_from_context")
     }
 
@@ -94,29 +91,7 @@ public final class Encoder {
     public let parameters: StreamParameters
 
     /// Opens a video encoder.
-    public init(video settings: VideoEncoderSettings) throws(LibavError) {
-        LibAV.initialize()
-        guard let encoder = avcodec_find_encoder_by_name(settings.encoder) else {
-            throw LibavError(function: "avcodec_find_encoder_by_name(\(settings.encoder))", code: .encoderNotFound)
-        }
-        guard let codec = avcodec_alloc_context3(encoder) else { throw LibavError(function: "avcodec_alloc_context3", code: .outOfMemory) }
-        self.codec = codec
-        kind = .video
-        let rate = settings.frameRate
-        codec.pointee.width = Int32(settings.width)
-        codec.pointee.height = Int32(settings.height)
-        codec.pointee.pix_fmt = av_get_pix_fmt(settings.pixelFormat)
-        codec.pointee.time_base = cffmpeg_rational(Int32(rate.denominator), Int32(rate.numerator))
-        codec.pointee.framerate = cffmpeg_rational(Int32(rate.numerator), Int32(rate.denominator))
-        codec.pointee.sample_aspect_ratio = cffmpeg_rational(1, 1)
-        codec.pointee.bit_rate = Int64(settings.bitrate)
-        codec.pointee.rc_max_rate = Int64(settings.maxBitrate)
-        codec.pointee.rc_buffer_size = Int32(clamping: settings.bufferSize)
-        codec.pointee.gop_size = Int32(settings.gopSize)
-        codec.pointee.keyint_min = Int32(settings.gopSize)
-        codec.pointee.max_b_frames = settings.tune == "zerolatency" ? 0 : 2
-        codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        codec.pointee.thread_count = 0
+    public convenience init(video settings: VideoEncoderSettings) throws(LibavError) {
         var options: [(String, String)] = [("preset", settings.preset)]
         if let tune = settings.tune { options.append(("tune", tune)) }
         if let profile = settings.profile { options.append(("profile", profile)) }
@@ -125,30 +100,60 @@ public final class Encoder {
         if !settings.scenecut { x264.append("scenecut=0") }
         if settings.constantBitrate { x264 += ["nal-hrd=cbr", "force-cfr=1"] }
         if !x264.isEmpty { options.append(("x264-params", x264.joined(separator: ":"))) }
-        let dictionary = OptionDictionary(options)
-        try LibavError.check(avcodec_open2(codec, encoder, &dictionary.pointer), "avcodec_open2(\(settings.encoder))")
-        timeBase = TimeBase(codec.pointee.time_base)
-        parameters = try StreamParameters(codec: codec, kind: .video)
+        try self.init(named: settings.encoder, kind: .video, options: options) { codec in
+            let rate = settings.frameRate
+            codec.pointee.width = Int32(settings.width)
+            codec.pointee.height = Int32(settings.height)
+            codec.pointee.pix_fmt = av_get_pix_fmt(settings.pixelFormat)
+            codec.pointee.time_base = cffmpeg_rational(Int32(rate.denominator), Int32(rate.numerator))
+            codec.pointee.framerate = cffmpeg_rational(Int32(rate.numerator), Int32(rate.denominator))
+            codec.pointee.sample_aspect_ratio = cffmpeg_rational(1, 1)
+            codec.pointee.bit_rate = Int64(settings.bitrate)
+            codec.pointee.rc_max_rate = Int64(settings.maxBitrate)
+            codec.pointee.rc_buffer_size = Int32(clamping: settings.bufferSize)
+            codec.pointee.gop_size = Int32(settings.gopSize)
+            codec.pointee.keyint_min = Int32(settings.gopSize)
+            codec.pointee.max_b_frames = settings.tune == "zerolatency" ? 0 : 2
+            codec.pointee.thread_count = 0
+        }
     }
 
     /// Opens an audio encoder.
-    public init(audio settings: AudioEncoderSettings) throws(LibavError) {
+    public convenience init(audio settings: AudioEncoderSettings) throws(LibavError) {
+        try self.init(named: settings.encoder, kind: .audio, options: []) { codec in
+            codec.pointee.sample_rate = Int32(settings.sampleRate)
+            codec.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+            av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channels))
+            codec.pointee.bit_rate = Int64(settings.bitrate)
+            codec.pointee.time_base = cffmpeg_rational(1, Int32(settings.sampleRate))
+        }
+    }
+
+    /// Finds the encoder `name`, lets `configure` set its stream up, and opens it with the
+    /// encoder's own `options` (`preset`, `x264-params`...), with global headers.
+    private init(
+        named name: String, kind: MediaKind, options: [(String, String)],
+        configure: (UnsafeMutablePointer<AVCodecContext>) -> Void
+    ) throws(LibavError) {
         LibAV.initialize()
-        guard let encoder = avcodec_find_encoder_by_name(settings.encoder) else {
-            throw LibavError(function: "avcodec_find_encoder_by_name(\(settings.encoder))", code: .encoderNotFound)
+        guard let encoder = avcodec_find_encoder_by_name(name) else {
+            throw LibavError(function: "avcodec_find_encoder_by_name(\(name))", code: .encoderNotFound)
         }
         guard let codec = avcodec_alloc_context3(encoder) else { throw LibavError(function: "avcodec_alloc_context3", code: .outOfMemory) }
-        self.codec = codec
-        kind = .audio
-        codec.pointee.sample_rate = Int32(settings.sampleRate)
-        codec.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-        av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channels))
-        codec.pointee.bit_rate = Int64(settings.bitrate)
-        codec.pointee.time_base = cffmpeg_rational(1, Int32(settings.sampleRate))
+        // deinit does not run when an initializer throws: the context is freed here until
+        // the encoder is complete.
+        var context: UnsafeMutablePointer<AVCodecContext>? = codec
+        var opened = false
+        defer { if !opened { avcodec_free_context(&context) } }
+        configure(codec)
         codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        try LibavError.check(avcodec_open2(codec, encoder, nil), "avcodec_open2(\(settings.encoder))")
+        let dictionary = OptionDictionary(options)
+        try LibavError.check(avcodec_open2(codec, encoder, &dictionary.pointer), "avcodec_open2(\(name))")
+        parameters = try StreamParameters(codec: codec)
+        self.codec = codec
+        self.kind = kind
         timeBase = TimeBase(codec.pointee.time_base)
-        parameters = try StreamParameters(codec: codec, kind: .audio)
+        opened = true
     }
 
     deinit {

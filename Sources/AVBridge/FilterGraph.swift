@@ -14,6 +14,16 @@ struct OpenPad {
     var kind: MediaKind?
 }
 
+/// The buffer sources and sinks through which frames enter and leave a parsed description
+/// (owned by its graph).
+struct GraphEndpoints {
+    /// For each declared input, in order: a source per pad that reads its label (none when
+    /// the description never reads it).
+    var sources: [[UnsafeMutablePointer<AVFilterContext>]]
+    /// For each declared output, in order: its sink.
+    var sinks: [UnsafeMutablePointer<AVFilterContext>]
+}
+
 /// An `AVFilterGraph` and the filters in it; the graph is freed, with all its filters, on deinit.
 ///
 /// Filter contexts handed out by this type stay valid as long as the graph object lives.
@@ -133,6 +143,43 @@ final class FilterGraph {
     ) throws(LibavError) {
         try LibavError.check(
             avfilter_link(source, UInt32(sourcePad), destination, UInt32(destinationPad)), "avfilter_link")
+    }
+
+    /// Connects the pads ``parse(_:)`` left `open` to the outside, the one way both
+    /// ``FilterGraphCheck`` and ``FilterGraphRunner`` do it, so the graph checked is the graph
+    /// that runs:
+    /// - every pad that reads a declared input's label gets a `buffer`/`abuffer` source of its
+    ///   own, `in_<label>` (then `in_<label>_1`...), with timestamps in that input's time base
+    ///   (default: one frame, or one sample). A label read twice is fed twice, as ffmpeg's
+    ///   `-filter_complex` does: libavfilter links an output pad to one input pad only;
+    /// - each declared output gets a sink `out_<label>` at the first pad producing its label.
+    ///
+    /// Pads with other labels stay open, for ``configure()`` to refuse.
+    func connect(
+        _ open: (inputs: [OpenPad], outputs: [OpenPad]),
+        inputs: [(input: GraphInput, timeBase: TimeBase?)], outputs: [GraphOutput]
+    ) throws(LibavError) -> GraphEndpoints {
+        var sources: [[UnsafeMutablePointer<AVFilterContext>]] = []
+        for (input, timeBase) in inputs {
+            var feeds: [UnsafeMutablePointer<AVFilterContext>] = []
+            for pad in open.inputs where pad.label == input.label {
+                let name = feeds.isEmpty ? "in_\(input.label)" : "in_\(input.label)_\(feeds.count)"
+                let source = try addSource(named: name, media: input.media, timeBase: timeBase)
+                try link(source, 0, to: pad.filter, pad.pad)
+                feeds.append(source)
+            }
+            sources.append(feeds)
+        }
+        var sinks: [UnsafeMutablePointer<AVFilterContext>] = []
+        for output in outputs {
+            guard let pad = open.outputs.first(where: { $0.label == output.label }) else {
+                throw LibavError(function: "output label \(output.label)", code: .invalidArgument)
+            }
+            let sink = try addSink(named: "out_\(output.label)", kind: output.kind)
+            try link(pad.filter, pad.pad, to: sink, 0)
+            sinks.append(sink)
+        }
+        return GraphEndpoints(sources: sources, sinks: sinks)
     }
 
     /// Checks that every pad is connected and negotiates formats (`avfilter_graph_config`).

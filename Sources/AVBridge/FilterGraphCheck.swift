@@ -1,9 +1,10 @@
 import CFFmpeg
 
-/// Builds a filter graph the way the engine will — a `buffer`/`abuffer` source for each
-/// declared input, a `buffersink`/`abuffersink` for each declared output, the description
-/// in between — and asks libavfilter to configure it, so that mistakes surface before going
-/// on air, with libav's own words and the filter they concern.
+/// Builds a filter graph the way the engine will — a `buffer`/`abuffer` source for each pad
+/// that reads a declared input, a `buffersink`/`abuffersink` for each declared output, the
+/// description in between, connected as ``FilterGraphRunner`` connects them — and asks
+/// libavfilter to configure it, so that mistakes surface before going on air, with libav's
+/// own words and the filter they concern.
 ///
 /// ```swift
 /// let check = FilterGraphCheck(
@@ -88,12 +89,36 @@ public struct FilterGraphCheck: Sendable {
             return .failure(FilterGraphFailure(stage: .parsing, error: error))
         }
 
+        let issues = linkingIssues(open)
+        let used = Set(open.inputs.compactMap(\.label))
+        let unused = inputs.map(\.label).filter { !used.contains($0) }
+        let filters = graph.parsedFilters
+        guard issues.isEmpty else {
+            return .failure(FilterGraphFailure(stage: .linking, issues: issues, filters: filters, unusedInputs: unused))
+        }
+
+        do {
+            // Without issues every open pad carries a declared label: connecting leaves none open.
+            _ = try graph.connect(open, inputs: inputs.map { ($0, nil) }, outputs: outputs)
+        } catch {
+            return .failure(FilterGraphFailure(stage: .linking, error: error, filters: filters, unusedInputs: unused))
+        }
+
+        do {
+            try graph.configure()
+        } catch {
+            return .failure(FilterGraphFailure(stage: .configuration, error: error, filters: filters, unusedInputs: unused))
+        }
+        return .success(FilterGraphSummary(filters: filters, unusedInputs: unused, warnings: []))
+    }
+
+    /// What keeps the open pads of the parsed description and the declarations from fitting
+    /// together: pads without a label or with an undeclared one, outputs produced twice or
+    /// never, media that differ from what was declared.
+    private func linkingIssues(_ open: (inputs: [OpenPad], outputs: [OpenPad])) -> [GraphIssue] {
         let declaredInputs = Dictionary(inputs.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
         let declaredOutputs = Dictionary(outputs.map { ($0.label, $0) }, uniquingKeysWith: { first, _ in first })
         var issues: [GraphIssue] = []
-        var feeds: [(input: GraphInput, pad: OpenPad)] = []
-        var drains: [(output: GraphOutput, pad: OpenPad)] = []
-
         for pad in open.inputs {
             guard let label = pad.label else {
                 issues.append(.unlabelledInput(consumer: pad.owner))
@@ -105,9 +130,7 @@ public struct FilterGraphCheck: Sendable {
             }
             if let actual = pad.kind, actual != input.media.kind {
                 issues.append(.mediaMismatch(label: label, declared: input.media.kind, actual: actual, filter: pad.owner))
-                continue
             }
-            feeds.append((input, pad))
         }
         var produced: Set<String> = []
         for pad in open.outputs {
@@ -125,44 +148,12 @@ public struct FilterGraphCheck: Sendable {
             }
             if let actual = pad.kind, actual != output.kind {
                 issues.append(.mediaMismatch(label: label, declared: output.kind, actual: actual, filter: pad.owner))
-                continue
             }
-            drains.append((output, pad))
         }
         for output in outputs where !open.outputs.contains(where: { $0.label == output.label }) {
             issues.append(.missingOutput(label: output.label))
         }
-        let used = Set(open.inputs.compactMap(\.label))
-        let unused = inputs.map(\.label).filter { !used.contains($0) }
-        let filters = graph.parsedFilters
-        guard issues.isEmpty else {
-            return .failure(FilterGraphFailure(stage: .linking, issues: issues, filters: filters, unusedInputs: unused))
-        }
-
-        do {
-            var sourcesPerLabel: [String: Int] = [:]
-            for (input, pad) in feeds {
-                // A label read twice gets a source each, as ffmpeg's -filter_complex does.
-                let count = sourcesPerLabel[input.label, default: 0]
-                sourcesPerLabel[input.label] = count + 1
-                let name = count == 0 ? "in_\(input.label)" : "in_\(input.label)_\(count)"
-                let source = try graph.addSource(named: name, media: input.media)
-                try graph.link(source, 0, to: pad.filter, pad.pad)
-            }
-            for (output, pad) in drains {
-                let sink = try graph.addSink(named: "out_\(output.label)", kind: output.kind)
-                try graph.link(pad.filter, pad.pad, to: sink, 0)
-            }
-        } catch {
-            return .failure(FilterGraphFailure(stage: .linking, error: error, filters: filters, unusedInputs: unused))
-        }
-
-        do {
-            try graph.configure()
-        } catch {
-            return .failure(FilterGraphFailure(stage: .configuration, error: error, filters: filters, unusedInputs: unused))
-        }
-        return .success(FilterGraphSummary(filters: filters, unusedInputs: unused, warnings: []))
+        return issues
     }
 
     /// The filter a failure is most likely about: the first error line whose context (or the
@@ -273,7 +264,7 @@ public struct FilterGraphFailure: Error, Sendable, Hashable, CustomStringConvert
     public var unusedInputs: [String]
 
     /// A failure at `stage`; ``FilterGraphCheck`` fills in the rest.
-    public init(
+    init(
         stage: FilterGraphStage, error: LibavError? = nil, issues: [GraphIssue] = [],
         log: [LibavLogLine] = [], filter: FilterInstance? = nil,
         filters: [FilterInstance] = [], unusedInputs: [String] = []

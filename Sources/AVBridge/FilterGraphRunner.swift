@@ -39,8 +39,9 @@ public final class FilterGraphRunner {
     }
 
     private let graph: FilterGraph
-    private var sources: [UnsafeMutablePointer<AVFilterContext>] = []
-    private var sinks: [UnsafeMutablePointer<AVFilterContext>] = []
+    /// The buffer sources of each ``Source``: one per pad that reads its label.
+    private let sources: [[UnsafeMutablePointer<AVFilterContext>]]
+    private let sinks: [UnsafeMutablePointer<AVFilterContext>]
     private let sourceSpecs: [Source]
     private var converters: [Int: VideoFrameConverter] = [:]
     private var audioConverters: [Int: AudioFrameConverter] = [:]
@@ -48,7 +49,8 @@ public final class FilterGraphRunner {
     /// without building strings on every frame.
     private let expectedFormats: [Int32]
 
-    /// Parses `description`, connects the sources and sinks by label, and configures the graph.
+    /// Parses `description`, connects the sources and sinks by label (as ``FilterGraphCheck``
+    /// does: a label read twice gets a buffer source per pad), and configures the graph.
     /// A failure carries libav's own messages (captured from its log).
     public init(description: String, sources: [Source], sinks: [Sink], threads: Int = 0) throws(FilterGraphFailure) {
         LibAV.initialize()
@@ -59,42 +61,31 @@ public final class FilterGraphRunner {
             case .audio(_, _, let sampleFormat): av_get_sample_fmt(sampleFormat).rawValue
             }
         }
-        let (built, lines) = LibavLog.capturingResult { () throws(LibavError) -> (FilterGraph, [UnsafeMutablePointer<AVFilterContext>], [UnsafeMutablePointer<AVFilterContext>]) in
+        let (built, lines) = LibavLog.capturingResult { () throws(LibavError) -> (FilterGraph, GraphEndpoints) in
             let graph = try FilterGraph(threads: threads)
-            let (inputs, outputs) = try graph.parse(description)
-            var sourceFilters: [UnsafeMutablePointer<AVFilterContext>] = []
-            for (index, source) in sources.enumerated() {
-                let filter = try graph.addSource(named: "src\(index)", media: source.media, timeBase: source.timeBase)
-                for pad in inputs where pad.label == source.label { try graph.link(filter, 0, to: pad.filter, pad.pad) }
-                sourceFilters.append(filter)
-            }
-            var sinkFilters: [UnsafeMutablePointer<AVFilterContext>] = []
-            for (index, sink) in sinks.enumerated() {
-                let filter = try graph.addSink(named: "sink\(index)", kind: sink.kind)
-                guard let pad = outputs.first(where: { $0.label == sink.label }) else {
-                    throw LibavError(function: "output label \(sink.label)", code: .invalidArgument)
-                }
-                try graph.link(pad.filter, pad.pad, to: filter, 0)
-                sinkFilters.append(filter)
-            }
+            let endpoints = try graph.connect(
+                try graph.parse(description),
+                inputs: sources.map { (GraphInput($0.label, $0.media), $0.timeBase) },
+                outputs: sinks.map { GraphOutput($0.label, $0.kind) })
             try graph.configure()
-            for (index, sink) in sinks.enumerated() {
-                if let size = sink.audioFrameSize { av_buffersink_set_frame_size(sinkFilters[index], UInt32(size)) }
+            for (sink, filter) in zip(sinks, endpoints.sinks) {
+                if let size = sink.audioFrameSize { av_buffersink_set_frame_size(filter, UInt32(size)) }
             }
-            return (graph, sourceFilters, sinkFilters)
+            return (graph, endpoints)
         }
         switch built {
-        case .success(let (graph, sourceFilters, sinkFilters)):
+        case .success(let (graph, endpoints)):
             self.graph = graph
-            self.sources = sourceFilters
-            self.sinks = sinkFilters
+            self.sources = endpoints.sources
+            self.sinks = endpoints.sinks
         case .failure(let error):
             throw FilterGraphFailure(stage: .configuration, error: error, issues: [], log: lines, filter: nil, filters: [], unusedInputs: [])
         }
     }
 
-    /// Hands `frame` to source `index` (the frame is emptied: the graph takes its data).
-    /// A picture whose size or format differs from the source's is converted first.
+    /// Hands `frame` to source `index`, at every pad that reads its label (the frame is
+    /// emptied: the graph takes its data). A frame whose format differs from the source's is
+    /// converted first.
     public func push(_ frame: Frame, source index: Int) throws(LibavError) {
         var input = frame
         let raw = frame.pointer.pointee
@@ -111,17 +102,23 @@ public final class FilterGraphRunner {
             input = try audioConverters[index]!.convert(frame)
             if input.sampleCount == 0 { return }
         }
-        try LibavError.check(av_buffersrc_add_frame_flags(sources[index], input.pointer, 0), "av_buffersrc_add_frame_flags")
+        for (pad, source) in sources[index].enumerated() {
+            // Each pad but the last gets a new reference; the last takes the frame over.
+            let flags = pad == sources[index].count - 1 ? 0 : Int32(AV_BUFFERSRC_FLAG_KEEP_REF)
+            try LibavError.check(av_buffersrc_add_frame_flags(source, input.pointer, flags), "av_buffersrc_add_frame_flags")
+        }
     }
 
     /// Tells source `index` that no more frames will come. `end` (in the source's time base) is
     /// when its last frame ends; without it the source ends at its last frame's own timestamp,
     /// and a frame-rate filter (`fps`) downstream then drops that last frame.
     public func endOfStream(source index: Int, at end: Int64? = nil) throws(LibavError) {
-        if let end {
-            try LibavError.check(av_buffersrc_close(sources[index], end, 0), "av_buffersrc_close")
-        } else {
-            try LibavError.check(av_buffersrc_add_frame_flags(sources[index], nil, 0), "av_buffersrc_add_frame_flags")
+        for source in sources[index] {
+            if let end {
+                try LibavError.check(av_buffersrc_close(source, end, 0), "av_buffersrc_close")
+            } else {
+                try LibavError.check(av_buffersrc_add_frame_flags(source, nil, 0), "av_buffersrc_add_frame_flags")
+            }
         }
     }
 
@@ -135,102 +132,9 @@ public final class FilterGraphRunner {
         TimeBase(av_buffersink_get_time_base(sinks[index]))
     }
 
-    /// Frames the source `index` has been asked for but not given (backpressure hint).
+    /// Frames the source `index` has been asked for but not given, at the pad that asked most
+    /// (backpressure hint).
     public func failedRequests(source index: Int) -> Int {
-        Int(av_buffersrc_get_nb_failed_requests(sources[index]))
-    }
-
-    /// The picture format of video sink `index`.
-    public func videoFormat(ofSink index: Int) -> VideoStreamFormat {
-        let sink = sinks[index]
-        let rate = av_buffersink_get_frame_rate(sink)
-        let format = av_get_pix_fmt_name(AVPixelFormat(rawValue: av_buffersink_get_format(sink))).map { String(cString: $0) } ?? "yuv420p"
-        return VideoStreamFormat(width: Int(av_buffersink_get_w(sink)), height: Int(av_buffersink_get_h(sink)), pixelFormat: format,
-                                 frameRate: rate.num > 0 ? FrameRate(Int(rate.num), Int(rate.den)) : FrameRate(25))
-    }
-
-    /// The sound format of audio sink `index`.
-    public func audioFormat(ofSink index: Int) -> AudioStreamFormat {
-        let sink = sinks[index]
-        let format = av_get_sample_fmt_name(AVSampleFormat(rawValue: av_buffersink_get_format(sink))).map { String(cString: $0) } ?? "fltp"
-        return AudioStreamFormat(sampleRate: Int(av_buffersink_get_sample_rate(sink)), channels: Int(av_buffersink_get_channels(sink)), sampleFormat: format)
-    }
-}
-
-/// Converts pictures to one size and pixel format (libswscale), for inputs whose frames
-/// change format mid-stream and for slates.
-public final class VideoFrameConverter {
-    private var context: OpaquePointer?
-    private let width: Int
-    private let height: Int
-    private let pixelFormat: String
-
-    /// A converter to `width`×`height` in `pixelFormat`.
-    public init(width: Int, height: Int, pixelFormat: String) {
-        self.width = width
-        self.height = height
-        self.pixelFormat = pixelFormat
-    }
-
-    deinit {
-        sws_freeContext(context)
-    }
-
-    /// A new frame holding `frame` converted (timestamp kept).
-    public func convert(_ frame: Frame) throws(LibavError) -> Frame {
-        let output = try Frame(width: width, height: height, pixelFormat: pixelFormat)
-        let source = frame.pointer
-        context = sws_getCachedContext(
-            context, source.pointee.width, source.pointee.height, AVPixelFormat(rawValue: source.pointee.format),
-            Int32(width), Int32(height), av_get_pix_fmt(pixelFormat), SWS_BILINEAR, nil, nil, nil)
-        guard context != nil else { throw LibavError(function: "sws_getCachedContext", code: .invalidArgument) }
-        try LibavError.check(sws_scale_frame(context, output.pointer, source), "sws_scale_frame")
-        output.presentationTimestamp = frame.presentationTimestamp
-        return output
-    }
-}
-
-/// Converts sound to one sample rate, channel count and sample format (libswresample), for
-/// inputs whose audio differs from what the graph was built for.
-public final class AudioFrameConverter {
-    private var context: OpaquePointer?
-    private let sampleRate: Int
-    private let channels: Int
-    private let sampleFormat: String
-
-    /// A converter to `sampleRate` Hz, `channels` channels, `sampleFormat`.
-    public init(sampleRate: Int, channels: Int, sampleFormat: String) {
-        self.sampleRate = sampleRate
-        self.channels = channels
-        self.sampleFormat = sampleFormat
-    }
-
-    deinit {
-        swr_free(&context)
-    }
-
-    /// A new frame holding `frame` converted; its timestamp is kept as it is (in whatever time
-    /// base the caller uses).
-    public func convert(_ frame: Frame) throws(LibavError) -> Frame {
-        let source = frame.pointer
-        // swr_convert_frame sets an unconfigured context up from the frames themselves.
-        if context == nil {
-            context = swr_alloc()
-            guard context != nil else { throw LibavError(function: "swr_alloc", code: .outOfMemory) }
-        }
-        let output = try Frame()
-        av_channel_layout_default(&output.pointer.pointee.ch_layout, Int32(channels))
-        output.pointer.pointee.sample_rate = Int32(sampleRate)
-        output.pointer.pointee.format = av_get_sample_fmt(sampleFormat).rawValue
-        var status = swr_convert_frame(context, output.pointer, source)
-        if status == cffmpeg_averror_input_changed() {
-            // The input's rate, layout or format changed (what this converter is for): set the
-            // context up again for the new frames.
-            try LibavError.check(swr_config_frame(context, output.pointer, source), "swr_config_frame")
-            status = swr_convert_frame(context, output.pointer, source)
-        }
-        try LibavError.check(status, "swr_convert_frame")
-        output.presentationTimestamp = frame.presentationTimestamp
-        return output
+        sources[index].lazy.map { Int(av_buffersrc_get_nb_failed_requests($0)) }.max() ?? 0
     }
 }

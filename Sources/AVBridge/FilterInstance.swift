@@ -27,7 +27,7 @@ public struct FilterInstance: Sendable, Hashable, CustomStringConvertible {
     /// Reads an instance name of the form `Parsed_<filter>_<index>`; `nil` for any other name
     /// (`filter@name` instances, the `in_*`/`out_*` sources and sinks, `auto_scale_0` and
     /// other filters libav inserts).
-    public init?(instanceName: String) {
+    init?(instanceName: String) {
         let prefix = "Parsed_"
         guard instanceName.hasPrefix(prefix) else { return nil }
         let rest = instanceName.dropFirst(prefix.count)

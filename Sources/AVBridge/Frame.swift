@@ -18,11 +18,16 @@ public final class Frame {
     /// A picture of `width`×`height` pixels in the pixel format named `pixelFormat`
     /// (`"yuv420p"`...), with freshly allocated (uninitialised) planes.
     public convenience init(width: Int, height: Int, pixelFormat: String) throws(LibavError) {
-        try self.init()
-        let format = av_get_pix_fmt(pixelFormat)
+        try self.init(width: width, height: height, format: av_get_pix_fmt(pixelFormat))
+    }
+
+    /// A picture in a pixel format already looked up (`AV_PIX_FMT_NONE` for a name libav did
+    /// not know, which fails as an unknown name does).
+    convenience init(width: Int, height: Int, format: AVPixelFormat) throws(LibavError) {
         guard format != AV_PIX_FMT_NONE else {
             throw LibavError(function: "av_get_pix_fmt", code: .invalidArgument)
         }
+        try self.init()
         pointer.pointee.format = format.rawValue
         pointer.pointee.width = Int32(width)
         pointer.pointee.height = Int32(height)
@@ -52,11 +57,6 @@ public final class Frame {
     public var sampleFormatName: String? {
         guard width == 0, let name = av_get_sample_fmt_name(AVSampleFormat(rawValue: pointer.pointee.format)) else { return nil }
         return String(cString: name)
-    }
-    /// How long the frame lasts, in its producer's time base (0 when unknown).
-    public var duration: Int64 {
-        get { pointer.pointee.pkt_duration }
-        set { pointer.pointee.pkt_duration = newValue }
     }
 
     /// A silent audio frame of `samples` samples.

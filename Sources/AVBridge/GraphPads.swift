@@ -27,10 +27,8 @@ public enum MediaKind: Sendable, Hashable, CustomStringConvertible {
 
 /// Frames per second as an exact fraction (`30000/1001` for NTSC's 29.97).
 ///
-/// Integer and floating-point literals work: `frameRate: 25`, `frameRate: 29.97`.
-public struct FrameRate: Sendable, Hashable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral
-{
+/// An integer literal is a whole number of frames per second: `frameRate: 25`.
+public struct FrameRate: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     /// Frames...
     public var numerator: Int
     /// ...per this many seconds.
@@ -42,21 +40,9 @@ public struct FrameRate: Sendable, Hashable, CustomStringConvertible,
         self.denominator = denominator
     }
 
-    /// The nearest fraction to `framesPerSecond` (`29.97` becomes `2997/100`; write
-    /// `FrameRate(30000, 1001)` for the NTSC rate).
-    public init(_ framesPerSecond: Double) {
-        let q = av_d2q(framesPerSecond, 1_000_000)
-        self.init(Int(q.num), Int(q.den))
-    }
-
     /// A whole number of frames per second.
     public init(integerLiteral value: Int) {
         self.init(value, 1)
-    }
-
-    /// The nearest fraction to a decimal number of frames per second.
-    public init(floatLiteral value: Double) {
-        self.init(value)
     }
 
     /// The rate as a decimal number.

@@ -38,7 +38,7 @@ public final class Interruption: @unchecked Sendable {
     }
 
     /// Whether a call polling now should give up; true after a stop or past the deadline.
-    public var shouldInterrupt: Bool {
+    var shouldInterrupt: Bool {
         state.withLock { state in
             state.stopped || state.deadline.map { DispatchTime.now().uptimeNanoseconds > $0 } ?? false
         }

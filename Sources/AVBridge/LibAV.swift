@@ -19,22 +19,6 @@ public enum LibAV {
         _ = setUp
     }
 
-    /// The versions of the libav libraries this process runs with, e.g. `"libavfilter 8.44.100"`.
-    public static var libraryVersions: [String] {
-        func describe(_ name: String, _ version: UInt32) -> String {
-            "\(name) \(version >> 16).\((version >> 8) & 0xff).\(version & 0xff)"
-        }
-        return [
-            describe("libavutil", avutil_version()),
-            describe("libavcodec", avcodec_version()),
-            describe("libavformat", avformat_version()),
-            describe("libavfilter", avfilter_version()),
-            describe("libavdevice", avdevice_version()),
-            describe("libswscale", swscale_version()),
-            describe("libswresample", swresample_version()),
-        ]
-    }
-
     /// Makes large buffers (decoded frames: 3–8 MiB each at 1080p) go back to the system when
     /// freed. Frames are allocated on one thread and freed on another; glibc raises its mmap
     /// threshold after the first large free, after which such buffers come from the heap arenas

@@ -20,16 +20,8 @@ public struct LibavErrorCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let invalidArgument = LibavErrorCode(rawValue: cffmpeg_averror_einval())
     /// `AVERROR(ENOMEM)`: an allocation failed.
     public static let outOfMemory = LibavErrorCode(rawValue: cffmpeg_averror_enomem())
-    /// `AVERROR(EIO)`: an input/output error.
-    public static let inputOutput = LibavErrorCode(rawValue: cffmpeg_averror_eio())
     /// `AVERROR(EPIPE)`: the peer closed the connection (a dead RTMP server, for instance).
     public static let brokenPipe = LibavErrorCode(rawValue: cffmpeg_averror_epipe())
-    /// `AVERROR(ETIMEDOUT)`: a network operation timed out.
-    public static let timedOut = LibavErrorCode(rawValue: cffmpeg_averror_etimedout())
-    /// `AVERROR(ECONNREFUSED)`: nobody listens at the address.
-    public static let connectionRefused = LibavErrorCode(rawValue: cffmpeg_averror_econnrefused())
-    /// `AVERROR(ECONNRESET)`: the peer reset the connection.
-    public static let connectionReset = LibavErrorCode(rawValue: cffmpeg_averror_econnreset())
     /// `AVERROR_INVALIDDATA`: the input data is malformed.
     public static let invalidData = LibavErrorCode(rawValue: cffmpeg_averror_invaliddata())
     /// `AVERROR_OPTION_NOT_FOUND`: an option name is unknown.
@@ -40,16 +32,10 @@ public struct LibavErrorCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let encoderNotFound = LibavErrorCode(rawValue: cffmpeg_averror_encoder_not_found())
     /// `AVERROR_DECODER_NOT_FOUND`: no decoder for that codec.
     public static let decoderNotFound = LibavErrorCode(rawValue: cffmpeg_averror_decoder_not_found())
-    /// `AVERROR_MUXER_NOT_FOUND`: no output format of that name.
-    public static let muxerNotFound = LibavErrorCode(rawValue: cffmpeg_averror_muxer_not_found())
     /// `AVERROR_DEMUXER_NOT_FOUND`: no input format of that name.
     public static let demuxerNotFound = LibavErrorCode(rawValue: cffmpeg_averror_demuxer_not_found())
     /// `AVERROR_STREAM_NOT_FOUND`: the input has no stream of the kind asked for.
     public static let streamNotFound = LibavErrorCode(rawValue: cffmpeg_averror_stream_not_found())
-    /// `AVERROR_PROTOCOL_NOT_FOUND`: no protocol for that URL scheme.
-    public static let protocolNotFound = LibavErrorCode(rawValue: cffmpeg_averror_protocol_not_found())
-    /// `AVERROR_BUG`: libav detected an internal bug.
-    public static let bug = LibavErrorCode(rawValue: cffmpeg_averror_bug())
 
     /// libav's text for the code (`av_strerror`), e.g. `"Resource temporarily unavailable"`.
     public var message: String {
@@ -84,7 +70,7 @@ public struct LibavError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Describes the failure of `function`, which returned the negative value `code`.
-    public init(function: String, code: Int32) {
+    init(function: String, code: Int32) {
         self.init(function: function, code: LibavErrorCode(rawValue: code))
     }
 

@@ -37,20 +37,6 @@ public enum LibavLogLevel: Sendable, Hashable, Comparable, CaseIterable, CustomS
         }
     }
 
-    /// libav's numeric value for this level.
-    var libavValue: Int32 {
-        switch self {
-        case .panic: cffmpeg_log_panic()
-        case .fatal: cffmpeg_log_fatal()
-        case .error: cffmpeg_log_error()
-        case .warning: cffmpeg_log_warning()
-        case .info: cffmpeg_log_info()
-        case .verbose: cffmpeg_log_verbose()
-        case .debug: cffmpeg_log_debug()
-        case .trace: cffmpeg_log_trace()
-        }
-    }
-
     /// The level's name as ffmpeg's `-loglevel` spells it (`"warning"`, `"error"`, ...).
     public var description: String {
         switch self {
@@ -87,15 +73,6 @@ public struct LibavLogLine: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The parsed filter instance this line is about, if any: the logging context, its parent,
-    /// or else the first `Parsed_<filter>_<index>` named in the message.
-    public var filterInstance: FilterInstance? {
-        for name in [parentContext, context].compactMap({ $0 }) {
-            if let instance = FilterInstance(instanceName: name) { return instance }
-        }
-        return FilterInstance.firstMentioned(in: message)
-    }
-
     /// The line as ffmpeg prints it, e.g. `[Parsed_scale_0] error: Option 'foo' not found`.
     public var description: String {
         let names = [parentContext, context].compactMap { $0 }.map { "[\($0)] " }.joined()
@@ -111,7 +88,7 @@ public struct LibavLogLine: Sendable, Hashable, CustomStringConvertible {
 /// 2. the handler installed with ``setHandler(_:)``;
 /// 3. standard error, but only for lines of level ``LibavLogLevel/warning`` or worse.
 ///
-/// Lines less severe than ``level`` are dropped by libav before they are formatted.
+/// libav drops lines less severe than its log level (``LibavLogLevel/info``) before formatting them.
 public enum LibavLog {
     /// Receives lines that no capture claimed. Called on the thread that logged, possibly a
     /// libav worker thread, never while a lock of this type is held.
@@ -130,12 +107,6 @@ public enum LibavLog {
     public static func setHandler(_ handler: Handler?) {
         LibAV.initialize()
         state.withLock { $0.handler = handler }
-    }
-
-    /// The least severe level libav formats and delivers (`av_log_set_level`); libav's default is ``LibavLogLevel/info``.
-    public static var level: LibavLogLevel {
-        get { LibavLogLevel(libavLevel: av_log_get_level()) }
-        set { av_log_set_level(newValue.libavValue) }
     }
 
     /// Runs `body` and collects every libav line logged on the calling thread meanwhile.

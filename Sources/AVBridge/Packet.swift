@@ -16,7 +16,7 @@ public final class Packet {
     }
 
     /// A packet holding a copy of `bytes`.
-    public convenience init(bytes: [UInt8]) throws(LibavError) {
+    convenience init(bytes: [UInt8]) throws(LibavError) {
         try self.init()
         try LibavError.check(av_new_packet(pointer, Int32(bytes.count)), "av_new_packet")
         if let data = pointer.pointee.data, !bytes.isEmpty {
@@ -48,7 +48,7 @@ public final class Packet {
     }
 
     /// The index of the stream the packet belongs to in its container.
-    public var streamIndex: Int {
+    var streamIndex: Int {
         get { Int(pointer.pointee.stream_index) }
         set { pointer.pointee.stream_index = Int32(newValue) }
     }
@@ -71,7 +71,7 @@ public final class Packet {
     }
 
     /// A copy of the compressed data.
-    public var bytes: [UInt8] {
+    var bytes: [UInt8] {
         guard let data = pointer.pointee.data, size > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: data, count: size))
     }

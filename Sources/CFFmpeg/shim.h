@@ -35,30 +35,20 @@
 
 // MARK: Error codes (AVERROR(e), AVERROR_* are macros)
 
-static inline int cffmpeg_averror(int posix_errno) { return AVERROR(posix_errno); }
 static inline int cffmpeg_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int cffmpeg_averror_einval(void) { return AVERROR(EINVAL); }
 static inline int cffmpeg_averror_enomem(void) { return AVERROR(ENOMEM); }
-static inline int cffmpeg_averror_eio(void) { return AVERROR(EIO); }
 static inline int cffmpeg_averror_epipe(void) { return AVERROR(EPIPE); }
-static inline int cffmpeg_averror_etimedout(void) { return AVERROR(ETIMEDOUT); }
-static inline int cffmpeg_averror_econnrefused(void) { return AVERROR(ECONNREFUSED); }
-static inline int cffmpeg_averror_econnreset(void) { return AVERROR(ECONNRESET); }
-static inline int cffmpeg_averror_enosys(void) { return AVERROR(ENOSYS); }
 static inline int cffmpeg_averror_eof(void) { return AVERROR_EOF; }
 static inline int cffmpeg_averror_exit(void) { return AVERROR_EXIT; }
-static inline int cffmpeg_averror_bug(void) { return AVERROR_BUG; }
 static inline int cffmpeg_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int cffmpeg_averror_option_not_found(void) { return AVERROR_OPTION_NOT_FOUND; }
 static inline int cffmpeg_averror_filter_not_found(void) { return AVERROR_FILTER_NOT_FOUND; }
 static inline int cffmpeg_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
 static inline int cffmpeg_averror_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
 static inline int cffmpeg_averror_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
-static inline int cffmpeg_averror_muxer_not_found(void) { return AVERROR_MUXER_NOT_FOUND; }
 static inline int cffmpeg_averror_input_changed(void) { return AVERROR_INPUT_CHANGED; }
-static inline int cffmpeg_averror_protocol_not_found(void) { return AVERROR_PROTOCOL_NOT_FOUND; }
 static inline int cffmpeg_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
-static inline int cffmpeg_averror_unknown(void) { return AVERROR_UNKNOWN; }
 
 /// Fixes glibc's mmap threshold (which also stops its dynamic adjustment); 0 where not glibc.
 static inline int cffmpeg_set_mmap_threshold(int bytes) {
@@ -86,7 +76,6 @@ static inline int64_t cffmpeg_rescale_ts(int64_t ts, AVRational from, AVRational
 
 // MARK: Log levels (plain #defines import, but keep one place for them)
 
-static inline int cffmpeg_log_quiet(void) { return AV_LOG_QUIET; }
 static inline int cffmpeg_log_panic(void) { return AV_LOG_PANIC; }
 static inline int cffmpeg_log_fatal(void) { return AV_LOG_FATAL; }
 static inline int cffmpeg_log_error(void) { return AV_LOG_ERROR; }
@@ -94,19 +83,6 @@ static inline int cffmpeg_log_warning(void) { return AV_LOG_WARNING; }
 static inline int cffmpeg_log_info(void) { return AV_LOG_INFO; }
 static inline int cffmpeg_log_verbose(void) { return AV_LOG_VERBOSE; }
 static inline int cffmpeg_log_debug(void) { return AV_LOG_DEBUG; }
-static inline int cffmpeg_log_trace(void) { return AV_LOG_TRACE; }
-
-// MARK: Options (av_opt_set_int_list is a macro)
-
-/// Sets a list-of-ints option such as buffersink's `pix_fmts` from a -1 terminated array.
-static inline int cffmpeg_opt_set_int_list_terminated(void *obj, const char *name,
-                                                      const int *values_terminated_by_minus_one,
-                                                      int search_flags) {
-    unsigned count = 0;
-    while (values_terminated_by_minus_one[count] != -1) count++;
-    return av_opt_set_bin(obj, name, (const uint8_t *)values_terminated_by_minus_one,
-                          (int)(count * sizeof(*values_terminated_by_minus_one)), search_flags);
-}
 
 // MARK: Filter graph helpers
 
@@ -123,11 +99,6 @@ static inline enum AVMediaType cffmpeg_filter_output_type(const AVFilterContext 
 }
 
 // MARK: Frames
-
-/// `AVFrame.data[plane]` without going through Swift's 8-tuple.
-static inline uint8_t *cffmpeg_frame_plane(const AVFrame *frame, int plane) {
-    return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->data[plane] : NULL;
-}
 
 /// `AVFrame.linesize[plane]` without going through Swift's 8-tuple.
 static inline int cffmpeg_frame_linesize(const AVFrame *frame, int plane) {

@@ -91,7 +91,6 @@ private func expectSuccess(
         let evalLine = try #require(failure.log.first { $0.message.contains("'abc'") && $0.context == "Eval" })
         #expect(evalLine.level == .error)
         #expect(evalLine.parentContext == "Parsed_scale_1")
-        #expect(evalLine.filterInstance == FilterInstance(filterName: "scale", index: 1))
         #expect(failure.log.contains { $0.message == "Cannot parse expression for width: 'abc'" && $0.context == "Parsed_scale_1" })
         #expect(failure.log.contains { $0.message == "Error initializing filter 'scale' with args 'w=abc:h=100'" })
     }

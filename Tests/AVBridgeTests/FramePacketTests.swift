@@ -1,4 +1,4 @@
-import AVBridge
+@testable import AVBridge
 import Testing
 
 @Suite struct FramePacketTests {
@@ -47,27 +47,5 @@ import Testing
         #expect(TimeBase.microseconds == TimeBase(1, 1_000_000))
         #expect(TimeBase(1, 30).convert(1, to: .microseconds) == 33_333)
         #expect(TimeBase(1, 48000).convert(1024, to: TimeBase(1, 1000)) == 21)
-    }
-}
-
-@Suite("AudioFrameConverter")
-struct AudioFrameConverterTests {
-    @Test("converts to the target format, also when the input's format changes between frames")
-    func followsInputChanges() throws {
-        let converter = AudioFrameConverter(sampleRate: 48000, channels: 2, sampleFormat: "fltp")
-        let inputs = [
-            try Frame(silence: 1024, sampleRate: 44100, channels: 1, sampleFormat: "s16"),
-            try Frame(silence: 1024, sampleRate: 44100, channels: 1, sampleFormat: "s16"),
-            // A camera reconnecting with other settings.
-            try Frame(silence: 960, sampleRate: 32000, channels: 2, sampleFormat: "flt"),
-        ]
-        for (index, input) in inputs.enumerated() {
-            input.presentationTimestamp = Int64(index * 1024)
-            let output = try converter.convert(input)
-            #expect(output.sampleRate == 48000)
-            #expect(output.channelCount == 2)
-            #expect(output.sampleFormatName == "fltp")
-            #expect(output.presentationTimestamp == Int64(index * 1024))
-        }
     }
 }

@@ -33,8 +33,6 @@ import Testing
     }
 
     @Test func frameRatesAreExactFractions() {
-        let ntsc: FrameRate = 29.97
-        #expect(ntsc == FrameRate(2997, 100))
         #expect(FrameRate(30000, 1001).description == "30000/1001")
         let pal: FrameRate = 25
         #expect(pal.description == "25")

@@ -35,7 +35,6 @@ final class Compositor: @unchecked Sendable {
     private var cover: [InputCover?]
     /// When the last frame fed to each graph source ends (µs), by source index: its end of stream.
     private var sourceEnds: [Int64?] = []
-    private var slate: Frame?
     private let finishedSignal = DispatchSemaphore(value: 0)
     private let failureReason = Monitor<String?>(nil)
     /// Why the graph failed, if it did.
@@ -96,11 +95,9 @@ final class Compositor: @unchecked Sendable {
         }
         graph = try FilterGraphRunner(description: plan.graph.description(), sources: sourceFormats, sinks: sinks)
         sinkTimeBases = sinks.indices.map { graph.timeBase(ofSink: $0) }
-        if let slatePath {
-            let image = try MediaInput(url: slatePath.path, format: nil, options: [], wantAudio: false, interruption: Interruption())
-            slate = try image.nextFrame()?.frame
-        } else {
-            slate = try Frame(color: plan.inputLoss.slateColor ?? 0, width: plan.canvas.width, height: plan.canvas.height, pixelFormat: "yuv420p")
+        let slate = try Slate(imageAt: slatePath, color: plan.inputLoss.slateColor ?? 0)
+        for (index, source) in videoSource.enumerated() where cover[index] != nil {
+            if let source { cover[index]!.slate = try slate.picture(for: sourceFormats[source].media) }
         }
         if announce { events.emit(.overlayApplied(overlay: plan.activeOverlay)) }
     }
@@ -256,7 +253,7 @@ final class Compositor: @unchecked Sendable {
         var pushed = false
         if let source = videoSource[index], now >= (state.lastVideoPush ?? 0) + interval {
             let holding = state.lastFrame != nil && now - state.lostSince! < Int64(plan.inputLoss.holdLastFrameMs) * 1000
-            if let picture = holding ? state.lastFrame : slate {
+            if let picture = holding ? state.lastFrame : state.slate {
                 let frame = try picture.reference()
                 let micros = max(now, (state.lastVideoPush ?? 0) + 1)
                 frame.presentationTimestamp = micros
@@ -287,6 +284,8 @@ struct InputCover {
     var lastArrival: Int64 = 0
     var lostSince: Int64?
     var lastFrame: Frame?
+    /// The slate in the format of the input's graph source (nil when it has no pictures).
+    var slate: Frame?
     /// Timestamps (µs) of the last picture and sound pushed, real or substitute.
     var lastVideoPush: Int64?
     var lastAudioPush: Int64?

@@ -1,0 +1,81 @@
+import CFFmpeg
+
+/// Converts pictures to one size and pixel format (libswscale), for inputs whose frames
+/// change format mid-stream and for slates.
+public final class VideoFrameConverter {
+    private var context: OpaquePointer?
+    private let width: Int
+    private let height: Int
+    /// Looked up once: libav finds a format by comparing its name with every known one.
+    private let pixelFormat: AVPixelFormat
+
+    /// A converter to `width`×`height` in `pixelFormat`.
+    public init(width: Int, height: Int, pixelFormat: String) {
+        self.width = width
+        self.height = height
+        self.pixelFormat = av_get_pix_fmt(pixelFormat)
+    }
+
+    deinit {
+        sws_freeContext(context)
+    }
+
+    /// A new frame holding `frame` converted (timestamp kept).
+    public func convert(_ frame: Frame) throws(LibavError) -> Frame {
+        let output = try Frame(width: width, height: height, format: pixelFormat)
+        let source = frame.pointer
+        context = sws_getCachedContext(
+            context, source.pointee.width, source.pointee.height, AVPixelFormat(rawValue: source.pointee.format),
+            Int32(width), Int32(height), pixelFormat, SWS_BILINEAR, nil, nil, nil)
+        guard context != nil else { throw LibavError(function: "sws_getCachedContext", code: .invalidArgument) }
+        try LibavError.check(sws_scale_frame(context, output.pointer, source), "sws_scale_frame")
+        output.presentationTimestamp = frame.presentationTimestamp
+        return output
+    }
+}
+
+/// Converts sound to one sample rate, channel count and sample format (libswresample), for
+/// inputs whose audio differs from what the graph was built for.
+public final class AudioFrameConverter {
+    private var context: OpaquePointer?
+    private let sampleRate: Int
+    private let channels: Int
+    /// Looked up once: libav finds a format by comparing its name with every known one.
+    private let sampleFormat: AVSampleFormat
+
+    /// A converter to `sampleRate` Hz, `channels` channels, `sampleFormat`.
+    public init(sampleRate: Int, channels: Int, sampleFormat: String) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.sampleFormat = av_get_sample_fmt(sampleFormat)
+    }
+
+    deinit {
+        swr_free(&context)
+    }
+
+    /// A new frame holding `frame` converted; its timestamp is kept as it is (in whatever time
+    /// base the caller uses).
+    public func convert(_ frame: Frame) throws(LibavError) -> Frame {
+        let source = frame.pointer
+        // swr_convert_frame sets an unconfigured context up from the frames themselves.
+        if context == nil {
+            context = swr_alloc()
+            guard context != nil else { throw LibavError(function: "swr_alloc", code: .outOfMemory) }
+        }
+        let output = try Frame()
+        av_channel_layout_default(&output.pointer.pointee.ch_layout, Int32(channels))
+        output.pointer.pointee.sample_rate = Int32(sampleRate)
+        output.pointer.pointee.format = sampleFormat.rawValue
+        var status = swr_convert_frame(context, output.pointer, source)
+        if status == cffmpeg_averror_input_changed() {
+            // The input's rate, layout or format changed (what this converter is for): set the
+            // context up again for the new frames.
+            try LibavError.check(swr_config_frame(context, output.pointer, source), "swr_config_frame")
+            status = swr_convert_frame(context, output.pointer, source)
+        }
+        try LibavError.check(status, "swr_convert_frame")
+        output.presentationTimestamp = frame.presentationTimestamp
+        return output
+    }
+}
