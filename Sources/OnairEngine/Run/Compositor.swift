@@ -96,8 +96,11 @@ final class Compositor: @unchecked Sendable {
         graph = try FilterGraphRunner(description: plan.graph.description(), sources: sourceFormats, sinks: sinks)
         sinkTimeBases = sinks.indices.map { graph.timeBase(ofSink: $0) }
         let slate = try Slate(imageAt: slatePath, color: plan.inputLoss.slateColor ?? 0)
-        for (index, source) in videoSource.enumerated() where cover[index] != nil {
-            if let source { cover[index]!.slate = try slate.picture(for: sourceFormats[source].media) }
+        for index in cover.indices where cover[index] != nil {
+            if let source = videoSource[index] { cover[index]!.slate = try slate.picture(for: sourceFormats[source].media) }
+            if let source = audioSource[index], case let .audio(rate, channels, format) = sourceFormats[source].media {
+                cover[index]!.silence = try Frame(silence: InputCover.silenceSamples, sampleRate: rate, channels: channels, sampleFormat: format)
+            }
         }
         if announce { events.emit(.overlayApplied(overlay: plan.activeOverlay)) }
     }
@@ -262,12 +265,11 @@ final class Compositor: @unchecked Sendable {
                 pushed = true
             }
         }
-        if let source = audioSource[index], case let .audio(rate, channels, format) = sourceFormats[source].media {
-            let samples = 1024
-            let length = Int64(samples) * 1_000_000 / Int64(rate)
+        if let source = audioSource[index], let quiet = state.silence {
+            let length = Int64(InputCover.silenceSamples) * 1_000_000 / Int64(max(1, quiet.sampleRate))
             let next = (state.lastAudioPush ?? now) + length
             if now >= next - length {
-                let silence = try Frame(silence: samples, sampleRate: rate, channels: channels, sampleFormat: format)
+                let silence = try quiet.reference()
                 silence.presentationTimestamp = max(next, now - length)
                 state.lastAudioPush = silence.presentationTimestamp
                 try graph.push(silence, source: source)
@@ -286,6 +288,11 @@ struct InputCover {
     var lastFrame: Frame?
     /// The slate in the format of the input's graph source (nil when it has no pictures).
     var slate: Frame?
+    /// Silence in the format of the input's sound source (nil when it has no sound), pushed by
+    /// reference while the input is lost.
+    var silence: Frame?
+    /// Samples per silent frame.
+    static let silenceSamples = 1024
     /// Timestamps (µs) of the last picture and sound pushed, real or substitute.
     var lastVideoPush: Int64?
     var lastAudioPush: Int64?
