@@ -103,16 +103,16 @@ extension QualityDefinition {
     init?(node: ConfigNode, presetName: String?, subject: String? = nil, context: DecodingContext) {
         let subject = subject ?? presetName.map { "quality preset '\($0)'" } ?? "quality"
         guard let reader = ObjectReader(node, ConfigSchema.quality, subject: subject, context: context),
-              let width = reader.integer("width", in: 16...7680),
-              let height = reader.integer("height", in: 16...4320),
-              let fps = reader.integer("fps", in: 1...120) else { return nil }
+              let width = reader.integer("width"),
+              let height = reader.integer("height"),
+              let fps = reader.integer("fps") else { return nil }
         for dimension in [("width", width), ("height", height)] where dimension.1.value % 2 != 0 {
             context.log.error("odd-dimension", "\(dimension.0) \(dimension.1.value) is odd; H.264 4:2:0 needs even dimensions",
                               at: dimension.1.location, suggestion: "use \(dimension.1.value + 1) or \(dimension.1.value - 1)")
         }
         guard let videoReader = reader.object("video", ConfigSchema.video, subject: "video of \(subject)") else { return nil }
         let here = videoReader.node.location
-        let codec = videoReader.choice("codec", ["h264", "hevc", "av1"]) ?? Located("h264", at: here)
+        let codec = videoReader.choice("codec") ?? Located("h264", at: here)
         if codec.value != "h264" {
             context.log.error("unsupported-codec", "\(codec.value) is reserved for a later onair version; only h264 is encoded today",
                               at: codec.location, suggestion: "use codec: h264")
@@ -123,7 +123,7 @@ extension QualityDefinition {
             }
             return nil
         }
-        let rateControl = videoReader.choice("rate_control", ["cbr", "vbr"]) ?? Located("cbr", at: here)
+        let rateControl = videoReader.choice("rate_control") ?? Located("cbr", at: here)
         let maxBitrate = videoReader.bitrate("max_bitrate") ?? bitrate
         if maxBitrate.value < bitrate.value {
             // Point at whichever was written last in the same file, or at the bitrate when an
@@ -135,7 +135,7 @@ extension QualityDefinition {
                               at: at, suggestion: "raise max_bitrate to at least the bitrate, or lower the bitrate")
         }
         let buffer = videoReader.bitrate("buffer") ?? Located(maxBitrate.value * 2, at: maxBitrate.location)
-        guard let keyframes = videoReader.duration("keyframe_interval", minimum: 100) ?? (videoReader["keyframe_interval"] == nil ? Located(2000, at: here) : nil)
+        guard let keyframes = videoReader.duration("keyframe_interval") ?? (videoReader["keyframe_interval"] == nil ? Located(2000, at: here) : nil)
         else { return nil }
         if keyframes.value * fps.value % 1000 != 0 {
             context.log.warning("keyframe-rounding", "keyframe interval \(Units.formatDuration(keyframes.value)) at \(fps.value) fps is not a whole number of frames",
@@ -148,15 +148,15 @@ extension QualityDefinition {
         }
         let video = VideoSettings(
             codec: codec, bitrate: bitrate, maxBitrate: maxBitrate, buffer: buffer, rateControl: rateControl,
-            keyframeInterval: keyframes, profile: videoReader.choice("profile", ["baseline", "main", "high"]) ?? Located("high", at: here),
-            level: level, preset: videoReader.choice("preset", ConfigSchema.encoderPresets)?.value ?? "veryfast",
-            tune: videoReader.choice("tune", ConfigSchema.encoderTunes)?.value)
+            keyframeInterval: keyframes, profile: videoReader.choice("profile") ?? Located("high", at: here),
+            level: level, preset: videoReader.choice("preset")?.value ?? "veryfast",
+            tune: videoReader.choice("tune")?.value)
         var audio = AudioSettings.Written()
         if let audioReader = reader.object("audio", ConfigSchema.audio, subject: "audio of \(subject)") {
-            audio.codec = audioReader.choice("codec", ["aac", "opus", "mp3"])
+            audio.codec = audioReader.choice("codec")
             audio.bitrate = audioReader.bitrate("bitrate")
-            audio.sampleRate = audioReader.choice("sample_rate", ["44100", "48000"]).map { Located(Int($0.value)!, at: $0.location) }
-            audio.channels = audioReader.integer("channels", in: 1...2)?.value
+            audio.sampleRate = audioReader.choice("sample_rate").map { Located(Int($0.value)!, at: $0.location) }
+            audio.channels = audioReader.integer("channels")?.value
         }
         self.init(presetName: presetName, width: width, height: height, fps: fps, video: video, audio: audio)
     }
