@@ -56,11 +56,11 @@ public enum ConfigSchema {
             ]),
             .init("network", "A stream pulled from a URL (rtmp, rtmps, srt, udp, http/https HLS).", [
                 FieldSchema("url", .text, required: true, "The stream URL."),
-                FieldSchema("timeout", .duration, "How long to wait for data before the input counts as lost (default 5s)."),
+                FieldSchema("timeout", .duration(minimumMs: 100), "How long to wait for data before the input counts as lost (default 5s)."),
             ]),
             .init("listen", "onair listens and a camera or phone pushes to it (rtmp or srt).", [
                 FieldSchema("url", .text, required: true, "Where to listen, e.g. srt://0.0.0.0:9000 or rtmp://0.0.0.0:1935/live/cam."),
-                FieldSchema("timeout", .duration, "How long to wait for data before the input counts as lost (default 5s)."),
+                FieldSchema("timeout", .duration(minimumMs: 100), "How long to wait for data before the input counts as lost (default 5s)."),
             ]),
             .init("device", "A capture device.", [
                 FieldSchema("device", .text, required: true, "Device path or name, e.g. /dev/video0."),
@@ -139,7 +139,7 @@ public enum ConfigSchema {
             FieldSchema("max_bitrate", .bitrate, "Bitrate cap (VBV max rate)."),
             FieldSchema("buffer", .bitrate, "VBV buffer size (default 2 × max_bitrate)."),
             FieldSchema("rate_control", .choice(["cbr", "vbr"]), "Constant or variable bitrate (default cbr)."),
-            FieldSchema("keyframe_interval", .duration, "Time between keyframes, e.g. 2s."),
+            FieldSchema("keyframe_interval", .duration(minimumMs: 100), "Time between keyframes, e.g. 2s."),
             FieldSchema("profile", .choice(["baseline", "main", "high"]), "H.264 profile (default high)."),
             FieldSchema("level", .text, "H.264 level such as \"4.1\" (quote it)."),
             FieldSchema("preset", .choice(encoderPresets), "Encoder speed preset (default veryfast)."),
@@ -188,12 +188,12 @@ public enum ConfigSchema {
     public static let retry = ObjectSchema(
         "retry policy", doc: "How a destination reconnects after a failure.",
         fields: [
-            FieldSchema("initial_delay", .duration, "First wait (default 1s)."),
-            FieldSchema("max_delay", .duration, "Longest wait (default 30s)."),
+            FieldSchema("initial_delay", .duration(minimumMs: 10), "First wait (default 1s)."),
+            FieldSchema("max_delay", .duration(minimumMs: 10), "Longest wait (default 30s)."),
             FieldSchema("jitter", .number(0...1), "Random spread of each wait, as a fraction (default 0.2)."),
             FieldSchema("max_attempts", .countOrUnlimited(1...1_000_000), "Attempts before giving up (default unlimited)."),
-            FieldSchema("connect_timeout", .duration, "Give up a connection attempt after this (default 10s)."),
-            FieldSchema("write_timeout", .duration, "A write blocked this long counts as a stall (default 5s)."),
+            FieldSchema("connect_timeout", .duration(minimumMs: 100), "Give up a connection attempt after this (default 10s)."),
+            FieldSchema("write_timeout", .duration(minimumMs: 100), "A write blocked this long counts as a stall (default 5s)."),
         ])
 
     /// A destination.
@@ -221,7 +221,7 @@ public enum ConfigSchema {
             ]),
             .init("hls", "A local HLS folder (playlist + segments).", [
                 FieldSchema("directory", .path, required: true, "Output folder, relative to this file."),
-                FieldSchema("segment", .duration, "Segment length (default 2s)."),
+                FieldSchema("segment", .duration(minimumMs: 500), "Segment length (default 2s)."),
                 FieldSchema("playlist_size", .integer(1...1000), "Segments kept in the playlist (default 6)."),
             ]),
         ],
@@ -231,8 +231,8 @@ public enum ConfigSchema {
     public static let inputLoss = ObjectSchema(
         "input loss policy", doc: "What viewers see when a source stops delivering.",
         fields: [
-            FieldSchema("after", .duration, "Silence after which an input counts as lost (default 2s)."),
-            FieldSchema("hold_last_frame", .duration, "Repeat the last frame this long before the slate (default 3s)."),
+            FieldSchema("after", .duration(minimumMs: 100), "Silence after which an input counts as lost (default 2s)."),
+            FieldSchema("hold_last_frame", .duration(), "Repeat the last frame this long before the slate (default 3s)."),
             FieldSchema("slate", .object(visual), "What to show then: an image, a video or a colour (default \"#000000\")."),
         ])
 
@@ -295,8 +295,8 @@ public enum ConfigSchema {
     static let platformKeyframes = ObjectSchema(
         "platform keyframe limits", doc: "Keyframe interval limits.",
         fields: [
-            FieldSchema("max", .duration, "Longest accepted interval."),
-            FieldSchema("recommended", .duration, "Recommended interval."),
+            FieldSchema("max", .duration(), "Longest accepted interval."),
+            FieldSchema("recommended", .duration(), "Recommended interval."),
             FieldSchema("scenecut", .boolean, "false when the platform asks for no scene-cut keyframes."),
             sourceField,
         ])

@@ -25,7 +25,8 @@ public struct AssetPath: Hashable, Codable, Sendable, CustomStringConvertible {
     public var pathExtension: String { (path as NSString).pathExtension.lowercased() }
 }
 
-/// State shared while decoding a project: the diagnostic log and how file paths resolve.
+/// State shared while decoding a project: the diagnostic log, how file paths resolve, and the
+/// presets decoded so far.
 public final class DecodingContext {
     /// Where problems go.
     public let log: DiagnosticLog
@@ -33,6 +34,8 @@ public final class DecodingContext {
     public let projectRoot: URL
     /// For each file (by display path), its folder relative to the project root.
     private var folders: [String: String] = [:]
+    /// The presets decoded while loading with this context.
+    var presets = DecodedPresets()
 
     /// Creates a context for a project folder.
     public init(projectRoot: URL, log: DiagnosticLog) {
@@ -83,4 +86,13 @@ public final class DecodingContext {
         }
         return parts.isEmpty ? "." : parts.joined(separator: "/")
     }
+}
+
+/// What one project load has decoded of its presets, so that each is decoded once however many
+/// pipelines, destinations and other presets name it.
+struct DecodedPresets {
+    /// Quality presets by name; nil for a broken one (its problems are already reported).
+    var quality: [String: QualityDefinition?] = [:]
+    /// How many times each preset was decoded, by section and name.
+    var decodeCounts: [PresetLibrary.Section: [String: Int]] = [:]
 }

@@ -93,12 +93,12 @@ public struct RetryPolicy: Hashable, Codable, Sendable {
     static func decode(_ node: ConfigNode, subject: String, base: RetryPolicy, context: DecodingContext) -> RetryPolicy {
         guard let reader = ObjectReader(node, ConfigSchema.retry, subject: "retry of \(subject)", context: context) else { return base }
         var policy = base
-        policy.initialDelayMs = reader.duration("initial_delay", minimum: 10)?.value ?? base.initialDelayMs
-        policy.maxDelayMs = reader.duration("max_delay", minimum: 10)?.value ?? base.maxDelayMs
-        policy.jitter = reader.number("jitter", in: 0...1)?.value ?? base.jitter
-        if let attempts = reader.countOrUnlimited("max_attempts", in: 1...1_000_000) { policy.maxAttempts = attempts.value }
-        policy.connectTimeoutMs = reader.duration("connect_timeout", minimum: 100)?.value ?? base.connectTimeoutMs
-        policy.writeTimeoutMs = reader.duration("write_timeout", minimum: 100)?.value ?? base.writeTimeoutMs
+        policy.initialDelayMs = reader.duration("initial_delay")?.value ?? base.initialDelayMs
+        policy.maxDelayMs = reader.duration("max_delay")?.value ?? base.maxDelayMs
+        policy.jitter = reader.number("jitter")?.value ?? base.jitter
+        if let attempts = reader.countOrUnlimited("max_attempts") { policy.maxAttempts = attempts.value }
+        policy.connectTimeoutMs = reader.duration("connect_timeout")?.value ?? base.connectTimeoutMs
+        policy.writeTimeoutMs = reader.duration("write_timeout")?.value ?? base.writeTimeoutMs
         if policy.maxDelayMs < policy.initialDelayMs {
             context.log.error("out-of-range", "max_delay is shorter than initial_delay in retry of \(subject)",
                               at: reader.location(of: "max_delay"), suggestion: "make max_delay at least \(Units.formatDuration(policy.initialDelayMs))")
@@ -158,7 +158,7 @@ extension DestinationSpec {
         let kind: Kind
         switch kindName {
         case "platform":
-            let platform = reader.reference("platform", to: "platform")
+            let platform = reader.reference("platform")
             if let platform, presets.entry(platform.value, in: .platforms) == nil {
                 context.log.error("unknown-reference", "unknown platform '\(platform.value)'", at: platform.location,
                                   suggestion: Suggestion.phrase(for: platform.value, in: presets.names(in: .platforms)) ?? "add it under 'platforms:' in Presets/")
@@ -169,7 +169,7 @@ extension DestinationSpec {
             if let server, !Self.isStreamURL(server.value) {
                 context.log.error("bad-url", "server of \(subject) must be an rtmp://, rtmps:// or srt:// URL", at: server.location)
             }
-            kind = .platform(platform, server: server, protocol: reader.choice("protocol", ["rtmps", "rtmp", "srt"]), key: key)
+            kind = .platform(platform, server: server, protocol: reader.choice("protocol"), key: key)
         case "url":
             guard let url = reader.text("url") else { return nil }
             guard Self.isStreamURL(url.value) else {
@@ -201,15 +201,15 @@ extension DestinationSpec {
             kind = .record(path)
         default:
             guard let directory = reader.path("directory", mustExist: false) else { return nil }
-            kind = .hls(directory, segmentMs: reader.duration("segment", minimum: 500)?.value ?? 2000,
-                        playlistSize: reader.integer("playlist_size", in: 1...1000)?.value ?? 6)
+            kind = .hls(directory, segmentMs: reader.duration("segment")?.value ?? 2000,
+                        playlistSize: reader.integer("playlist_size")?.value ?? 6)
         }
         var retry = defaultRetry
         if let retryNode = reader["retry"] { retry = RetryPolicy.decode(retryNode, subject: subject, base: defaultRetry, context: context) }
         var canvas: CanvasSpec?
         if let canvasReader = reader.object("canvas", ConfigSchema.canvas, subject: "canvas of \(subject)"),
            let aspect = canvasReader.aspect("aspect") {
-            canvas = CanvasSpec(aspect: aspect, focus: canvasReader.number("focus", in: 0...1)?.value ?? 0.5)
+            canvas = CanvasSpec(aspect: aspect, focus: canvasReader.number("focus")?.value ?? 0.5)
         }
         self.init(name: name, location: location, kind: kind,
                   quality: reader["quality"].flatMap { presets.quality($0, context: context) },

@@ -55,7 +55,7 @@ public enum JSONSchema {
         case .integer(let range): return ["type": "integer", "minimum": range.lowerBound, "maximum": range.upperBound]
         case .number(let range): return ["type": "number", "minimum": range.lowerBound, "maximum": range.upperBound]
         case .boolean: return ["type": "boolean"]
-        case .bitrate: return ["anyOf": [["type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?[kKmM]?(bps)?$"], ["type": "integer", "minimum": 20000]]]
+        case .bitrate: return ["anyOf": [["type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?[kKmM]?(bps)?$"], ["type": "integer", "minimum": Units.smallestBareBitrate]]]
         case .duration: return ["type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m|h)$"]
         case .color: return ["type": "string", "pattern": "^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$"]
         case .size: return ["type": "string", "pattern": "^[0-9]+x[0-9]+$"]

@@ -58,9 +58,9 @@ public struct LayerSpec: Hashable, Sendable {
         guard let reader = ObjectReader(node, ConfigSchema.layer, subject: subject, context: context),
               let kindName = reader.kind?.value else { return nil }
         placement = Placement(
-            position: reader.choice("position", ConfigSchema.positions)?.value ?? "top-left",
-            x: reader.integer("x", in: -8192...8192)?.value, y: reader.integer("y", in: -8192...8192)?.value,
-            scale: 1, margin: reader.integer("margin", in: 0...4096)?.value ?? 24)
+            position: reader.choice("position")?.value ?? "top-left",
+            x: reader.integer("x")?.value, y: reader.integer("y")?.value,
+            scale: 1, margin: reader.integer("margin")?.value ?? 24)
         location = node.location
         switch kindName {
         case "image":
@@ -68,7 +68,7 @@ public struct LayerSpec: Hashable, Sendable {
             if AssetKind.of(path) != .image {
                 context.log.error("wrong-media", "'\(path.written)' is not an image (PNG, JPEG…)", at: path.location)
             }
-            kind = .image(path, scale: reader.number("scale", in: 0.01...1)?.value, opacity: reader.number("opacity", in: 0...1)?.value ?? 1)
+            kind = .image(path, scale: reader.number("scale")?.value, opacity: reader.number("opacity")?.value ?? 1)
         case "text":
             guard let text = reader.text("text") else { return nil }
             let quoted = if case .scalar(_, plain: false)? = reader["text"]?.content { true } else { false }
@@ -86,14 +86,14 @@ public struct LayerSpec: Hashable, Sendable {
             }
             var box: TextBox?
             if let boxReader = reader.object("box", ConfigSchema.textBox) {
-                box = TextBox(color: boxReader.color("color")?.value ?? 0, opacity: boxReader.number("opacity", in: 0...1)?.value ?? 0.5,
-                              padding: boxReader.integer("padding", in: 0...512)?.value ?? 10)
+                box = TextBox(color: boxReader.color("color")?.value ?? 0, opacity: boxReader.number("opacity")?.value ?? 0.5,
+                              padding: boxReader.integer("padding")?.value ?? 10)
             }
-            kind = .text(TextStyle(text: text, font: font, size: reader.integer("size", in: 4...512)?.value ?? 32,
+            kind = .text(TextStyle(text: text, font: font, size: reader.integer("size")?.value ?? 32,
                                    color: reader.color("color")?.value ?? 0xFFFFFF, box: box))
         default:
-            guard let source = reader.reference("source", to: "source") else { return nil }
-            kind = .pip(source: source, scale: reader.number("scale", in: 0.05...1)?.value ?? 0.25)
+            guard let source = reader.reference("source") else { return nil }
+            kind = .pip(source: source, scale: reader.number("scale")?.value ?? 0.25)
         }
     }
 

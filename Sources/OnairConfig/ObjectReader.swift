@@ -2,7 +2,9 @@ import Foundation
 
 /// Reads one YAML mapping against its `ObjectSchema`: reports a wrong shape, unknown keys (with
 /// "did you mean"), missing required keys and malformed values, each at its own location, and
-/// hands back typed, located values for the decoders.
+/// hands back typed, located values for the decoders. Ranges, minimums and allowed words come
+/// from each key's entry in the schema, so a limit is written once, where `onair schema` and
+/// editors see it too.
 public struct ObjectReader {
     /// The mapping being read.
     public let node: ConfigNode
@@ -14,6 +16,8 @@ public struct ObjectReader {
     public let kind: Located<String>?
     /// Words such as "destination 'youtube'" used in messages.
     public let subject: String
+    /// The keys this mapping may hold (for its kind, when it has one).
+    private let fields: [FieldSchema]
 
     private var log: DiagnosticLog { context.log }
 
@@ -49,6 +53,7 @@ public struct ObjectReader {
         }
         self.kind = kind
         let allowed = schema.allowedFields(kind: kind?.value)
+        fields = allowed
         let allowedNames = allowed.map(\.name)
         for entry in entries where !allowedNames.contains(entry.key) {
             var suggestion = Suggestion.phrase(for: entry.key, in: allowedNames)
@@ -90,6 +95,19 @@ public struct ObjectReader {
         node.entries?.first { $0.key == key }?.keyLocation ?? node.location
     }
 
+    /// The schema's type for `key`: its limits are the ones a value is checked against.
+    private func declaredType(of key: String) -> ValueType {
+        guard let field = fields.first(where: { $0.name == key }) else {
+            preconditionFailure("'\(key)' is not in the \(schema.title) schema")
+        }
+        return field.type
+    }
+
+    /// A decoder read `key` with an accessor for another type than the schema gives it.
+    private func misread(_ key: String, as accessor: String) -> Never {
+        preconditionFailure("'\(key)' of \(schema.title) is \(declaredType(of: key).expectation), not read by \(accessor)")
+    }
+
     private func wrongValue(_ key: String, _ value: ConfigNode, _ type: ValueType, suggestion: String? = nil) {
         log.error(
             "wrong-type", "'\(key)' in \(subject) must be \(type.expectation), found \(value.shapeName)",
@@ -128,13 +146,15 @@ public struct ObjectReader {
     }
 
     /// A reference to something named elsewhere (checked later, by whoever knows the names).
-    public func reference(_ key: String, to what: String) -> Located<String>? {
+    public func reference(_ key: String) -> Located<String>? {
+        guard case .reference(let what) = declaredType(of: key) else { misread(key, as: "reference") }
         guard let (node, text) = scalarText(key, .reference(what)) else { return nil }
         return Located(text, at: node.location)
     }
 
-    /// A whole number in `range`.
-    public func integer(_ key: String, in range: ClosedRange<Int>) -> Located<Int>? {
+    /// A whole number in the schema's range.
+    public func integer(_ key: String) -> Located<Int>? {
+        guard case .integer(let range) = declaredType(of: key) else { misread(key, as: "integer") }
         guard let (node, text) = scalarText(key, .integer(range)) else { return nil }
         guard let value = Int(text.replacingOccurrences(of: "_", with: "")) else {
             wrongValue(key, node, .integer(range))
@@ -147,8 +167,9 @@ public struct ObjectReader {
         return Located(value, at: node.location)
     }
 
-    /// A number in `range`.
-    public func number(_ key: String, in range: ClosedRange<Double>) -> Located<Double>? {
+    /// A number in the schema's range.
+    public func number(_ key: String) -> Located<Double>? {
+        guard case .number(let range) = declaredType(of: key) else { misread(key, as: "number") }
         guard let (node, text) = scalarText(key, .number(range)) else { return nil }
         guard let value = Double(text), value.isFinite else {
             wrongValue(key, node, .number(range), suggestion: text.hasSuffix("%") ? "write a fraction: 0.5 for 50%" : nil)
@@ -180,8 +201,9 @@ public struct ObjectReader {
         }
     }
 
-    /// `true`, `false` or a number in `range` (true means `onTrue`).
-    public func booleanOrNumber(_ key: String, in range: ClosedRange<Double>, whenTrue: Double) -> Located<Double?>? {
+    /// `true`, `false` or a number in the schema's range (true means `whenTrue`).
+    public func booleanOrNumber(_ key: String, whenTrue: Double) -> Located<Double?>? {
+        guard case .booleanOrNumber(let range) = declaredType(of: key) else { misread(key, as: "booleanOrNumber") }
         guard let (node, text) = scalarText(key, .booleanOrNumber(range)) else { return nil }
         if let flag = Self.parseBoolean(text) { return Located(flag ? whenTrue : nil, at: node.location) }
         guard let value = Double(text), range.contains(value) else {
@@ -195,11 +217,11 @@ public struct ObjectReader {
     public func bitrate(_ key: String) -> Located<Int>? {
         guard let (node, text) = scalarText(key, .bitrate) else { return nil }
         guard let value = Units.bitrate(text) else {
-            let hint = Int(text).map { $0 < 20_000 ? "did you mean \($0)k? A bare number is bits per second" : "" }
+            let hint = Int(text).map { $0 < Units.smallestBareBitrate ? "did you mean \($0)k? A bare number is bits per second" : "" }
             wrongValue(key, node, .bitrate, suggestion: hint ?? "use k (1000 bit/s) or M (1,000,000 bit/s): 6000k, 6M")
             return nil
         }
-        if let plain = Int(text), plain < 20_000 {
+        if let plain = Int(text), plain < Units.smallestBareBitrate {
             log.error("out-of-range", "'\(key)' in \(subject) is \(plain) bits per second", at: node.location,
                       suggestion: "did you mean \(plain)k? A bare number is bits per second")
             return nil
@@ -207,11 +229,13 @@ public struct ObjectReader {
         return Located(value, at: node.location)
     }
 
-    /// Milliseconds.
-    public func duration(_ key: String, minimum: Int = 0) -> Located<Int>? {
-        guard let (node, text) = scalarText(key, .duration) else { return nil }
+    /// Milliseconds, at least the schema's minimum.
+    public func duration(_ key: String) -> Located<Int>? {
+        let type = declaredType(of: key)
+        guard case .duration(let minimum) = type else { misread(key, as: "duration") }
+        guard let (node, text) = scalarText(key, type) else { return nil }
         guard let value = Units.duration(text) else {
-            wrongValue(key, node, .duration, suggestion: Double(text) != nil ? "add a unit: \(text)s or \(text)ms" : "write 2s, 500ms or 1m")
+            wrongValue(key, node, type, suggestion: Double(text) != nil ? "add a unit: \(text)s or \(text)ms" : "write 2s, 500ms or 1m")
             return nil
         }
         guard value >= minimum else {
@@ -257,8 +281,9 @@ public struct ObjectReader {
         return Located(value, at: node.location)
     }
 
-    /// One of the words in `choices`.
-    public func choice(_ key: String, _ choices: [String]) -> Located<String>? {
+    /// One of the schema's words.
+    public func choice(_ key: String) -> Located<String>? {
+        guard case .choice(let choices) = declaredType(of: key) else { misread(key, as: "choice") }
         guard let (node, text) = scalarText(key, .choice(choices)) else { return nil }
         guard choices.contains(text) else {
             log.error("unknown-value", "'\(key)' in \(subject) can't be '\(text)'", at: node.location,
@@ -268,8 +293,9 @@ public struct ObjectReader {
         return Located(text, at: node.location)
     }
 
-    /// A whole number, or nil for `unlimited`.
-    public func countOrUnlimited(_ key: String, in range: ClosedRange<Int>) -> Located<Int?>? {
+    /// A whole number in the schema's range, or nil for `unlimited`.
+    public func countOrUnlimited(_ key: String) -> Located<Int?>? {
+        guard case .countOrUnlimited(let range) = declaredType(of: key) else { misread(key, as: "countOrUnlimited") }
         guard let (node, text) = scalarText(key, .countOrUnlimited(range)) else { return nil }
         if text == "unlimited" { return Located(nil, at: node.location) }
         guard let value = Int(text), range.contains(value) else {
@@ -312,8 +338,11 @@ public struct ObjectReader {
         return items
     }
 
-    /// A list of words, each one of `choices` when given.
-    public func words(_ key: String, choices: [String]? = nil) -> Located<[String]>? {
+    /// A list of words (a single word is a list of one), each one of the schema's words when it
+    /// lists them.
+    public func words(_ key: String) -> Located<[String]>? {
+        guard case .list(let item) = declaredType(of: key) else { misread(key, as: "words") }
+        let choices: [String]? = if case .choice(let words) = item { words } else { nil }
         guard let value = self[key] else { return nil }
         let nodes: [ConfigNode]
         switch value.content {

@@ -28,7 +28,7 @@ public enum VisualSpec: Hashable, Sendable {
             guard let path = reader.path("video", mustExist: true) else { return nil }
             self = .video(path, loop: reader.boolean("loop")?.value ?? true)
         case "source":
-            guard let name = reader.reference("source", to: "source") else { return nil }
+            guard let name = reader.reference("source") else { return nil }
             self = .source(name)
         default:
             guard let color = reader.color("color") else { return nil }
@@ -65,10 +65,10 @@ public struct Placement: Hashable, Sendable {
             return
         }
         self.init(
-            position: reader.choice("position", ConfigSchema.positions)?.value ?? fallback.position,
-            x: reader.integer("x", in: -8192...8192)?.value, y: reader.integer("y", in: -8192...8192)?.value,
-            scale: reader.number("scale", in: 0.01...4)?.value ?? fallback.scale,
-            margin: reader.integer("margin", in: 0...4096)?.value ?? fallback.margin)
+            position: reader.choice("position")?.value ?? fallback.position,
+            x: reader.integer("x")?.value, y: reader.integer("y")?.value,
+            scale: reader.number("scale")?.value ?? fallback.scale,
+            margin: reader.integer("margin")?.value ?? fallback.margin)
     }
 }
 
@@ -132,24 +132,24 @@ public struct OverlaySpec: Hashable, Sendable {
               let kindName = reader.kind?.value else { return nil }
         switch kindName {
         case "virtual-background":
-            guard let person = reader.reference("person", to: "source"),
+            guard let person = reader.reference("person"),
                   let backgroundReader = reader.object("background", ConfigSchema.visual, subject: "background of \(subject)"),
                   let background = VisualSpec(reader: backgroundReader) else { return nil }
             var key = ChromaKey.greenScreen
             if let keyReader = reader.object("key", ConfigSchema.chromaKey) {
                 key.color = keyReader.color("color")?.value ?? key.color
-                key.similarity = keyReader.number("similarity", in: 0.01...1)?.value ?? key.similarity
-                key.blend = keyReader.number("blend", in: 0...1)?.value ?? key.blend
-                key.spill = keyReader.number("spill", in: 0...1)?.value ?? key.spill
+                key.similarity = keyReader.number("similarity")?.value ?? key.similarity
+                key.blend = keyReader.number("blend")?.value ?? key.blend
+                key.spill = keyReader.number("spill")?.value ?? key.spill
             }
             let placement = Placement(reader: reader.object("placement", ConfigSchema.placement),
                                       default: Placement(position: "bottom", scale: 1, margin: 0))
             kind = .virtualBackground(person: person, background: background, key: key, placement: placement)
         case "real-scene":
-            guard let camera = reader.reference("camera", to: "source") else { return nil }
-            kind = .realScene(camera: camera, autoLighting: reader.booleanOrNumber("auto_lighting", in: 0...1, whenTrue: 0.5)?.value ?? nil)
+            guard let camera = reader.reference("camera") else { return nil }
+            kind = .realScene(camera: camera, autoLighting: reader.booleanOrNumber("auto_lighting", whenTrue: 0.5)?.value ?? nil)
         default:
-            guard let scene = reader.reference("scene", to: "source"),
+            guard let scene = reader.reference("scene"),
                   let avatarReader = reader.object("avatar", ConfigSchema.visual, subject: "avatar of \(subject)"),
                   let avatar = VisualSpec(reader: avatarReader) else { return nil }
             let placement = Placement(reader: reader.object("placement", ConfigSchema.placement),

@@ -73,12 +73,12 @@ extension PipelineSpec {
                 for reference in overlay.sourceReferences { checkSource(reference, role: "in overlay combination '\(overlay.name)'") }
             }
         }
-        let active = reader.reference("active", to: "overlay combination")
+        let active = reader.reference("active")
         if let active, !overlayEntries.contains(where: { $0.key == active.value }) {
             log.error("unknown-reference", "unknown overlay combination '\(active.value)'", at: active.location,
                       suggestion: Suggestion.phrase(for: active.value, in: overlayEntries.map(\.key)) ?? "define it under 'overlays:'")
         }
-        let audio = reader.reference("audio", to: "source")
+        let audio = reader.reference("audio")
         if let audio { checkSource(audio, role: "audio") }
 
         var layers: [LayerSpec] = []

@@ -84,15 +84,15 @@ public struct PlatformSpec: Hashable, Sendable {
             }
         }
         let orientation = reader.object("orientation", ConfigSchema.orientation)
-        portrait = orientation?.choice("value", ["landscape", "portrait"])?.value == "portrait"
+        portrait = orientation?.choice("value")?.value == "portrait"
         orientationSource = orientation?.text("source")?.value
         video = VideoLimits()
         if let v = reader.object("video", ConfigSchema.platformVideo) {
-            video.codecs = v.words("codecs", choices: ["h264", "hevc", "av1"])?.value
-            video.profiles = v.words("profiles", choices: ["baseline", "main", "high"])?.value
-            video.rateControl = v.choice("rate_control", ["cbr", "vbr"])?.value
+            video.codecs = v.words("codecs")?.value
+            video.profiles = v.words("profiles")?.value
+            video.rateControl = v.choice("rate_control")?.value
             video.maxBitrate = v.bitrate("max_bitrate")?.value
-            video.maxFps = v.integer("max_fps", in: 1...240)?.value
+            video.maxFps = v.integer("max_fps")?.value
             video.maxLevel = v.text("max_level")?.value
             video.source = v.text("source")?.value
             for entry in v.namedEntries("bitrate_by_format") {
@@ -118,8 +118,8 @@ public struct PlatformSpec: Hashable, Sendable {
         }
         audio = AudioLimits()
         if let a = reader.object("audio", ConfigSchema.platformAudio) {
-            audio.codecs = a.words("codecs", choices: ["aac", "opus", "mp3"])?.value
-            audio.sampleRates = a.words("sample_rates", choices: ["44100", "48000"])?.value.compactMap { Int($0) }
+            audio.codecs = a.words("codecs")?.value
+            audio.sampleRates = a.words("sample_rates")?.value.compactMap { Int($0) }
             audio.maxBitrate = a.bitrate("max_bitrate")?.value
             audio.required = a.boolean("required")?.value ?? false
             audio.source = a.text("source")?.value

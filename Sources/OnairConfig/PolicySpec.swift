@@ -13,7 +13,7 @@ public struct InputLossPolicy: Hashable, Sendable {
     static func decode(_ node: ConfigNode?, context: DecodingContext) -> InputLossPolicy {
         guard let node, let reader = ObjectReader(node, ConfigSchema.inputLoss, subject: "input_loss", context: context) else { return .standard }
         var policy = InputLossPolicy.standard
-        policy.afterMs = reader.duration("after", minimum: 100)?.value ?? policy.afterMs
+        policy.afterMs = reader.duration("after")?.value ?? policy.afterMs
         policy.holdLastFrameMs = reader.duration("hold_last_frame")?.value ?? policy.holdLastFrameMs
         if let slate = reader.object("slate", ConfigSchema.visual, subject: "slate of input_loss"), let visual = VisualSpec(reader: slate) {
             if case .source(let name) = visual {

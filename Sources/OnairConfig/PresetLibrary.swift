@@ -49,6 +49,11 @@ public struct PresetLibrary: Sendable {
         entries[section]?[name] ?? (section == .platforms ? builtinPlatforms[name] : nil)
     }
 
+    /// Whether `name` is a built-in platform that no preset overrides.
+    public func isBuiltin(platform name: String) -> Bool {
+        builtinPlatforms[name] != nil && entries[.platforms]?[name] == nil
+    }
+
     /// Adds the built-in platform catalogue (a `platforms:` mapping).
     public mutating func addBuiltinPlatforms(_ root: ConfigNode) {
         for entry in root["platforms"]?.entries ?? [] {
@@ -137,12 +142,41 @@ public struct PresetLibrary: Sendable {
                                   suggestion: Suggestion.phrase(for: name, in: names(in: .quality)) ?? "define it under 'quality:' in a file in Presets/")
                 return nil
             }
-            let merged = resolve(preset.node, in: .quality, ownName: name, context: context)
-            return QualitySpec(node: merged, presetName: name, location: node.location, context: context)
+            return qualityPreset(preset, context: context)?.chosen(at: node.location)
         }
         let merged = resolve(node, in: .quality, ownName: nil, siblings: [:], context: context)
         let parent = node["extends"]?.scalar
-        return QualitySpec(node: merged, presetName: parent.map { "\($0) (modified)" }, subject: parent.map { "quality (extends '\($0)')" },
-                           location: node.location, context: context)
+        return QualityDefinition(node: merged, presetName: parent.map { "\($0) (modified)" }, subject: parent.map { "quality (extends '\($0)')" },
+                                 context: context)?.chosen(at: node.location)
+    }
+
+    /// The quality preset `entry`, decoded the first time a load asks for it and reused after.
+    func qualityPreset(_ entry: Entry, context: DecodingContext) -> QualityDefinition? {
+        if let decoded = context.presets.quality[entry.name] { return decoded }
+        let decoded = decode(entry, in: .quality, context: context) {
+            QualityDefinition(node: $0, presetName: entry.name, context: context)
+        }
+        // updateValue keeps a nil (a broken preset) as a value, where `quality[name] = nil` would remove it.
+        context.presets.quality.updateValue(decoded, forKey: entry.name)
+        return decoded
+    }
+
+    /// Every platform, built-in and from presets, each decoded once; broken ones are left out
+    /// (their problems are reported).
+    func decodePlatforms(context: DecodingContext) -> [String: PlatformSpec] {
+        var platforms: [String: PlatformSpec] = [:]
+        for name in names(in: .platforms) {
+            guard let entry = entry(name, in: .platforms) else { continue }
+            platforms[name] = decode(entry, in: .platforms, context: context) { PlatformSpec(name: name, node: $0, context: context) }
+        }
+        return platforms
+    }
+
+    /// Resolves the preset `entry` of `section` and decodes the merged mapping with `decoder`:
+    /// the one place a preset is decoded, counted in the context so tests can check it happens
+    /// once per load.
+    func decode<Spec>(_ entry: Entry, in section: Section, context: DecodingContext, with decoder: (ConfigNode) -> Spec?) -> Spec? {
+        context.presets.decodeCounts[section, default: [:]][entry.name, default: 0] += 1
+        return decoder(resolve(entry.node, in: section, ownName: entry.name, context: context))
     }
 }

@@ -11,6 +11,9 @@ public struct Project: Sendable {
     public var pipelineNames: [String]
     /// The presets.
     public var presets: PresetLibrary
+    /// Every platform destinations may name, built-in and from `Presets/`, by name (broken ones
+    /// left out; their problems are in the log).
+    public var platforms: [String: PlatformSpec]
     /// Every file read, by display path, in order (for quoting source lines in reports).
     public var files: [String: String]
 
@@ -31,7 +34,17 @@ public struct Project: Sendable {
         root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
         extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], log: DiagnosticLog
     ) -> Project {
-        let context = DecodingContext(projectRoot: root, log: log)
+        load(root: root, displayRoot: displayRoot, builtinPlatforms: builtinPlatforms, only: only,
+             extraPipelineFiles: extraPipelineFiles, builtinPipelines: builtinPipelines,
+             context: DecodingContext(projectRoot: root, log: log))
+    }
+
+    /// Loads a project with `context`, which is left holding what the load decoded (for tests).
+    static func load(
+        root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
+        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], context: DecodingContext
+    ) -> Project {
+        let log = context.log
         let loader = YAMLLoader()
         var files: [String: String] = [:]
         func display(_ folder: String, _ name: String) -> String {
@@ -51,7 +64,7 @@ public struct Project: Sendable {
             let shown = display("Presets", url.lastPathComponent)
             if let node = read(url, folder: "Presets", shown: shown) { presets.add(file: node, context: context) }
         }
-        validatePresets(presets, context: context)
+        let platforms = decodePresets(presets, context: context)
 
         var sources: [(String, URL, String, String)] = yamlFiles(in: root.appendingPathComponent("Pipelines")).map {
             ($0.deletingPathExtension().lastPathComponent, $0, "Pipelines", display("Pipelines", $0.lastPathComponent))
@@ -81,29 +94,27 @@ public struct Project: Sendable {
                 pipelines.append(pipeline)
             }
         }
-        return Project(root: root, pipelines: pipelines, pipelineNames: names, presets: presets, files: files)
+        return Project(root: root, pipelines: pipelines, pipelineNames: names, presets: presets, platforms: platforms, files: files)
     }
 
-    /// Decodes every user preset on its own, so a broken preset is reported even when no
-    /// pipeline uses it.
-    static func validatePresets(_ presets: PresetLibrary, context: DecodingContext) {
+    /// Decodes every preset once: the user's quality, overlay and destination presets on their
+    /// own, so a broken one is reported even when no pipeline uses it, and every platform.
+    /// Returns the platforms that decoded.
+    static func decodePresets(_ presets: PresetLibrary, context: DecodingContext) -> [String: PlatformSpec] {
         for entry in presets.userEntries(in: .quality) {
-            let merged = presets.resolve(entry.node, in: .quality, ownName: entry.name, context: context)
-            _ = QualitySpec(node: merged, presetName: entry.name, location: entry.location, context: context)
+            _ = presets.qualityPreset(entry, context: context)
         }
         for entry in presets.userEntries(in: .overlays) {
-            let merged = presets.resolve(entry.node, in: .overlays, ownName: entry.name, context: context)
-            _ = OverlaySpec(name: entry.name, node: merged, location: entry.location, context: context)
+            _ = presets.decode(entry, in: .overlays, context: context) {
+                OverlaySpec(name: entry.name, node: $0, location: entry.location, context: context)
+            }
         }
         for entry in presets.userEntries(in: .destinations) {
-            let merged = presets.resolve(entry.node, in: .destinations, ownName: entry.name, context: context)
-            _ = DestinationSpec(name: entry.name, node: merged, location: entry.location, defaultRetry: .standard,
-                                presets: presets, context: context)
+            _ = presets.decode(entry, in: .destinations, context: context) {
+                DestinationSpec(name: entry.name, node: $0, location: entry.location, defaultRetry: .standard, presets: presets, context: context)
+            }
         }
-        for entry in presets.userEntries(in: .platforms) {
-            let merged = presets.resolve(entry.node, in: .platforms, ownName: entry.name, context: context)
-            _ = PlatformSpec(name: entry.name, node: merged, context: context)
-        }
+        return presets.decodePlatforms(context: context)
     }
 
     /// The names of the pipeline files in `root/Pipelines`, sorted, without reading them.

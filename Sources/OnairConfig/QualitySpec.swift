@@ -55,23 +55,64 @@ public struct AudioSettings: Hashable, Sendable {
     public var channels: Int
 }
 
-extension QualitySpec {
+/// A quality as its mapping defines it, before a `quality:` line chooses it. A quality preset
+/// is decoded to one of these once per load, however many lines name it; each line then gets
+/// its own `QualitySpec` from `chosen(at:)`.
+struct QualityDefinition: Sendable {
+    /// The preset name when the quality came from one.
+    var presetName: String?
+    /// Width in pixels.
+    var width: Located<Int>
+    /// Height in pixels.
+    var height: Located<Int>
+    /// Frames per second.
+    var fps: Located<Int>
+    /// Video encoder settings.
+    var video: VideoSettings
+    /// The audio settings as written.
+    var audio: AudioSettings.Written
+
+    /// The quality as chosen at `location` (the `quality:` line, or the preset): that is where
+    /// it is located, and so are the audio settings it leaves out.
+    func chosen(at location: SourceLocation) -> QualitySpec {
+        QualitySpec(presetName: presetName, location: location, width: width, height: height, fps: fps, video: video,
+                    audio: AudioSettings(audio, defaultsAt: location))
+    }
+}
+
+extension AudioSettings {
+    /// The settings an `audio:` mapping writes; nil where it leaves one out.
+    struct Written: Sendable {
+        var codec: Located<String>?
+        var bitrate: Located<Int>?
+        var sampleRate: Located<Int>?
+        var channels: Int?
+    }
+
+    /// `written`, completed with AAC 128k 48 kHz stereo located at `location`.
+    init(_ written: Written, defaultsAt location: SourceLocation) {
+        self.init(codec: written.codec ?? Located("aac", at: location), bitrate: written.bitrate ?? Located(128_000, at: location),
+                  sampleRate: written.sampleRate ?? Located(48_000, at: location), channels: written.channels ?? 2)
+    }
+}
+
+extension QualityDefinition {
     static let levels = ["1", "1b", "1.1", "1.2", "1.3", "2", "2.1", "2.2", "3", "3.1", "3.2", "4", "4.1", "4.2", "5", "5.1", "5.2", "6", "6.1", "6.2"]
 
     /// Decodes a quality whose `extends:` has been resolved.
-    init?(node: ConfigNode, presetName: String?, subject: String? = nil, location: SourceLocation, context: DecodingContext) {
+    init?(node: ConfigNode, presetName: String?, subject: String? = nil, context: DecodingContext) {
         let subject = subject ?? presetName.map { "quality preset '\($0)'" } ?? "quality"
         guard let reader = ObjectReader(node, ConfigSchema.quality, subject: subject, context: context),
-              let width = reader.integer("width", in: 16...7680),
-              let height = reader.integer("height", in: 16...4320),
-              let fps = reader.integer("fps", in: 1...120) else { return nil }
+              let width = reader.integer("width"),
+              let height = reader.integer("height"),
+              let fps = reader.integer("fps") else { return nil }
         for dimension in [("width", width), ("height", height)] where dimension.1.value % 2 != 0 {
             context.log.error("odd-dimension", "\(dimension.0) \(dimension.1.value) is odd; H.264 4:2:0 needs even dimensions",
                               at: dimension.1.location, suggestion: "use \(dimension.1.value + 1) or \(dimension.1.value - 1)")
         }
         guard let videoReader = reader.object("video", ConfigSchema.video, subject: "video of \(subject)") else { return nil }
         let here = videoReader.node.location
-        let codec = videoReader.choice("codec", ["h264", "hevc", "av1"]) ?? Located("h264", at: here)
+        let codec = videoReader.choice("codec") ?? Located("h264", at: here)
         if codec.value != "h264" {
             context.log.error("unsupported-codec", "\(codec.value) is reserved for a later onair version; only h264 is encoded today",
                               at: codec.location, suggestion: "use codec: h264")
@@ -82,7 +123,7 @@ extension QualitySpec {
             }
             return nil
         }
-        let rateControl = videoReader.choice("rate_control", ["cbr", "vbr"]) ?? Located("cbr", at: here)
+        let rateControl = videoReader.choice("rate_control") ?? Located("cbr", at: here)
         let maxBitrate = videoReader.bitrate("max_bitrate") ?? bitrate
         if maxBitrate.value < bitrate.value {
             // Point at whichever was written last in the same file, or at the bitrate when an
@@ -94,7 +135,7 @@ extension QualitySpec {
                               at: at, suggestion: "raise max_bitrate to at least the bitrate, or lower the bitrate")
         }
         let buffer = videoReader.bitrate("buffer") ?? Located(maxBitrate.value * 2, at: maxBitrate.location)
-        guard let keyframes = videoReader.duration("keyframe_interval", minimum: 100) ?? (videoReader["keyframe_interval"] == nil ? Located(2000, at: here) : nil)
+        guard let keyframes = videoReader.duration("keyframe_interval") ?? (videoReader["keyframe_interval"] == nil ? Located(2000, at: here) : nil)
         else { return nil }
         if keyframes.value * fps.value % 1000 != 0 {
             context.log.warning("keyframe-rounding", "keyframe interval \(Units.formatDuration(keyframes.value)) at \(fps.value) fps is not a whole number of frames",
@@ -107,19 +148,16 @@ extension QualitySpec {
         }
         let video = VideoSettings(
             codec: codec, bitrate: bitrate, maxBitrate: maxBitrate, buffer: buffer, rateControl: rateControl,
-            keyframeInterval: keyframes, profile: videoReader.choice("profile", ["baseline", "main", "high"]) ?? Located("high", at: here),
-            level: level, preset: videoReader.choice("preset", ConfigSchema.encoderPresets)?.value ?? "veryfast",
-            tune: videoReader.choice("tune", ConfigSchema.encoderTunes)?.value)
-        var audio = AudioSettings(codec: Located("aac", at: location), bitrate: Located(128_000, at: location),
-                                  sampleRate: Located(48_000, at: location), channels: 2)
+            keyframeInterval: keyframes, profile: videoReader.choice("profile") ?? Located("high", at: here),
+            level: level, preset: videoReader.choice("preset")?.value ?? "veryfast",
+            tune: videoReader.choice("tune")?.value)
+        var audio = AudioSettings.Written()
         if let audioReader = reader.object("audio", ConfigSchema.audio, subject: "audio of \(subject)") {
-            audio.codec = audioReader.choice("codec", ["aac", "opus", "mp3"]) ?? audio.codec
-            audio.bitrate = audioReader.bitrate("bitrate") ?? audio.bitrate
-            if let rate = audioReader.choice("sample_rate", ["44100", "48000"]) {
-                audio.sampleRate = Located(Int(rate.value)!, at: rate.location)
-            }
-            audio.channels = audioReader.integer("channels", in: 1...2)?.value ?? 2
+            audio.codec = audioReader.choice("codec")
+            audio.bitrate = audioReader.bitrate("bitrate")
+            audio.sampleRate = audioReader.choice("sample_rate").map { Located(Int($0.value)!, at: $0.location) }
+            audio.channels = audioReader.integer("channels")?.value
         }
-        self.init(presetName: presetName, location: location, width: width, height: height, fps: fps, video: video, audio: audio)
+        self.init(presetName: presetName, width: width, height: height, fps: fps, video: video, audio: audio)
     }
 }

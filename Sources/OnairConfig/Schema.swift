@@ -14,8 +14,8 @@ public indirect enum ValueType: Sendable {
     case boolean
     /// `6000k`, `6M`.
     case bitrate
-    /// `2s`, `500ms`.
-    case duration
+    /// `2s`, `500ms`, and at least `minimumMs` milliseconds.
+    case duration(minimumMs: Int = 0)
     /// `#RRGGBB`.
     case color
     /// `1280x720`.

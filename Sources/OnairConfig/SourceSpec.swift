@@ -73,12 +73,12 @@ extension SourceSpec {
         guard let reader = ObjectReader(entry.value, ConfigSchema.source, subject: subject, context: context),
               let kindName = reader.kind?.value else { return nil }
         let size = reader.size("size")?.value
-        let fps = reader.integer("fps", in: 1...240)?.value
+        let fps = reader.integer("fps")?.value
         let kind: Kind
         switch kindName {
         case "test":
-            let tone = reader.booleanOrNumber("tone", in: 0...20000, whenTrue: 1000)
-            kind = .test(pattern: reader.choice("pattern", ConfigSchema.testPatterns)?.value ?? "testsrc2",
+            let tone = reader.booleanOrNumber("tone", whenTrue: 1000)
+            kind = .test(pattern: reader.choice("pattern")?.value ?? "testsrc2",
                          toneHz: tone == nil ? 1000 : tone!.value, color: reader.color("color")?.value)
             if size == nil {
                 context.log.error("missing-key", "test \(subject) needs 'size:'", at: entry.value.location,
@@ -100,11 +100,11 @@ extension SourceSpec {
                                   at: url.location, suggestion: kindName == "listen" ? "e.g. srt://0.0.0.0:9000" : nil)
                 return nil
             }
-            let timeout = reader.duration("timeout", minimum: 100)?.value ?? 5000
+            let timeout = reader.duration("timeout")?.value ?? 5000
             kind = kindName == "listen" ? .listen(url: url.value, timeoutMs: timeout) : .network(url: url.value, timeoutMs: timeout)
         default:
             guard let device = reader.text("device") else { return nil }
-            kind = .device(device.value, format: reader.choice("format", ["v4l2", "alsa", "pulse", "x11grab", "decklink"])?.value ?? "v4l2")
+            kind = .device(device.value, format: reader.choice("format")?.value ?? "v4l2")
         }
         self.init(name: entry.key, location: entry.keyLocation, kind: kind, size: size, fps: fps)
     }

@@ -3,6 +3,10 @@ import Foundation
 /// Parsers for the human units configuration files use: `6000k`, `2s`, `#00FF00`, `1280x720`, `9:16`.
 /// Each returns nil for text it does not accept; the caller reports the located error.
 public enum Units {
+    /// The smallest bitrate written as a bare number (bits per second): a smaller one such as
+    /// `6000` is taken for a forgotten `k` and refused.
+    static let smallestBareBitrate = 20_000
+
     /// Bits per second from `6000k`, `6M`, `6.5M`, `128k`, `800000`, `6000kbps`.
     public static func bitrate(_ text: String) -> Int? {
         var body = text.trimmingCharacters(in: .whitespaces).lowercased()

@@ -19,20 +19,10 @@ public struct PlatformCatalogue: Sendable {
     /// How diagnostics name the built-in catalogue.
     public static let builtinFile = "<built-in>/platforms.yaml"
 
-    /// Resolves every platform of a project's library (built-ins and presets).
-    public init(presets: PresetLibrary, context: DecodingContext) {
-        for name in presets.names(in: .platforms) {
-            guard let entry = presets.entry(name, in: .platforms) else { continue }
-            let merged = presets.resolve(entry.node, in: .platforms, ownName: name, context: context)
-            if let platform = PlatformSpec(name: name, node: merged, context: context) { platforms[name] = platform }
-        }
-    }
-
-    /// The built-in catalogue alone.
-    public static var builtin: PlatformCatalogue {
-        var presets = PresetLibrary()
-        presets.addBuiltinPlatforms(builtinNode)
-        return PlatformCatalogue(presets: presets, context: DecodingContext(projectRoot: URL(fileURLWithPath: "/"), log: DiagnosticLog()))
+    /// The platforms of a loaded project: the built-ins and those of its presets, as the load
+    /// decoded them.
+    public init(project: Project) {
+        platforms = project.platforms
     }
 
     /// The platform called `name`.

@@ -41,7 +41,6 @@ struct List: ParsableCommand {
         let log = DiagnosticLog()
         let loaded = try projectOptions.load(log: log)
         let project = loaded.project
-        let builtin = Set(PlatformCatalogue.builtin.names)
         let listing = Listing(
             pipelines: project.pipelineNames.map { name in
                 let pipeline = project.pipeline(name)
@@ -56,7 +55,7 @@ struct List: ParsableCommand {
                 return .init(name: name, title: platform.title, protocols: platform.protocols.map(\.rawValue),
                              maxVideoBitrate: platform.video.maxBitrate.map(Units.formatBitrate),
                              maxKeyframeInterval: platform.keyframes.maxMs.map(Units.formatDuration),
-                             builtin: builtin.contains(name) && project.presets.userEntries(in: .platforms).allSatisfy { $0.name != name })
+                             builtin: project.presets.isBuiltin(platform: name))
             })
         if json {
             let encoder = JSONEncoder()

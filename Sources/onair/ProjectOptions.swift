@@ -27,9 +27,7 @@ struct ProjectOptions: ParsableArguments {
         let project = Project.load(root: root, displayRoot: displayRoot, builtinPlatforms: PlatformCatalogue.builtinNode,
                                    only: only, extraPipelineFiles: extraPipelineFiles,
                                    builtinPipelines: BuiltinPipelines.all, log: log)
-        let context = DecodingContext(projectRoot: root, log: log)
-        let catalogue = PlatformCatalogue(presets: project.presets, context: context)
-        return LoadedProject(project: project, catalogue: catalogue)
+        return LoadedProject(project: project, catalogue: PlatformCatalogue(project: project))
     }
 }
 

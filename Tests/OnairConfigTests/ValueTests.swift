@@ -389,4 +389,65 @@ struct ValueTests {
         #expect(diagnostic.suggestion == suggestion)
         #expect(diagnostic.location == at(12, 15))
     }
+
+    /// Reads `yaml` with `schema`, returning the reader and the log it reports to.
+    static func reader(_ schema: ObjectSchema, _ yaml: String) throws -> (ObjectReader, DiagnosticLog) {
+        let log = DiagnosticLog()
+        let node = try #require(loadYAML(text: yaml).node)
+        let context = DecodingContext(projectRoot: URL(fileURLWithPath: "/"), log: log)
+        return (try #require(ObjectReader(node, schema, subject: "gadget", context: context)), log)
+    }
+
+    /// Every limit a value is checked against is the one its schema entry gives (written once,
+    /// where `onair schema` shows it too).
+    @Test func limitsComeFromTheSchemaEntry() throws {
+        let schema = ObjectSchema("gadget", doc: "A mapping made up for this test.", fields: [
+            FieldSchema("count", .integer(1...3), "A count."),
+            FieldSchema("share", .number(0...0.5), "A share."),
+            FieldSchema("wait", .duration(minimumMs: 250), "A wait."),
+            FieldSchema("mode", .choice(["slow", "fast"]), "A mode."),
+            FieldSchema("modes", .list(.choice(["slow", "fast"])), "Modes."),
+            FieldSchema("tries", .countOrUnlimited(1...9), "Tries."),
+            FieldSchema("level", .booleanOrNumber(0...2), "A level."),
+            FieldSchema("part", .reference("part"), "A part."),
+        ])
+        let (reader, log) = try Self.reader(schema, """
+            count: 4
+            share: 0.75
+            wait: 200ms
+            mode: fats
+            modes: [slow, quick]
+            tries: 10
+            level: 3
+            part: [a]
+            """)
+        #expect(reader.integer("count") == nil)
+        #expect(reader.number("share") == nil)
+        #expect(reader.duration("wait") == nil)
+        #expect(reader.choice("mode") == nil)
+        #expect(reader.words("modes")?.value == ["slow"])
+        #expect(reader.countOrUnlimited("tries") == nil)
+        #expect(reader.booleanOrNumber("level", whenTrue: 1) == nil)
+        #expect(reader.reference("part") == nil)
+        #expect(log.all.map(\.message) == [
+            "'count' in gadget is 4; it must be from 1 to 3",
+            "'share' in gadget is 0.75; it must be from 0 to 0.5",
+            "'wait' in gadget is 200ms; it must be at least 250ms",
+            "'mode' in gadget can't be 'fats'",
+            "'modes' can't contain 'quick'",
+            "'tries' in gadget must be a whole number from 1 to 9 or 'unlimited', found '10'",
+            "'level' in gadget must be true, false or a number from 0 to 2, found '3'",
+            "'part' in gadget must be the name of a part, found a list",
+        ])
+    }
+
+    /// A key two kinds share is checked against the entry of the mapping's own kind.
+    @Test func limitsOfAKeyFollowTheKind() throws {
+        let (image, imageLog) = try Self.reader(ConfigSchema.layer, "{kind: image, image: logo.png, scale: 0.02}")
+        #expect(image.number("scale")?.value == 0.02)
+        #expect(imageLog.all.isEmpty, "\(imageLog.all)")
+        let (pip, pipLog) = try Self.reader(ConfigSchema.layer, "{kind: pip, source: guest, scale: 0.02}")
+        #expect(pip.number("scale") == nil)
+        #expect(pipLog.all.map(\.message) == ["'scale' in gadget is 0.02; it must be from 0.05 to 1"])
+    }
 }

@@ -14,7 +14,7 @@ func plannedPipeline(_ name: String, in root: URL = repositoryRoot,
     let log = DiagnosticLog()
     let project = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: [name], log: log)
     let spec = try #require(project.pipeline(name), sourceLocation: sourceLocation)
-    let catalogue = PlatformCatalogue(presets: project.presets, context: DecodingContext(projectRoot: root, log: log))
+    let catalogue = PlatformCatalogue(project: project)
     let planner = Planner(catalogue: catalogue, environment: [:], mode: .validate, fileExists: { _ in true })
     let plan = try #require(planner.plan(spec, log: log), sourceLocation: sourceLocation)
     #expect(log.errorCount == 0, "\(log.sorted)", sourceLocation: sourceLocation)

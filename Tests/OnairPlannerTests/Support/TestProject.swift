@@ -5,7 +5,7 @@ import Testing
 
 /// A throw-away project folder (`Pipelines/`, `Presets/`, `assets/`) in the temporary
 /// directory, planned the way the CLI plans: `Project.load` with the built-in platforms, a
-/// `PlatformCatalogue` from its presets, then `Planner.plan`.
+/// `PlatformCatalogue` of the loaded project, then `Planner.plan`.
 ///
 /// Create one per test and `remove()` it in a `defer`.
 final class TestProject {
@@ -64,7 +64,7 @@ final class TestProject {
     ) -> Outcome {
         let log = DiagnosticLog()
         let project = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
-        let catalogue = PlatformCatalogue(presets: project.presets, context: DecodingContext(projectRoot: root, log: log))
+        let catalogue = PlatformCatalogue(project: project)
         let planner = Planner(catalogue: catalogue, environment: environment, mode: mode,
                               fileExists: { existingFiles.contains($0) })
         let plan = project.pipeline(name).flatMap { planner.plan($0, log: log) }
@@ -160,7 +160,7 @@ func planShipped(_ name: String, environment: [String: String] = [:]) -> TestPro
     let log = DiagnosticLog()
     let project = Project.load(root: repositoryRoot, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode,
                                only: [name], log: log)
-    let catalogue = PlatformCatalogue(presets: project.presets, context: DecodingContext(projectRoot: repositoryRoot, log: log))
+    let catalogue = PlatformCatalogue(project: project)
     let planner = Planner(catalogue: catalogue, environment: environment, mode: .validate, fileExists: { _ in false })
     let plan = project.pipeline(name).flatMap { planner.plan($0, log: log) }
     return TestProject.Outcome(project: project, plan: plan, diagnostics: log.sorted)
