@@ -37,9 +37,15 @@ public enum PlanMediaCheck {
     static func problem(reading path: String, needs: Needs) -> String? {
         let key = CheckedFile(path: path, needs: needs)
         if let known = checked.withLock({ $0[key] }) { return known }
+        // Opening a FIFO or a device would block until something writes to it: only regular
+        // files are checked (a missing one is reported where the path is read).
+        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        guard type == .typeRegular else { return nil }
+        let interruption = Interruption()
+        interruption.arm(timeout: .seconds(10))
         let (outcome, lines) = LibavLog.capturingResult { () throws(LibavError) -> Bool in
             let media = try MediaInput(url: path, format: nil, options: [], wantVideo: needs == .picture, wantAudio: needs == .sound,
-                                       interruption: Interruption())
+                                       interruption: interruption)
             switch needs {
             case .picture: guard let video = media.video, video.width > 0, video.height > 0 else { return false }
             case .sound: guard media.audio != nil else { return false }
@@ -54,6 +60,7 @@ public enum PlanMediaCheck {
         case .success(true): problem = nil
         case .success(false): problem = missing + (said ?? "")
         case .failure(let error) where error.code == .streamNotFound: problem = missing
+        case .failure where interruption.deadlinePassed: problem = "can't be read: opening and decoding it took over 10 s"
         case .failure(let error): problem = "can't be read" + (said ?? " (libav: \(error.message))")
         }
         checked.withLock { $0[key] = .some(problem) }

@@ -86,4 +86,20 @@ struct PlanMediaCheckTests {
         let problem = try #require(log.all.first)
         #expect(problem.code == "media" && problem.message.contains("media/silent.mp4 has no sound that decodes"), "\(problem)")
     }
+
+    @Test("a FIFO is not opened (it would block until something writes to it)", .timeLimit(.minutes(1)))
+    func fifoIsSkipped() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("onair-media-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("camera.pipe").path
+        try #require(mkfifo(fifo, 0o600) == 0)
+        var (plan, spec) = try plannedPipeline("demo")
+        for index in plan.inputs.indices where plan.inputs[index].name == "asset:assets/logo.png" {
+            plan.inputs[index].kind = .file(path: fifo, loop: false, still: true)
+        }
+        let log = DiagnosticLog()
+        PlanMediaCheck.run(plan, projectRoot: repositoryRoot, pipelineFile: spec.file, log: log)
+        #expect(log.all.isEmpty, "\(log.all)")
+    }
 }
