@@ -75,6 +75,22 @@ public struct ConfigNode: Hashable, Sendable {
         return false
     }
 
+    /// Every location written in the node: its own and, nested, those of its keys and values.
+    var locations: Set<SourceLocation> {
+        var found: Set<SourceLocation> = [location]
+        switch content {
+        case .scalar: break
+        case .mapping(let entries):
+            for entry in entries {
+                found.insert(entry.keyLocation)
+                found.formUnion(entry.value.locations)
+            }
+        case .sequence(let items):
+            for item in items { found.formUnion(item.locations) }
+        }
+        return found
+    }
+
     /// `child` laid over `self`: mappings merge key by key (recursively), anything else is
     /// replaced. This is how `extends:` works; every value keeps the location it was written at.
     public func overlaid(by child: ConfigNode) -> ConfigNode {

@@ -93,6 +93,8 @@ public final class DecodingContext {
 struct DecodedPresets {
     /// Quality presets by name; nil for a broken one (its problems are already reported).
     var quality: [String: QualityDefinition?] = [:]
+    /// What each user preset's standalone check reported.
+    var standaloneReports = StandaloneReports()
     /// How many times each preset was decoded, by section and name.
     var decodeCounts: [PresetLibrary.Section: [String: Int]] = [:]
 }

@@ -42,6 +42,18 @@ public struct Diagnostic: Hashable, Codable, Sendable, CustomStringConvertible {
             + (suggestion.map { " — \($0)" } ?? "")
     }
 
+    /// What makes two diagnostics the same problem whatever their words: severity, rule and
+    /// location. A mistake in a preset met again through a mapping that `extends:` it has the
+    /// same key, though its message names the other mapping.
+    struct Key: Hashable, Sendable {
+        var severity: Severity
+        var code: String
+        var location: SourceLocation
+    }
+
+    /// This diagnostic's key.
+    var key: Key { Key(severity: severity, code: code, location: location) }
+
     /// The stable order reports use: by file, line, column, then errors before warnings, then code.
     public static func reportOrder(_ lhs: Diagnostic, _ rhs: Diagnostic) -> Bool {
         if lhs.location != rhs.location { return lhs.location < rhs.location }
@@ -55,16 +67,40 @@ public struct Diagnostic: Hashable, Codable, Sendable, CustomStringConvertible {
 /// problem is reported at once instead of stopping at the first.
 public final class DiagnosticLog {
     private var seen = Set<Diagnostic>()
+    /// The checks running now that leave out what was already reported, innermost last.
+    private var withholdings: [Withholding] = []
     /// Everything reported so far, in the order reported (duplicates dropped).
     public private(set) var all: [Diagnostic] = []
 
     /// Creates an empty log.
     public init() {}
 
-    /// Records a diagnostic; an identical one reported twice (e.g. through two presets that
-    /// extend the same parent) is kept once.
+    /// Records a diagnostic, unless a running `withholding(_:while:)` holds it back as already
+    /// reported; an identical one reported twice is kept once.
     public func report(_ diagnostic: Diagnostic) {
+        let key = diagnostic.key
+        for index in withholdings.indices { withholdings[index].raised.insert(key) }
+        if withholdings.contains(where: { $0.alreadyReported.contains(key) }) { return }
         if seen.insert(diagnostic).inserted { all.append(diagnostic) }
+    }
+
+    /// Runs `body`, leaving out each diagnostic it reports whose key is in `alreadyReported`:
+    /// the same problem, reported before in other words (a preset's own check named the preset;
+    /// a mapping that extends it would name itself). Returns what `body` returned and the keys of
+    /// everything it reported, left out or not, so that what one check found can be recognised
+    /// in turn when a later check meets it again.
+    func withholding<Result>(
+        _ alreadyReported: Set<Diagnostic.Key>, while body: () -> Result
+    ) -> (result: Result, raised: Set<Diagnostic.Key>) {
+        withholdings.append(Withholding(alreadyReported: alreadyReported))
+        let result = body()
+        return (result, withholdings.removeLast().raised)
+    }
+
+    /// One running `withholding(_:while:)`.
+    private struct Withholding {
+        let alreadyReported: Set<Diagnostic.Key>
+        var raised: Set<Diagnostic.Key> = []
     }
 
     /// Records an error.

@@ -67,8 +67,9 @@ extension PipelineSpec {
         let siblings = Dictionary(overlayEntries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         var overlays: [OverlaySpec] = []
         for entry in overlayEntries {
-            let merged = presets.resolve(entry.value, in: .overlays, ownName: entry.key, siblings: siblings, context: context)
-            if let overlay = OverlaySpec(name: entry.key, node: merged, location: entry.keyLocation, context: context) {
+            if let overlay = presets.decode(entry.value, in: .overlays, ownName: entry.key, siblings: siblings, context: context, with: {
+                OverlaySpec(name: entry.key, node: $0, location: entry.keyLocation, context: context)
+            }) {
                 overlays.append(overlay)
                 for reference in overlay.sourceReferences { checkSource(reference, role: "in overlay combination '\(overlay.name)'") }
             }
@@ -93,9 +94,9 @@ extension PipelineSpec {
         let destinationEntries = reader.namedEntries("destinations")
         var destinations: [DestinationSpec] = []
         for entry in destinationEntries {
-            let merged = presets.resolve(entry.value, in: .destinations, ownName: entry.key, siblings: [:], context: context)
-            if let destination = DestinationSpec(name: entry.key, node: merged, location: entry.keyLocation,
-                                                 defaultRetry: defaultRetry, presets: presets, context: context) {
+            if let destination = presets.decode(entry.value, in: .destinations, ownName: entry.key, siblings: [:], context: context, with: {
+                DestinationSpec(name: entry.key, node: $0, location: entry.keyLocation, defaultRetry: defaultRetry, presets: presets, context: context)
+            }) {
                 destinations.append(destination)
             }
         }

@@ -89,49 +89,114 @@ public struct PresetLibrary: Sendable {
         _ node: ConfigNode, in section: Section, ownName: String?,
         siblings: [String: ConfigNode]? = nil, context: DecodingContext
     ) -> ConfigNode {
-        // Definitions live at three levels: the pipeline's own (siblings), user presets, built-ins.
-        // A child can extend a parent of the same name only at a deeper level, which is how
-        // `twitch: {extends: twitch}` builds on the built-in Twitch.
-        var chain = [node]
-        let startLevel = siblings == nil ? 1 : 0
+        merge(node, in: section, ownName: ownName, siblings: siblings, context: context).node
+    }
+
+    /// A preset named within its section.
+    struct PresetID: Hashable, Sendable {
+        var section: Section
+        var name: String
+    }
+
+    /// Where a definition lives. A child can extend a parent of its own name only at a deeper
+    /// level, which is how `twitch: {extends: twitch}` builds on the built-in Twitch.
+    enum Level: Comparable, CaseIterable {
+        /// The pipeline's own definitions of the section (its overlays).
+        case pipeline
+        /// The user's presets, in `Presets/`.
+        case presets
+        /// The built-in platforms.
+        case builtin
+    }
+
+    /// The mappings an `extends:` chain passes through, the mapping itself first, and the
+    /// problem that ended the chain early, if one did.
+    struct Lineage {
+        /// One mapping of the chain.
+        struct Link {
+            var node: ConfigNode
+            var level: Level
+            /// Nil for a mapping without a name (an inline `quality:`).
+            var name: String?
+        }
+
+        var links: [Link]
+        /// An `extends` naming nothing, an unknown parent or a cycle.
+        var problem: Diagnostic?
+    }
+
+    /// Follows `extends:` from `node` without reporting anything (see `resolve`).
+    func lineage(of node: ConfigNode, in section: Section, ownName: String?, siblings: [String: ConfigNode]?) -> Lineage {
+        var lineage = Lineage(links: [.init(node: node, level: siblings == nil ? .presets : .pipeline, name: ownName)])
         let siblings = siblings ?? [:]
-        var visited: [(level: Int, name: String)] = ownName.map { [(startLevel, $0)] } ?? []
-        var current = (node: node, level: startLevel, name: ownName)
-        while let parentNode = current.node["extends"] {
+        func cycle(closingAt parentNode: ConfigNode, _ parentName: String) -> Diagnostic {
+            Diagnostic(.error, "extends-cycle", "'extends' cycle: " + (lineage.links.compactMap(\.name) + [parentName]).joined(separator: " → "),
+                       at: parentNode.location, suggestion: "a preset can't extend itself, directly or through others")
+        }
+        while let current = lineage.links.last, let parentNode = current.node["extends"] {
             guard let parentName = parentNode.scalar, !parentNode.isNull else {
-                context.log.error("wrong-type", "'extends' must name a \(section.noun)", at: parentNode.location)
+                lineage.problem = Diagnostic(.error, "wrong-type", "'extends' must name a \(section.noun)", at: parentNode.location)
                 break
             }
-            let levels = [
-                siblings[parentName],
-                entries[section]?[parentName]?.node,
-                section == .platforms ? builtinPlatforms[parentName]?.node : nil,
-            ]
-            let firstLevel = parentName == current.name ? current.level + 1 : max(current.level, 0)
-            guard let level = (firstLevel..<levels.count).first(where: { levels[$0] != nil }), let parent = levels[level] else {
-                if parentName == current.name, levels[current.level] != nil {
-                    // Nothing deeper has that name: the mapping extends itself.
-                    context.log.error(
-                        "extends-cycle", "'extends' cycle: " + (visited.map(\.name) + [parentName]).joined(separator: " → "),
-                        at: parentNode.location, suggestion: "a preset can't extend itself, directly or through others")
-                    break
-                }
-                context.log.error(
-                    "unknown-reference", "unknown \(section.noun) '\(parentName)' in 'extends'", at: parentNode.location,
+            let definitions: [Level: ConfigNode] = [
+                .pipeline: siblings[parentName],
+                .presets: entries[section]?[parentName]?.node,
+                .builtin: section == .platforms ? builtinPlatforms[parentName]?.node : nil,
+            ].compactMapValues { $0 }
+            let deeper = Level.allCases.filter { parentName == current.name ? $0 > current.level : $0 >= current.level }
+            guard let level = deeper.first(where: { definitions[$0] != nil }), let parent = definitions[level] else {
+                // Nothing deeper has that name: a mapping that names itself extends itself.
+                let extendsItself = parentName == current.name && definitions[current.level] != nil
+                lineage.problem = extendsItself ? cycle(closingAt: parentNode, parentName) : Diagnostic(
+                    .error, "unknown-reference", "unknown \(section.noun) '\(parentName)' in 'extends'", at: parentNode.location,
                     suggestion: Suggestion.phrase(for: parentName, in: Array(Set(names(in: section)).union(siblings.keys)).sorted()))
                 break
             }
-            if visited.contains(where: { $0.level == level && $0.name == parentName }) {
-                context.log.error(
-                    "extends-cycle", "'extends' cycle: " + (visited.map(\.name) + [parentName]).joined(separator: " → "),
-                    at: parentNode.location, suggestion: "a preset can't extend itself, directly or through others")
+            if lineage.links.contains(where: { $0.level == level && $0.name == parentName }) {
+                lineage.problem = cycle(closingAt: parentNode, parentName)
                 break
             }
-            visited.append((level, parentName))
-            chain.append(parent)
-            current = (parent, level, parentName)
+            lineage.links.append(.init(node: parent, level: level, name: parentName))
         }
-        return chain.reversed().dropFirst().reduce(chain.last!) { $0.overlaid(by: $1) }.removing(key: "extends")
+        return lineage
+    }
+
+    /// A mapping with its `extends:` chain merged in, and what it took from the user's presets.
+    struct MergedMapping {
+        /// The merged mapping, without `extends`.
+        var node: ConfigNode
+        var inheritance: PresetInheritance
+    }
+
+    /// `resolve`, also telling which user presets the mapping inherits from.
+    func merge(
+        _ node: ConfigNode, in section: Section, ownName: String?, siblings: [String: ConfigNode]?, context: DecodingContext
+    ) -> MergedMapping {
+        let lineage = lineage(of: node, in: section, ownName: ownName, siblings: siblings)
+        if let problem = lineage.problem { context.log.report(problem) }
+        let nodes = lineage.links.map(\.node)
+        let merged = nodes.reversed().dropFirst().reduce(nodes.last!) { $0.overlaid(by: $1) }.removing(key: "extends")
+        var inheritance = PresetInheritance()
+        for link in lineage.links.dropFirst() where link.level == .presets {
+            guard let name = link.name else { continue }
+            inheritance.presets.append(PresetID(section: section, name: name))
+            inheritance.locations.formUnion(link.node.locations)
+        }
+        return MergedMapping(node: merged, inheritance: inheritance)
+    }
+
+    /// The user presets of a section in the order their standalone checks run: by name, but
+    /// each after the presets it extends, so that a mistake is first met, and reported, in the
+    /// preset that writes it.
+    func userEntriesInCheckOrder(in section: Section) -> [Entry] {
+        var ordered: [Entry] = [], placed: Set<String> = []
+        for entry in userEntries(in: section) {
+            let chain = lineage(of: entry.node, in: section, ownName: entry.name, siblings: nil).links
+            for link in chain.reversed() where link.level == .presets {
+                if let name = link.name, let preset = entries[section]?[name], placed.insert(name).inserted { ordered.append(preset) }
+            }
+        }
+        return ordered
     }
 
     /// Resolves a `quality:` value: a preset name, or an inline mapping that may `extends:` one.
@@ -144,10 +209,11 @@ public struct PresetLibrary: Sendable {
             }
             return qualityPreset(preset, context: context)?.chosen(at: node.location)
         }
-        let merged = resolve(node, in: .quality, ownName: nil, siblings: [:], context: context)
         let parent = node["extends"]?.scalar
-        return QualityDefinition(node: merged, presetName: parent.map { "\($0) (modified)" }, subject: parent.map { "quality (extends '\($0)')" },
-                                 context: context)?.chosen(at: node.location)
+        return decode(node, in: .quality, ownName: nil, siblings: [:], context: context) {
+            QualityDefinition(node: $0, presetName: parent.map { "\($0) (modified)" }, subject: parent.map { "quality (extends '\($0)')" },
+                              context: context)
+        }?.chosen(at: node.location)
     }
 
     /// The quality preset `entry`, decoded the first time a load asks for it and reused after.
@@ -164,19 +230,41 @@ public struct PresetLibrary: Sendable {
     /// Every platform, built-in and from presets, each decoded once; broken ones are left out
     /// (their problems are reported).
     func decodePlatforms(context: DecodingContext) -> [String: PlatformSpec] {
+        let builtins = builtinPlatforms.values.filter { isBuiltin(platform: $0.name) }.sorted { $0.name < $1.name }
         var platforms: [String: PlatformSpec] = [:]
-        for name in names(in: .platforms) {
-            guard let entry = entry(name, in: .platforms) else { continue }
-            platforms[name] = decode(entry, in: .platforms, context: context) { PlatformSpec(name: name, node: $0, context: context) }
+        for entry in builtins + userEntriesInCheckOrder(in: .platforms) {
+            platforms[entry.name] = decode(entry, in: .platforms, context: context) { PlatformSpec(name: entry.name, node: $0, context: context) }
         }
         return platforms
     }
 
     /// Resolves the preset `entry` of `section` and decodes the merged mapping with `decoder`:
     /// the one place a preset is decoded, counted in the context so tests can check it happens
-    /// once per load.
+    /// once per load. For a user preset this is its standalone check, and what it reports is
+    /// recorded for the mappings that extend it.
     func decode<Spec>(_ entry: Entry, in section: Section, context: DecodingContext, with decoder: (ConfigNode) -> Spec?) -> Spec? {
         context.presets.decodeCounts[section, default: [:]][entry.name, default: 0] += 1
-        return decoder(resolve(entry.node, in: section, ownName: entry.name, context: context))
+        // A built-in platform is not the user's to fix, so its decode records nothing: a user
+        // platform that extends it reports what it meets there.
+        let standalone = entries[section]?[entry.name] == nil ? nil : PresetID(section: section, name: entry.name)
+        return decode(entry.node, in: section, ownName: entry.name, siblings: nil, checking: standalone, context: context, with: decoder)
+    }
+
+    /// Resolves `node`'s `extends:` (see `resolve`) and decodes the merged mapping with
+    /// `decoder`, leaving out the problems that the standalone checks of the user presets it
+    /// extends already reported at locations it inherits from them: there they name the preset
+    /// that writes the mistake; here they would name this mapping, at the same line.
+    ///
+    /// - Parameter preset: the user preset being checked on its own, when this is its
+    ///   standalone check; what the check reports is recorded for the mappings that extend it.
+    func decode<Spec>(
+        _ node: ConfigNode, in section: Section, ownName: String?, siblings: [String: ConfigNode]?,
+        checking preset: PresetID? = nil, context: DecodingContext, with decoder: (ConfigNode) -> Spec?
+    ) -> Spec? {
+        let merged = merge(node, in: section, ownName: ownName, siblings: siblings, context: context)
+        let alreadyReported = context.presets.standaloneReports.alreadyReported(through: merged.inheritance)
+        let (spec, raised) = context.log.withholding(alreadyReported) { decoder(merged.node) }
+        if let preset { context.presets.standaloneReports.record(raised, for: preset) }
+        return spec
     }
 }

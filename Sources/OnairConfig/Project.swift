@@ -99,17 +99,19 @@ public struct Project: Sendable {
 
     /// Decodes every preset once: the user's quality, overlay and destination presets on their
     /// own, so a broken one is reported even when no pipeline uses it, and every platform.
+    /// A preset is checked after the presets it extends, and a mistake is reported by the check
+    /// of the preset that writes it, not again by everything that extends it.
     /// Returns the platforms that decoded.
     static func decodePresets(_ presets: PresetLibrary, context: DecodingContext) -> [String: PlatformSpec] {
-        for entry in presets.userEntries(in: .quality) {
+        for entry in presets.userEntriesInCheckOrder(in: .quality) {
             _ = presets.qualityPreset(entry, context: context)
         }
-        for entry in presets.userEntries(in: .overlays) {
+        for entry in presets.userEntriesInCheckOrder(in: .overlays) {
             _ = presets.decode(entry, in: .overlays, context: context) {
                 OverlaySpec(name: entry.name, node: $0, location: entry.location, context: context)
             }
         }
-        for entry in presets.userEntries(in: .destinations) {
+        for entry in presets.userEntriesInCheckOrder(in: .destinations) {
             _ = presets.decode(entry, in: .destinations, context: context) {
                 DestinationSpec(name: entry.name, node: $0, location: entry.location, defaultRetry: .standard, presets: presets, context: context)
             }
