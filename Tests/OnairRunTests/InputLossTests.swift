@@ -8,15 +8,7 @@ extension EndToEnd {
         @Test("a camera that never connects: the slate goes out, and the run stops cleanly", .timeLimit(.minutes(1)))
         func slateWhileWaiting() throws {
             let port = try LoopbackPort.free()
-            let scene = """
-                sources:
-                  camera: {kind: listen, url: "srt://127.0.0.1:\(port)"}
-                overlays:
-                  room: {kind: real-scene, camera: camera}
-                active: room
-                input_loss: {after: 1s, hold_last_frame: 1s, slate: {color: "#0000C0"}}
-                """
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+            let project = try Self.recordedCamera(listeningOn: port)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "5s"])
             let output = run.finish(timeout: .seconds(40))
@@ -31,6 +23,71 @@ extension EndToEnd {
             expectContinuous(video, seconds: 4, tolerance: 0.1, "slate")
             let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
             #expect(!colours.isEmpty && colours.allSatisfy { $0.u > 180 && $0.v < 140 }, "not all slate-blue: \(colours.prefix(3))")
+        }
+    
+        @Test("a camera that drops out and comes back: its last picture, then the slate, then the new camera, without a hole",
+              .timeLimit(.minutes(2)))
+        func cameraDropsOutAndComesBack() throws {
+            let port = try LoopbackPort.free()
+            let project = try Self.recordedCamera(listeningOn: port)
+            defer { project.remove() }
+            let run = try OnairRun(project, arguments: ["--duration", "11s"])
+            _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+
+            // A red camera for 3 s (smaller than the canvas: the held picture is scaled once),
+            // gone for about 3 s, then a green one until the end.
+            let red = try Self.camera(colour: "red", seconds: 3, port: port)
+            defer { red.terminate() }
+            #expect(red.wait(timeout: .seconds(20)), "the red camera did not finish")
+            Thread.sleep(forTimeInterval: 3)
+            let green = try Self.camera(colour: "lime", seconds: 30, port: port)
+            defer { green.terminate() }
+            let output = run.finish(timeout: .seconds(60))
+            #expect(output.status == 0, "\(output)")
+            #expect(run.events.contains { $0.event == "input.lost" && $0.input == "camera" }, "\(output.stdout)")
+            #expect(run.events.count { $0.event == "input.connected" && $0.input == "camera" } >= 2, "\(output.stdout)")
+
+            // The recording never stops: a picture every frame interval from start to end.
+            let video = try decodeRecording(project, "out/rec.mkv")
+            #expect(video.largestStep <= 2 * frameInterval + 0.002, "a gap of \(video.largestStep) s")
+            // Red (live, then held), blue (the slate), green (the camera back), in that order.
+            let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
+            let names = colours.map { frame in
+                frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : frame.u < 110 && frame.v < 110 ? "green" : "other"
+            }
+            var segments: [(name: String, frames: Int)] = []
+            for name in names {
+                if segments.last?.name == name { segments[segments.count - 1].frames += 1 } else { segments.append((name, 1)) }
+            }
+            let order = segments.filter { $0.frames >= 10 }.map(\.name)
+            #expect(order.drop { $0 == "blue" }.starts(with: ["red", "blue", "green"]), "\(segments)")
+            // The slate comes after a second of silence plus a second of the held picture.
+            let redFrames = segments.filter { $0.name == "red" }.map(\.frames).reduce(0, +)
+            #expect(redFrames >= 4 * RunProject.fps, "\(segments)")
+        }
+
+        /// A project recording one camera that pushes to onair's SRT listener on `port`; lost
+        /// after 1 s without data, its last picture held 1 s, then a blue slate.
+        private static func recordedCamera(listeningOn port: Int) throws -> RunProject {
+            let scene = """
+                sources:
+                  camera: {kind: listen, url: "srt://127.0.0.1:\(port)"}
+                overlays:
+                  room: {kind: real-scene, camera: camera}
+                active: room
+                input_loss: {after: 1s, hold_last_frame: 1s, slate: {color: "#0000C0"}}
+                """
+            return try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+        }
+
+        /// A camera pushing a plain `colour` picture with sound to onair's SRT listener on `port`.
+        private static func camera(colour: String, seconds: Int, port: Int) throws -> Subprocess {
+            try Subprocess("/usr/bin/env", [
+                "ffmpeg", "-v", "error", "-re",
+                "-f", "lavfi", "-i", "color=c=\(colour):s=320x180:r=30", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+                "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30",
+                "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
+            ])
         }
     }
 }

@@ -250,7 +250,14 @@ final class Compositor: @unchecked Sendable {
         guard now - state.lastArrival > after else { return false }
         if state.lostSince == nil {
             state.lostSince = now
-            if state.lastFrame != nil { events.emit(.inputLost(input: inputs[index].input.name, reason: "no data for \(plan.inputLoss.afterMs) ms")) }
+            if let last = state.lastFrame {
+                events.emit(.inputLost(input: inputs[index].input.name, reason: "no data for \(plan.inputLoss.afterMs) ms"))
+                // Held for a while: brought to the graph source's format once, not at every push.
+                if let source = videoSource[index], case let .video(width, height, _, pixelFormat) = sourceFormats[source].media,
+                   last.width != width || last.height != height || last.pixelFormatName != pixelFormat {
+                    state.lastFrame = try VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat).convert(last)
+                }
+            }
         }
         let interval = Int64(1_000_000 / max(1, state.fps))
         var pushed = false
