@@ -9,6 +9,8 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a pipeline: stream to its destinations until stopped.",
         discussion: """
+            While it runs, type an overlay combination's number or name and Enter to put it on air \
+            (or run 'onair switch NAME COMBINATION' from another terminal or a script).
             Ctrl-C or SIGTERM stops gracefully (inputs stop, encoders flush, recordings are finalised); \
             a second Ctrl-C stops at once.
             Exit codes: 0 stopped cleanly, 1 configuration errors (including a missing stream key), \
