@@ -65,14 +65,18 @@ extension PipelineSpec {
 
         let overlayEntries = reader.namedEntries("overlays")
         let siblings = Dictionary(overlayEntries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-        var overlays: [OverlaySpec] = []
-        for entry in overlayEntries {
-            if let overlay = presets.decode(entry.value, in: .overlays, ownName: entry.key, siblings: siblings, context: context, with: {
+        // Decoded parents first (a combination may extend another), kept in written order.
+        var decoded = [OverlaySpec?](repeating: nil, count: overlayEntries.count)
+        for index in presets.siblingCheckOrder(overlayEntries, in: .overlays, siblings: siblings) {
+            let entry = overlayEntries[index]
+            let id = PresetLibrary.PresetID(section: .overlays, name: entry.key, pipelineFile: entry.value.location.file)
+            decoded[index] = presets.decode(entry.value, in: .overlays, ownName: entry.key, siblings: siblings, checking: id, context: context) {
                 OverlaySpec(name: entry.key, node: $0, location: entry.keyLocation, context: context)
-            }) {
-                overlays.append(overlay)
-                for reference in overlay.sourceReferences { checkSource(reference, role: "in overlay combination '\(overlay.name)'") }
             }
+        }
+        let overlays = decoded.compactMap { $0 }
+        for overlay in overlays {
+            for reference in overlay.sourceReferences { checkSource(reference, role: "in overlay combination '\(overlay.name)'") }
         }
         let active = reader.reference("active")
         if let active, !overlayEntries.contains(where: { $0.key == active.value }) {

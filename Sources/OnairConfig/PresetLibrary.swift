@@ -93,9 +93,13 @@ public struct PresetLibrary: Sendable {
     }
 
     /// A preset named within its section.
+    /// A definition named within its section: a user preset, or (with the file of the
+    /// pipeline that writes it) one of a pipeline's own overlay combinations.
     struct PresetID: Hashable, Sendable {
         var section: Section
         var name: String
+        /// The pipeline file, for a pipeline's own definition; nil for a user preset.
+        var pipelineFile: String? = nil
     }
 
     /// Where a definition lives. A child can extend a parent of its own name only at a deeper
@@ -177,9 +181,10 @@ public struct PresetLibrary: Sendable {
         let nodes = lineage.links.map(\.node)
         let merged = nodes.reversed().dropFirst().reduce(nodes.last!) { $0.overlaid(by: $1) }.removing(key: "extends")
         var inheritance = PresetInheritance()
-        for link in lineage.links.dropFirst() where link.level == .presets {
+        for link in lineage.links.dropFirst() where link.level != .builtin {
             guard let name = link.name else { continue }
-            inheritance.presets.append(PresetID(section: section, name: name))
+            let file = link.level == .pipeline ? link.node.location.file : nil
+            inheritance.presets.append(PresetID(section: section, name: name, pipelineFile: file))
             inheritance.locations.formUnion(link.node.locations)
         }
         return MergedMapping(node: merged, inheritance: inheritance)
@@ -194,6 +199,21 @@ public struct PresetLibrary: Sendable {
             let chain = lineage(of: entry.node, in: section, ownName: entry.name, siblings: nil).links
             for link in chain.reversed() where link.level == .presets {
                 if let name = link.name, let preset = entries[section]?[name], placed.insert(name).inserted { ordered.append(preset) }
+            }
+        }
+        return ordered
+    }
+
+    /// The indices of a pipeline's own definitions (`siblings`, its overlay combinations, in
+    /// written order) in the order they are decoded: each after those of them it extends, as
+    /// user presets are checked, so that a mistake is reported under the one that writes it.
+    func siblingCheckOrder(_ entries: [ConfigNode.Entry], in section: Section, siblings: [String: ConfigNode]) -> [Int] {
+        var ordered: [Int] = [], placed: Set<Int> = []
+        for (index, entry) in entries.enumerated() {
+            let chain = lineage(of: entry.value, in: section, ownName: entry.key, siblings: siblings).links
+            for link in chain.reversed() where link.level == .pipeline {
+                let position = link.name.flatMap { name in entries.firstIndex { $0.key == name } } ?? index
+                if placed.insert(position).inserted { ordered.append(position) }
             }
         }
         return ordered

@@ -50,6 +50,26 @@ struct InheritedMistakeTests {
         ], "\(loaded.dump)")
     }
 
+    @Test("a pipeline's own combinations that extend each other report a mistake once, under the one that writes it")
+    func combinationsOfOnePipelineReportOnce() throws {
+        // Written child first, so decoding in written order would meet the mistake in 'alt'.
+        func pipeline(_ roomKey: String) -> String {
+            Self.pipeline(quality: "{width: 1280, height: 720, fps: 30, video: {bitrate: 3000k, profile: main}}", overlays: """
+                alt: {extends: wide}
+                  wide: {extends: room, auto_lighting: true}
+                  room: {kind: real-scene, camera: camera, \(roomKey): true}
+                """)
+        }
+        let loaded = try TempProject(["Pipelines/p.yaml": pipeline("auto_lightin")]).load()
+        #expect(loaded.diagnostics.map(\.description) == [
+            "Pipelines/p.yaml:6:44: error: unknown key 'auto_lightin' in overlay combination 'room' [unknown-key] — did you mean 'auto_lighting'?",
+        ], "\(loaded.dump)")
+
+        let fixed = try TempProject(["Pipelines/p.yaml": pipeline("auto_lighting")]).load()
+        #expect(fixed.diagnostics.isEmpty, "\(fixed.dump)")
+        #expect(fixed.project.pipeline("p")?.overlays.map(\.name) == ["alt", "wide", "room"], "written order is kept")
+    }
+
     @Test func anInlineQualityExtendingTheChainDoesNotRepeatTheMistake() throws {
         let project = try TempProject([
             "Presets/quality.yaml": Self.chainedQualityPresets,
