@@ -8,7 +8,6 @@ struct PictureCadenceTests {
     func consecutive() {
         var cadence = PictureCadence(longestFill: 30)
         for pts in Int64(0)..<10 { #expect(cadence.admit(pts) == .encode(repeatingLastAt: 0..<0)) }
-        #expect(cadence.repeated == 0)
         #expect(cadence.last == 9)
     }
 
@@ -17,7 +16,6 @@ struct PictureCadenceTests {
         var cadence = PictureCadence(longestFill: 30)
         _ = cadence.admit(100)
         #expect(cadence.admit(104) == .encode(repeatingLastAt: 101..<104))
-        #expect(cadence.repeated == 3)
         #expect(cadence.admit(105) == .encode(repeatingLastAt: 0..<0))
     }
 
@@ -37,7 +35,6 @@ struct PictureCadenceTests {
         _ = cadence.admit(0)
         #expect(cadence.admit(30) == .encode(repeatingLastAt: 1..<30))
         #expect(cadence.admit(62) == .encode(repeatingLastAt: 0..<0))
-        #expect(cadence.repeated == 29)
         #expect(cadence.last == 62)
     }
 

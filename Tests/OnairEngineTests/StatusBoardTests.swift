@@ -11,7 +11,7 @@ func sampleStatus() -> EngineStatus {
         elapsed: .seconds(83),
         renditions: [
             RenditionStatus(id: "r0", width: 1280, height: 720, fps: 30, speed: 1, frames: 2490),
-            RenditionStatus(id: "r1", width: 720, height: 1280, fps: 28.4, speed: 0.9, frames: 2400),
+            RenditionStatus(id: "r1", width: 720, height: 1280, fps: 28.4, speed: 0.9, frames: 2400, repeated: 3),
         ],
         destinations: [
             DestinationStatus(name: "youtube", platform: "youtube", state: .live, stats: youtube, required: true),
@@ -38,6 +38,7 @@ struct StatusBoardTests {
         #expect(lines[0].contains("on air: room"))
         #expect(lines[1].contains("r0") && lines[1].contains("1280x720") && lines[1].contains("30.0 fps") && lines[1].contains("1.00x"))
         #expect(lines[2].contains("28.4 fps") && lines[2].contains("0.90x"))
+        #expect(lines[2].hasSuffix("2400 frames (3 repeated at switches)") && lines[1].hasSuffix("2490 frames"), "\(lines)")
         #expect(lines[3].contains("youtube") && lines[3].contains("live") && lines[3].contains("4.52 Mb/s"))
         #expect(lines[3].contains("dropped 0") && lines[3].contains("reconnects 0"))
         #expect(lines[4].contains("retrying (attempt 3, in 4.0s)") && lines[4].contains("0.00 Mb/s"))

@@ -56,8 +56,12 @@ extension EndToEnd {
             // Every frame is there and the timestamps run on through both switches.
             let video = try decodeRecording(project, "out/rec.mkv")
             expectContinuous(video, seconds: 9, tolerance: 0.05, "recording")
-            // The frames dropped with the old graph are made up for by repeating the last picture.
+            // The frames dropped with the old graph are made up for by repeating the last picture,
+            // a few at each of the two switches, and counted; every frame encoded was recorded.
             #expect(video.largestStep <= frameInterval + 0.002, "a gap of \(String(format: "%.3f", video.largestStep)) s at a switch")
+            let encoded = try #require(run.lastStats?.renditions?.first)
+            #expect((encoded.repeated ?? -1) >= 0 && (encoded.repeated ?? 99) <= 10, "\(encoded)")
+            #expect(encoded.frames == video.frameCount, "\(encoded.frames) frames encoded, \(video.frameCount) recorded")
 
             // The sound ran on through both switches.
             let audioPackets = FFprobe.packets(of: project.file("out/rec.mkv").path, duration: .seconds(30)).filter { $0.codecType == "audio" }

@@ -19,8 +19,6 @@ struct PictureCadence {
     let longestFill: Int64
     /// The timestamp of the last picture encoded.
     private(set) var last: Int64?
-    /// Pictures repeated so far to fill holes.
-    private(set) var repeated = 0
 
     init(longestFill: Int64) {
         self.longestFill = longestFill
@@ -38,7 +36,6 @@ struct PictureCadence {
         self.last = pts
         let hole = (last + 1)..<pts
         guard !hole.isEmpty, Int64(hole.count) <= longestFill else { return .encode(repeatingLastAt: 0..<0) }
-        repeated += hole.count
         return .encode(repeatingLastAt: hole)
     }
 }

@@ -223,7 +223,8 @@ public final class PipelineRun: @unchecked Sendable {
                 let media = Double(progress.micros) / 1_000_000
                 return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
                                        fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
-                                       speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames)
+                                       speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
+                                       repeated: encoder.repeatedPictures)
             },
             destinations: destinations.map {
                 DestinationStatus(name: $0.output.destination, platform: $0.output.platform, state: $0.state, stats: $0.stats, required: $0.output.required)

@@ -56,6 +56,10 @@ final class RenditionEncoder: @unchecked Sendable {
     /// Frames encoded and media time reached.
     var progress: (frames: Int, micros: Int64) { counters.withLock { $0 } }
 
+    /// Pictures repeated to fill the holes overlay switches leave (counted in `progress` too).
+    var repeatedPictures: Int { repeated.withLock { $0 } }
+    private let repeated = Monitor(0)
+
     func attach(_ destination: DestinationWorker) {
         destinations.append(destination)
     }
@@ -91,7 +95,8 @@ final class RenditionEncoder: @unchecked Sendable {
             // this is the last guard: a late picture is dropped, late sound is moved up.
             if item.kind == .video {
                 guard case .encode(let hole) = cadence.admit(pts) else { continue }
-                if let lastPicture {
+                if let lastPicture, !hole.isEmpty {
+                    repeated.withLock { $0 += hole.count }
                     for tick in hole {
                         let copy = try lastPicture.reference()
                         copy.presentationTimestamp = tick

@@ -12,14 +12,18 @@ public struct RenditionStatus: Codable, Equatable, Sendable {
     public var speed: Double
     /// Frames encoded since the start.
     public var frames: Int
+    /// Of those, pictures repeated to keep the frame rate where an overlay switch dropped the
+    /// frames still inside the old filter graph.
+    public var repeated: Int
 
     /// A rendition's status.
-    public init(id: String, width: Int, height: Int, fps: Double, speed: Double, frames: Int) {
+    public init(id: String, width: Int, height: Int, fps: Double, speed: Double, frames: Int, repeated: Int = 0) {
         self.id = id
         self.width = width
         self.height = height
         self.fps = fps
         self.speed = speed
         self.frames = frames
+        self.repeated = repeated
     }
 }

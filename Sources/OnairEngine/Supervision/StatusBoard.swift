@@ -47,6 +47,7 @@ public enum StatusBoard {
         line.append(String(format: "%5.1f fps  ", rendition.fps))
         line.append(String(format: "%.2fx", rendition.speed), rendition.speed < 0.95 ? .yellow : nil)
         line.append("  \(rendition.frames) frames")
+        if rendition.repeated > 0 { line.append(" (\(rendition.repeated) repeated at switches)") }
         return line
     }
 

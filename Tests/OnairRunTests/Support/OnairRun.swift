@@ -51,6 +51,7 @@ struct RunEvent: Decodable, Sendable {
         var frames: Int
         var fps: Double
         var speed: Double
+        var repeated: Int?
     }
 
     /// When it happened (nil when `ts` is missing or unreadable).
