@@ -89,7 +89,9 @@ public struct PresetLibrary: Sendable {
         _ node: ConfigNode, in section: Section, ownName: String?,
         siblings: [String: ConfigNode]? = nil, context: DecodingContext
     ) -> ConfigNode {
-        merge(node, in: section, ownName: ownName, siblings: siblings, context: context).node
+        let merged = merge(node, in: section, ownName: ownName, siblings: siblings)
+        if let problem = merged.problem { context.log.report(problem) }
+        return merged.node
     }
 
     /// A preset named within its section.
@@ -170,14 +172,13 @@ public struct PresetLibrary: Sendable {
         /// The merged mapping, without `extends`.
         var node: ConfigNode
         var inheritance: PresetInheritance
+        /// What ended the chain early (an unknown parent, a cycle), for the caller to report.
+        var problem: Diagnostic?
     }
 
-    /// `resolve`, also telling which user presets the mapping inherits from.
-    func merge(
-        _ node: ConfigNode, in section: Section, ownName: String?, siblings: [String: ConfigNode]?, context: DecodingContext
-    ) -> MergedMapping {
+    /// `resolve`, also telling which user presets the mapping inherits from; reports nothing.
+    func merge(_ node: ConfigNode, in section: Section, ownName: String?, siblings: [String: ConfigNode]?) -> MergedMapping {
         let lineage = lineage(of: node, in: section, ownName: ownName, siblings: siblings)
-        if let problem = lineage.problem { context.log.report(problem) }
         let nodes = lineage.links.map(\.node)
         let merged = nodes.reversed().dropFirst().reduce(nodes.last!) { $0.overlaid(by: $1) }.removing(key: "extends")
         var inheritance = PresetInheritance()
@@ -187,7 +188,7 @@ public struct PresetLibrary: Sendable {
             inheritance.presets.append(PresetID(section: section, name: name, pipelineFile: file))
             inheritance.locations.formUnion(link.node.locations)
         }
-        return MergedMapping(node: merged, inheritance: inheritance)
+        return MergedMapping(node: merged, inheritance: inheritance, problem: lineage.problem)
     }
 
     /// The user presets of a section in the order their standalone checks run: by name, but
@@ -281,9 +282,14 @@ public struct PresetLibrary: Sendable {
         _ node: ConfigNode, in section: Section, ownName: String?, siblings: [String: ConfigNode]?,
         checking preset: PresetID? = nil, context: DecodingContext, with decoder: (ConfigNode) -> Spec?
     ) -> Spec? {
-        let merged = merge(node, in: section, ownName: ownName, siblings: siblings, context: context)
+        let merged = merge(node, in: section, ownName: ownName, siblings: siblings)
         let alreadyReported = context.presets.standaloneReports.alreadyReported(through: merged.inheritance)
-        let (spec, raised) = context.log.withholding(alreadyReported) { decoder(merged.node) }
+        let (spec, raised) = context.log.withholding(alreadyReported) { () -> Spec? in
+            // Inside the check: a cycle closing in a preset this mapping extends is that
+            // preset's problem, reported by its own check.
+            if let problem = merged.problem { context.log.report(problem) }
+            return decoder(merged.node)
+        }
         if let preset { context.presets.standaloneReports.record(raised, for: preset) }
         return spec
     }
