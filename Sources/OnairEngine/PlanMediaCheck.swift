@@ -18,7 +18,7 @@ public enum PlanMediaCheck {
         }
         if let slate = plan.inputLoss.slatePath { files.append((slate, plan.inputLoss.slateOrigin, .picture)) }
         for file in files {
-            let absolute = file.path.hasPrefix("/") ? file.path : projectRoot.appendingPathComponent(file.path).path
+            let absolute = projectRoot.resolvingPlanPath(file.path)
             guard let problem = problem(reading: absolute, needs: file.needs) else { continue }
             log.error("media", "\(file.path) \(problem)", at: file.origin ?? .start(of: pipelineFile),
                       suggestion: "check that it is a picture or video FFmpeg can decode (ffprobe shows what it sees in the file)")

@@ -10,10 +10,14 @@ struct PlannedSource {
     var pad: String
     /// Index of the planned input.
     var input: Int
-    var kind: MediaKind
     /// The planned format: what a live input (not opened before the graph is built) delivers,
     /// and what the check assumes for every input.
     var media: InputMedia
+
+    /// Pictures or sound, as `media` says.
+    var kind: MediaKind {
+        if case .video = media { .video } else { .audio }
+    }
 
     /// Every input pad of `plan`'s graph, in the order the graph first reads them.
     static func all(in plan: PipelinePlan) -> [PlannedSource] {
@@ -22,12 +26,12 @@ struct PlannedSource {
             guard parts.count == 2, let index = Int(parts[0]), index < plan.inputs.count else { return nil }
             let input = plan.inputs[index]
             if parts[1] == "a" {
-                return PlannedSource(pad: pad, input: index, kind: .audio,
+                return PlannedSource(pad: pad, input: index,
                                      media: .audio(sampleRate: input.audio?.sampleRate ?? 48000, channels: input.audio?.channels ?? 2))
             }
             let still: Bool
             if case .file(_, _, let isStill) = input.kind { still = isStill } else { still = false }
-            return PlannedSource(pad: pad, input: index, kind: .video,
+            return PlannedSource(pad: pad, input: index,
                                  media: .video(width: input.video?.width ?? plan.canvas.width, height: input.video?.height ?? plan.canvas.height,
                                                frameRate: FrameRate(input.video?.fps ?? plan.fps), pixelFormat: still ? "rgba" : "yuv420p"))
         }

@@ -26,13 +26,10 @@ final class OverlaySwitcher: @unchecked Sendable {
     /// come from its own lead source, and one without sound (slides after the camera) would
     /// need other encoders — so the combinations switched to keep the starting sound instead.
     init(pipeline: PipelineSpec, onAir: PipelinePlan, planner: CheckedPlanner) {
-        let startSound = Planner.soundSource(of: pipeline)
         choices = pipeline.overlays.map { overlay in
             if overlay.name == onAir.activeOverlay { return Choice(name: overlay.name, plan: onAir) }
             let log = DiagnosticLog()
-            var spec = pipeline.activating(overlay.name)
-            if spec?.audio == nil, let startSound { spec?.audio = Located(startSound, at: pipeline.active.location) }
-            var plan = spec.flatMap { planner.plan($0, log: log) }
+            var plan = pipeline.switchedLive(to: overlay.name).flatMap { planner.plan($0, log: log) }
             let problem = log.sorted.first { $0.severity == .error }
             if problem != nil { plan = nil }
             return Choice(name: overlay.name, plan: plan,
@@ -107,4 +104,15 @@ final class OverlaySwitcher: @unchecked Sendable {
 /// Why a typed switch request was refused.
 struct SwitchRefusal: Error, CustomStringConvertible {
     var description: String
+}
+
+extension PipelineSpec {
+    /// This pipeline as it runs once `overlay` is switched to live, from a run started with
+    /// `active:` on air: the combination changes, the sound stays the starting one (see
+    /// ``OverlaySwitcher``). Nil when it has no such combination.
+    func switchedLive(to overlay: String) -> PipelineSpec? {
+        guard var spec = activating(overlay) else { return nil }
+        if spec.audio == nil, let sound = Planner.soundSource(of: self) { spec.audio = Located(sound, at: active.location) }
+        return spec
+    }
 }

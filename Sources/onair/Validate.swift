@@ -73,17 +73,21 @@ struct Validate: ParsableCommand {
         if errors > 0 || (strict && warnings > 0) { throw ExitCode.failure }
     }
 
-    /// Compiles each overlay combination that is not on air at start, as `onair run --overlay`
-    /// would, so a combination kept for later is as trustworthy as the active one. What only
+    /// Compiles each overlay combination that is not on air at start, both as `onair run
+    /// --overlay` starts with it and as a live switch puts it on air (keeping the starting
+    /// sound), so a combination kept for later is as trustworthy as the active one. What only
     /// that combination gets wrong is reported with its name; the rest was reported already.
     private func checkOtherCombinations(of pipeline: PipelineSpec, planner: CheckedPlanner, log: DiagnosticLog) {
         for overlay in pipeline.overlays where overlay.name != pipeline.active.value {
-            guard let alternative = pipeline.activating(overlay.name) else { continue }
-            let scratch = DiagnosticLog()
-            planner.plan(alternative, log: scratch)
-            for var diagnostic in scratch.all where !log.contains(diagnostic) {
-                diagnostic.message += " (when overlay combination '\(overlay.name)' is on air)"
-                log.report(diagnostic)
+            let started = pipeline.activating(overlay.name), switched = pipeline.switchedLive(to: overlay.name)
+            let ways = [started] + (switched?.audio?.value == started?.audio?.value ? [] : [switched])
+            for alternative in ways.compactMap({ $0 }) {
+                let scratch = DiagnosticLog()
+                planner.plan(alternative, log: scratch)
+                for var diagnostic in scratch.all where !log.contains(diagnostic) {
+                    diagnostic.message += " (when overlay combination '\(overlay.name)' is on air)"
+                    log.report(diagnostic)
+                }
             }
         }
     }

@@ -57,10 +57,10 @@ final class Compositor: @unchecked Sendable {
         cover = Array(repeating: nil, count: inputs.count)
     }
 
-    /// Builds the graph from the inputs' real formats (local inputs) or their planned ones;
-    /// `announce` emits `overlay.applied` (an overlay switch emits it once the switch is done).
-    func build(slatePath: URL?, announce: Bool = true) throws {
-        for source in PlannedSource.all(in: plan) where source.input < inputs.count {
+    /// Builds the graph from the inputs' real formats (local inputs) or their planned ones, and
+    /// prepares `slate` and silence for each live input in its graph source's format.
+    func build(slate: Slate) throws {
+        for source in PlannedSource.all(in: plan) {
             let index = source.input
             let worker = inputs[index]
             // Local inputs were opened: their real format. Live ones: the planned format.
@@ -95,14 +95,12 @@ final class Compositor: @unchecked Sendable {
         }
         graph = try FilterGraphRunner(description: plan.graph.description(), sources: sourceFormats, sinks: sinks)
         sinkTimeBases = sinks.indices.map { graph.timeBase(ofSink: $0) }
-        let slate = try Slate(imageAt: slatePath, color: plan.inputLoss.slateColor ?? 0)
         for index in cover.indices where cover[index] != nil {
             if let source = videoSource[index] { cover[index]!.slate = try slate.picture(for: sourceFormats[source].media) }
             if let source = audioSource[index], case let .audio(rate, channels, format) = sourceFormats[source].media {
                 cover[index]!.silence = try Frame(silence: InputCover.silenceSamples, sampleRate: rate, channels: channels, sampleFormat: format)
             }
         }
-        if announce { events.emit(.overlayApplied(overlay: plan.activeOverlay)) }
     }
 
     func start() {

@@ -58,7 +58,7 @@ final class InputWorker: @unchecked Sendable {
         self.input = input
         switch input.kind {
         case .lavfi(let graph): url = graph
-        case .file(let path, _, _): url = path.hasPrefix("/") ? path : projectRoot.appendingPathComponent(path).path
+        case .file(let path, _, _): url = projectRoot.resolvingPlanPath(path)
         case .network(let address), .listen(let address): url = address
         case .device(let path, _): url = path
         }
@@ -92,21 +92,18 @@ final class InputWorker: @unchecked Sendable {
     }
 
     func start() {
-        started = true
         startThread(named: "onair.input.\(input.index)") { [self] in
             run()
             finishedSignal.signal()
         }
     }
 
-    private var started = false
     private let finishedSignal = DispatchSemaphore(value: 0)
 
-    /// Waits until the thread has left libav (true), or `timeout` passes. A run must not end
+    /// Waits until the started thread has left libav (true), or `timeout` passes. A run must not end
     /// the process while an input is still inside a library call: libsrt's cleanup at exit
     /// frees what a listener still waiting for its camera uses.
     func wait(timeout: TimeInterval) -> Bool {
-        guard started else { return true }
         guard finishedSignal.wait(timeout: .now() + timeout) == .success else { return false }
         finishedSignal.signal()
         return true

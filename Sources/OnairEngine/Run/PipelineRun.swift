@@ -44,6 +44,7 @@ public final class PipelineRun: @unchecked Sendable {
     private var encoders: [RenditionEncoder] = []
     private var destinations: [DestinationWorker] = []
     private var compositor: Compositor!
+    private let slate: Slate
     /// Guards `inputs`, `compositor`, `overlay` and `stopRequests`, which an overlay switch replaces.
     private let lock = NSLock()
     /// One overlay switch at a time.
@@ -78,6 +79,9 @@ public final class PipelineRun: @unchecked Sendable {
         }
         let durationMicros = options.duration?.inMicroseconds
         self.durationMicros = durationMicros
+        // The slate belongs to the pipeline, not to a combination: decoded once for every graph.
+        slate = try Slate(imageAt: plan.inputLoss.slatePath.map { URL(fileURLWithPath: projectRoot.resolvingPlanPath($0)) },
+                          color: plan.inputLoss.slateColor ?? 0)
         inputs = plan.inputs.map {
             InputWorker(input: $0, projectRoot: projectRoot, doorbell: doorbell, clock: clock, pacing: options.pacing,
                         durationMicros: durationMicros, events: events)
@@ -91,12 +95,12 @@ public final class PipelineRun: @unchecked Sendable {
             case .rtmp, .srt:
                 if let key = keys.key(for: output.destination) { target = target.replacingOccurrences(of: "{key}", with: key) }
             case .recording, .hls:
-                target = Self.expandDate(in: target.hasPrefix("/") ? target : projectRoot.appendingPathComponent(target).path)
+                target = Self.expandDate(in: projectRoot.resolvingPlanPath(target))
             }
             var output = output
             output.options = output.options.map { option in
                 var option = option
-                if option.isPath, !option.value.hasPrefix("/") { option.value = projectRoot.appendingPathComponent(option.value).path }
+                if option.isPath { option.value = projectRoot.resolvingPlanPath(option.value) }
                 return option
             }
             let worker = DestinationWorker(output: output, target: target, streams: encoder.streams,
@@ -105,7 +109,8 @@ public final class PipelineRun: @unchecked Sendable {
             destinations.append(worker)
         }
         compositor = Compositor(plan: plan, inputs: inputs, encoders: encoders, doorbell: doorbell, clock: clock, events: events)
-        try compositor.build(slatePath: plan.inputLoss.slatePath.map { projectRoot.appendingPathComponent($0) })
+        try compositor.build(slate: slate)
+        events.emit(.overlayApplied(overlay: plan.activeOverlay))
     }
 
     /// Starts every thread: destinations connect, inputs read.
@@ -159,7 +164,7 @@ public final class PipelineRun: @unchecked Sendable {
         let successor = Compositor(plan: next, inputs: workers, encoders: encoders, doorbell: doorbell, clock: clock, events: events)
         do {
             for worker in opened { try worker.prepare() }
-            try successor.build(slatePath: next.inputLoss.slatePath.map { projectRoot.appendingPathComponent($0) }, announce: false)
+            try successor.build(slate: slate)
         } catch {
             for worker in opened { worker.stop() }
             throw SwitchError(description: "could not put '\(next.activeOverlay)' on air: \(keys.redact("\(error)"))")
@@ -224,7 +229,7 @@ public final class PipelineRun: @unchecked Sendable {
                 return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
                                        fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
                                        speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
-                                       repeated: encoder.repeatedPictures)
+                                       repeated: progress.repeated)
             },
             destinations: destinations.map {
                 DestinationStatus(name: $0.output.destination, platform: $0.output.platform, state: $0.state, stats: $0.stats, required: $0.output.required)

@@ -28,8 +28,8 @@ final class RenditionEncoder: @unchecked Sendable {
     private let audio: Encoder?
     private var destinations: [DestinationWorker] = []
     private let finishedSignal = DispatchSemaphore(value: 0)
-    /// Video frames encoded and the media time reached (µs).
-    private let counters = Monitor((frames: 0, micros: Int64(0)))
+    /// What has been encoded (see `Progress`).
+    private let counters = Monitor(Progress())
     private let failureReason = Monitor<String?>(nil)
     /// Why encoding failed, if it did.
     var failure: String? { failureReason.withLock { $0 } }
@@ -54,11 +54,17 @@ final class RenditionEncoder: @unchecked Sendable {
     var streams: [StreamParameters] { [video.parameters] + (audio.map { [$0.parameters] } ?? []) }
 
     /// Frames encoded and media time reached.
-    var progress: (frames: Int, micros: Int64) { counters.withLock { $0 } }
+    var progress: Progress { counters.withLock { $0 } }
 
-    /// Pictures repeated to fill the holes overlay switches leave (counted in `progress` too).
-    var repeatedPictures: Int { repeated.withLock { $0 } }
-    private let repeated = Monitor(0)
+    /// How far an encoder has come.
+    struct Progress {
+        /// Video frames encoded.
+        var frames = 0
+        /// Of those, pictures repeated to fill the holes overlay switches leave.
+        var repeated = 0
+        /// The media time reached (µs).
+        var micros: Int64 = 0
+    }
 
     func attach(_ destination: DestinationWorker) {
         destinations.append(destination)
@@ -96,7 +102,7 @@ final class RenditionEncoder: @unchecked Sendable {
             if item.kind == .video {
                 guard case .encode(let hole) = cadence.admit(pts) else { continue }
                 if let lastPicture, !hole.isEmpty {
-                    repeated.withLock { $0 += hole.count }
+                    counters.withLock { $0.repeated += hole.count }
                     for tick in hole {
                         let copy = try lastPicture.reference()
                         copy.presentationTimestamp = tick
@@ -123,7 +129,10 @@ final class RenditionEncoder: @unchecked Sendable {
         try drain(encoder)
         if encoder.kind == .video, let pts = frame.presentationTimestamp {
             let micros = encoder.timeBase.convert(pts, to: .microseconds)
-            counters.withLock { $0 = (frames: $0.frames + 1, micros: max($0.micros, micros)) }
+            counters.withLock {
+                $0.frames += 1
+                $0.micros = max($0.micros, micros)
+            }
         }
     }
 

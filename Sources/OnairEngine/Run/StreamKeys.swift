@@ -6,7 +6,7 @@ import OnairPlanner
 /// keeps them out of every log line, event, error and status.
 public struct StreamKeys: Sendable {
     /// Key value by destination name.
-    private var values: [String: String] = [:]
+    private let values: [String: String]
 
     /// A missing key: which destination, which reference.
     public struct Missing: Error, CustomStringConvertible, Sendable {
@@ -25,7 +25,7 @@ public struct StreamKeys: Sendable {
 
     /// Resolves every output's key; throws for the first one missing (before any connection).
     public static func resolve(for plan: PipelinePlan, environment: [String: String], projectRoot: URL) throws(Missing) -> StreamKeys {
-        var keys = StreamKeys()
+        var values: [String: String] = [:]
         for output in plan.outputs {
             guard let reference = output.key else { continue }
             let value: String?
@@ -33,17 +33,15 @@ public struct StreamKeys: Sendable {
             case .environment(let name):
                 value = environment[name]
             case .file(let file):
-                var path = (file as NSString).expandingTildeInPath
-                if !path.hasPrefix("/") { path = projectRoot.appendingPathComponent(path).path }
+                let path = projectRoot.resolvingPlanPath((file as NSString).expandingTildeInPath)
                 value = (try? String(contentsOfFile: path, encoding: .utf8))?.split(whereSeparator: \.isNewline).first.map(String.init)
             }
             guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw Missing(destination: output.destination, reference: reference)
             }
-            keys.values[output.destination] = value.trimmingCharacters(in: .whitespaces)
+            values[output.destination] = value.trimmingCharacters(in: .whitespaces)
         }
-        keys.redactor = redactor(for: keys.values)
-        return keys
+        return StreamKeys(values)
     }
 
     /// The key of `destination`.
@@ -56,7 +54,7 @@ public struct StreamKeys: Sendable {
 
     /// Built once from the keys. Keys shorter than 4 characters are not redacted: replacing
     /// every "a" would garble logs without protecting anything.
-    private var redactor = SecretRedactor(secrets: [])
+    private let redactor: SecretRedactor
 
     private static func redactor(for values: [String: String]) -> SecretRedactor {
         let keys = values.values.filter { $0.count >= 4 }
@@ -64,7 +62,7 @@ public struct StreamKeys: Sendable {
         return SecretRedactor(secrets: keys + encoded, replacement: "<redacted>")
     }
 
-    /// For tests: keys given directly.
+    /// Keys given directly, by destination name (`resolve` reads them from where the plan says).
     public init(_ values: [String: String] = [:]) {
         self.values = values
         redactor = Self.redactor(for: values)
