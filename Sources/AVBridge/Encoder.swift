@@ -85,10 +85,10 @@ public final class Encoder {
     private var codec: UnsafeMutablePointer<AVCodecContext>?
     /// Video or audio.
     public let kind: MediaKind
-    /// The unit of frame and packet timestamps.
-    public let timeBase: TimeBase
     /// What muxers need to write this stream.
     public let parameters: StreamParameters
+    /// The unit of frame and packet timestamps (the stream's).
+    public var timeBase: TimeBase { parameters.timeBase }
 
     /// Opens a video encoder.
     public convenience init(video settings: VideoEncoderSettings) throws(LibavError) {
@@ -152,7 +152,6 @@ public final class Encoder {
         parameters = try StreamParameters(codec: codec)
         self.codec = codec
         self.kind = kind
-        timeBase = TimeBase(codec.pointee.time_base)
         opened = true
     }
 

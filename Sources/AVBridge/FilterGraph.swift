@@ -187,14 +187,6 @@ final class FilterGraph {
         try LibavError.check(avfilter_graph_config(pointer, nil), "avfilter_graph_config")
     }
 
-    /// The instance names of all filters in the graph, in creation order (parsed filters,
-    /// then sources and sinks, then the converters `avfilter_graph_config` inserted).
-    var filterNames: [String] {
-        let graph = pointer.pointee
-        guard let filters = graph.filters else { return [] }
-        return (0..<Int(graph.nb_filters)).compactMap { filters[$0].map(Self.instanceName(of:)) }
-    }
-
     static func instanceName(of filter: UnsafeMutablePointer<AVFilterContext>) -> String {
         filter.pointee.name.map { String(cString: $0) } ?? ""
     }

@@ -42,23 +42,25 @@ public final class FilterGraphRunner {
     /// The buffer sources of each ``Source``: one per pad that reads its label.
     private let sources: [[UnsafeMutablePointer<AVFilterContext>]]
     private let sinks: [UnsafeMutablePointer<AVFilterContext>]
-    private let sourceSpecs: [Source]
-    private var converters: [Int: VideoFrameConverter] = [:]
-    private var audioConverters: [Int: AudioFrameConverter] = [:]
-    /// Each source's pixel or sample format as libav's number, to compare frames against
-    /// without building strings on every frame.
-    private let expectedFormats: [Int32]
+    /// What brings a frame of another format to each source's (its libav context is made on
+    /// first use, so an input that always matches costs nothing).
+    private let converters: [SourceConverter]
+
+    private enum SourceConverter {
+        case video(VideoFrameConverter)
+        case audio(AudioFrameConverter)
+    }
 
     /// Parses `description`, connects the sources and sinks by label (as ``FilterGraphCheck``
     /// does: a label read twice gets a buffer source per pad), and configures the graph.
     /// A failure carries libav's own messages (captured from its log).
     public init(description: String, sources: [Source], sinks: [Sink], threads: Int = 0) throws(FilterGraphFailure) {
         LibAV.initialize()
-        sourceSpecs = sources
-        expectedFormats = sources.map { source in
+        converters = sources.map { source in
             switch source.media {
-            case .video(_, _, _, let pixelFormat): av_get_pix_fmt(pixelFormat).rawValue
-            case .audio(_, _, let sampleFormat): av_get_sample_fmt(sampleFormat).rawValue
+            case let .video(width, height, _, pixelFormat): .video(VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat))
+            case let .audio(sampleRate, channels, sampleFormat):
+                .audio(AudioFrameConverter(sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat))
             }
         }
         let (built, lines) = LibavLog.capturingResult { () throws(LibavError) -> (FilterGraph, GraphEndpoints) in
@@ -88,19 +90,15 @@ public final class FilterGraphRunner {
     /// converted first.
     public func push(_ frame: Frame, source index: Int) throws(LibavError) {
         var input = frame
-        let raw = frame.pointer.pointee
-        let expected = expectedFormats[index]
-        if case let .video(width, height, _, pixelFormat) = sourceSpecs[index].media,
-           Int(raw.width) != width || Int(raw.height) != height || raw.format != expected {
-            if converters[index] == nil { converters[index] = VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat) }
-            input = try converters[index]!.convert(frame)
-        } else if case let .audio(sampleRate, channels, sampleFormat) = sourceSpecs[index].media,
-                  Int(raw.sample_rate) != sampleRate || Int(raw.ch_layout.nb_channels) != channels || raw.format != expected {
-            if audioConverters[index] == nil {
-                audioConverters[index] = AudioFrameConverter(sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat)
-            }
-            input = try audioConverters[index]!.convert(frame)
+        switch converters[index] {
+        case .video(let converter) where converter.changes(frame):
+            input = try converter.convert(frame)
+        case .audio(let converter) where converter.changes(frame):
+            input = try converter.convert(frame)
+            // The resampler may keep every sample of a short frame for the next one.
             if input.sampleCount == 0 { return }
+        default:
+            break
         }
         for (pad, source) in sources[index].enumerated() {
             // Each pad but the last gets a new reference; the last takes the frame over.

@@ -20,6 +20,12 @@ public final class VideoFrameConverter {
         sws_freeContext(context)
     }
 
+    /// Whether `frame` differs from what this converter makes (size or pixel format).
+    public func changes(_ frame: Frame) -> Bool {
+        let source = frame.pointer
+        return Int(source.pointee.width) != width || Int(source.pointee.height) != height || source.pointee.format != pixelFormat.rawValue
+    }
+
     /// A new frame holding `frame` converted (timestamp kept).
     public func convert(_ frame: Frame) throws(LibavError) -> Frame {
         let output = try Frame(width: width, height: height, format: pixelFormat)
@@ -52,6 +58,13 @@ public final class AudioFrameConverter {
 
     deinit {
         swr_free(&context)
+    }
+
+    /// Whether `frame` differs from what this converter makes (rate, channels or sample format).
+    public func changes(_ frame: Frame) -> Bool {
+        let source = frame.pointer
+        return Int(source.pointee.sample_rate) != sampleRate || Int(source.pointee.ch_layout.nb_channels) != channels
+            || source.pointee.format != sampleFormat.rawValue
     }
 
     /// A new frame holding `frame` converted; its timestamp is kept as it is (in whatever time

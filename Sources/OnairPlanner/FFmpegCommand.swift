@@ -97,10 +97,9 @@ public struct FFmpegCommand: Sendable {
                 var expands = false
                 let slaves = outputs.map { output -> String in
                     var settings = ["f=\(output.format)"]
-                    // An option value is unescaped twice: when the slaves are split, then when its options are.
-                    settings += output.options.map { "\($0.key)=\(Self.teeEscape(Self.teeEscape($0.isPath ? path($0.value) : $0.value, option: true), option: true))" }
+                    settings += output.options.map { "\($0.key)=\(Self.teeOptionValue($0.isPath ? path($0.value) : $0.value))" }
                     if !output.required { settings.append("onfail=ignore") }
-                    let target = Self.target(output, path: path) { Self.teeEscape($0) }
+                    let target = Self.target(output, path: path, escape: Self.teeTarget)
                     expands = expands || target.expandsKey
                     return "[" + settings.joined(separator: ":") + "]" + target.text
                 }
@@ -109,17 +108,17 @@ public struct FFmpegCommand: Sendable {
         }
     }
 
-    /// Backslash-escapes what the tee muxer's tokenizer (`av_get_token`) treats specially in a
-    /// slave's target: quotes, backslashes and the slave separator. `option` also escapes the
-    /// separators of a slave's options (and spaces, which the tokenizer would trim).
-    static func teeEscape(_ value: String, option: Bool = false) -> String {
-        let special = option ? "\\'|[]:= " : "\\'|["
-        var escaped = ""
-        for character in value {
-            if special.contains(character) { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
+    /// A slave's target as the tee muxer's tokenizer (`av_get_token`) must see it: quotes,
+    /// backslashes and the slave separator escaped.
+    static func teeTarget(_ value: String) -> String {
+        FilterEscaping.escape(value, specials: "\\'|[")
+    }
+
+    /// A slave option's value: unescaped twice, when the slaves are split and then when the
+    /// slave's options are, so its specials (those separators too) are escaped twice.
+    static func teeOptionValue(_ value: String) -> String {
+        let specials = "\\'|[]:="
+        return FilterEscaping.escape(FilterEscaping.escape(value, specials: specials), specials: specials)
     }
 
     /// Where an output goes; `escape` applies to the target itself, not to a key's shell expansion.

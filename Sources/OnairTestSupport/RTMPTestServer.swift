@@ -228,7 +228,7 @@ public final class RTMPTestServer: @unchecked Sendable {
 
 /// A process named so that a reused PID is not mistaken for it: its PID and its start time
 /// (field 22 of `/proc/PID/stat`, in clock ticks since boot).
-struct ProcessIdentity: Equatable, CustomStringConvertible {
+public struct ProcessIdentity: Equatable, CustomStringConvertible {
     var pid: pid_t
     var startTime: UInt64
 
@@ -250,7 +250,7 @@ struct ProcessIdentity: Equatable, CustomStringConvertible {
         self.init(pid: pid, startTime: start)
     }
 
-    var description: String { "\(pid) \(startTime)" }
+    public var description: String { "\(pid) \(startTime)" }
 
     /// Whether this very process still runs (not merely some process with its PID).
     var isAlive: Bool {
@@ -268,7 +268,7 @@ struct ProcessIdentity: Equatable, CustomStringConvertible {
     }
 
     /// The command line of `pid`, arguments separated by spaces; nil when it does not exist.
-    static func commandLine(of pid: pid_t) -> String? {
+    public static func commandLine(of pid: pid_t) -> String? {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return nil }
         return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
     }

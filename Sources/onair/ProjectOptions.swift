@@ -27,7 +27,7 @@ struct ProjectOptions: ParsableArguments {
         let project = Project.load(root: root, displayRoot: displayRoot, builtinPlatforms: PlatformCatalogue.builtinNode,
                                    only: only, extraPipelineFiles: extraPipelineFiles,
                                    builtinPipelines: BuiltinPipelines.all, log: log)
-        return LoadedProject(project: project, catalogue: PlatformCatalogue(project: project))
+        return LoadedProject(project: project)
     }
 }
 
@@ -84,7 +84,8 @@ extension ProjectOptions {
 /// A project with its platform catalogue resolved.
 struct LoadedProject {
     var project: Project
-    var catalogue: PlatformCatalogue
+    /// Its platforms, built in and from `Presets/`, as the load decoded them.
+    var catalogue: PlatformCatalogue { PlatformCatalogue(project: project) }
 
     /// A planner for this project.
     func planner(mode: Planner.Mode) -> CheckedPlanner {

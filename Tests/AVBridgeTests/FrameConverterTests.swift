@@ -16,6 +16,14 @@ struct VideoFrameConverterTests {
         }
     }
 
+    @Test("a frame needs converting when its size or pixel format differs, not otherwise")
+    func tellsWhatChanges() throws {
+        let converter = VideoFrameConverter(width: 64, height: 32, pixelFormat: "yuv420p")
+        #expect(!converter.changes(try Frame(width: 64, height: 32, pixelFormat: "yuv420p")))
+        #expect(converter.changes(try Frame(width: 64, height: 36, pixelFormat: "yuv420p")))
+        #expect(converter.changes(try Frame(width: 64, height: 32, pixelFormat: "rgba")))
+    }
+
     @Test("an unknown pixel format fails on conversion, as an unknown name does")
     func unknownPixelFormat() throws {
         let converter = VideoFrameConverter(width: 16, height: 16, pixelFormat: "nosuchformat")
@@ -28,6 +36,15 @@ struct VideoFrameConverterTests {
 
 @Suite("AudioFrameConverter")
 struct AudioFrameConverterTests {
+    @Test("a frame needs converting when its rate, channels or sample format differ, not otherwise")
+    func tellsWhatChanges() throws {
+        let converter = AudioFrameConverter(sampleRate: 48000, channels: 2, sampleFormat: "fltp")
+        #expect(!converter.changes(try Frame(silence: 1024, sampleRate: 48000, channels: 2, sampleFormat: "fltp")))
+        #expect(converter.changes(try Frame(silence: 1024, sampleRate: 44100, channels: 2, sampleFormat: "fltp")))
+        #expect(converter.changes(try Frame(silence: 1024, sampleRate: 48000, channels: 1, sampleFormat: "fltp")))
+        #expect(converter.changes(try Frame(silence: 1024, sampleRate: 48000, channels: 2, sampleFormat: "s16")))
+    }
+
     @Test("converts to the target format, also when the input's format changes between frames")
     func followsInputChanges() throws {
         let converter = AudioFrameConverter(sampleRate: 48000, channels: 2, sampleFormat: "fltp")

@@ -251,9 +251,9 @@ final class Compositor: @unchecked Sendable {
             if let last = state.lastFrame {
                 events.emit(.inputLost(input: inputs[index].input.name, reason: "no data for \(plan.inputLoss.afterMs) ms"))
                 // Held for a while: brought to the graph source's format once, not at every push.
-                if let source = videoSource[index], case let .video(width, height, _, pixelFormat) = sourceFormats[source].media,
-                   last.width != width || last.height != height || last.pixelFormatName != pixelFormat {
-                    state.lastFrame = try VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat).convert(last)
+                if let source = videoSource[index], case let .video(width, height, _, pixelFormat) = sourceFormats[source].media {
+                    let converter = VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat)
+                    if converter.changes(last) { state.lastFrame = try converter.convert(last) }
                 }
             }
         }

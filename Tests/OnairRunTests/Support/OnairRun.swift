@@ -159,10 +159,7 @@ final class OnairRun: @unchecked Sendable {
     }
 
     /// The command line onair is running with, from /proc (arguments joined by spaces).
-    var procCommandLine: String? {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
-        return String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
-    }
+    var procCommandLine: String? { ProcessIdentity.commandLine(of: pid) }
 
     /// Resident memory in bytes, from /proc/PID/status (nil once the process is gone).
     var residentBytes: Int? {
