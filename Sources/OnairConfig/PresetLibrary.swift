@@ -77,23 +77,6 @@ public struct PresetLibrary: Sendable {
         }
     }
 
-    /// Follows `extends:` from `node` and returns the merged mapping (without `extends`),
-    /// reporting unknown parents (with "did you mean") and cycles.
-    ///
-    /// - Parameters:
-    ///   - siblings: for a mapping written in a pipeline, the pipeline's own definitions of the
-    ///     section (may be empty); nil when `node` is itself a preset.
-    ///   - ownName: the name of the mapping being resolved, so `twitch: {extends: twitch}` in
-    ///     `platforms` reaches the built-in rather than itself.
-    public func resolve(
-        _ node: ConfigNode, in section: Section, ownName: String?,
-        siblings: [String: ConfigNode]? = nil, context: DecodingContext
-    ) -> ConfigNode {
-        let merged = merge(node, in: section, ownName: ownName, siblings: siblings)
-        if let problem = merged.problem { context.log.report(problem) }
-        return merged.node
-    }
-
     /// A preset named within its section.
     /// A definition named within its section: a user preset, or (with the file of the
     /// pipeline that writes it) one of a pipeline's own overlay combinations.
@@ -131,7 +114,7 @@ public struct PresetLibrary: Sendable {
         var problem: Diagnostic?
     }
 
-    /// Follows `extends:` from `node` without reporting anything (see `resolve`).
+    /// Follows `extends:` from `node` without reporting anything (see `merge`).
     func lineage(of node: ConfigNode, in section: Section, ownName: String?, siblings: [String: ConfigNode]?) -> Lineage {
         var lineage = Lineage(links: [.init(node: node, level: siblings == nil ? .presets : .pipeline, name: ownName)])
         let siblings = siblings ?? [:]
@@ -171,24 +154,32 @@ public struct PresetLibrary: Sendable {
     struct MergedMapping {
         /// The merged mapping, without `extends`.
         var node: ConfigNode
-        var inheritance: PresetInheritance
+        /// The user presets (and a pipeline's own definitions) it extends, nearest first.
+        var inherited: [PresetID]
+        /// The mappings written by the user that went into it: its own and those it extends.
+        var writtenBy: [ConfigNode]
         /// What ended the chain early (an unknown parent, a cycle), for the caller to report.
         var problem: Diagnostic?
     }
 
-    /// `resolve`, also telling which user presets the mapping inherits from; reports nothing.
+    /// Follows `extends:` from `node` and returns the merged mapping (without `extends`), the
+    /// user presets it inherits from, and what ended the chain early (an unknown parent, with
+    /// "did you mean", or a cycle) for the caller to report.
+    ///
+    /// - Parameters:
+    ///   - siblings: for a mapping written in a pipeline, the pipeline's own definitions of the
+    ///     section (may be empty); nil when `node` is itself a preset.
+    ///   - ownName: the name of the mapping being resolved, so `twitch: {extends: twitch}` in
+    ///     `platforms` reaches the built-in rather than itself.
     func merge(_ node: ConfigNode, in section: Section, ownName: String?, siblings: [String: ConfigNode]?) -> MergedMapping {
         let lineage = lineage(of: node, in: section, ownName: ownName, siblings: siblings)
         let nodes = lineage.links.map(\.node)
         let merged = nodes.reversed().dropFirst().reduce(nodes.last!) { $0.overlaid(by: $1) }.removing(key: "extends")
-        var inheritance = PresetInheritance()
-        for link in lineage.links.dropFirst() where link.level != .builtin {
-            guard let name = link.name else { continue }
-            let file = link.level == .pipeline ? link.node.location.file : nil
-            inheritance.presets.append(PresetID(section: section, name: name, pipelineFile: file))
-            inheritance.locations.formUnion(link.node.locations)
+        let written = lineage.links.filter { $0.level != .builtin }
+        let inherited = written.dropFirst().compactMap { link in
+            link.name.map { PresetID(section: section, name: $0, pipelineFile: link.level == .pipeline ? link.node.location.file : nil) }
         }
-        return MergedMapping(node: merged, inheritance: inheritance, problem: lineage.problem)
+        return MergedMapping(node: merged, inherited: inherited, writtenBy: written.map(\.node), problem: lineage.problem)
     }
 
     /// The user presets of a section in the order their standalone checks run: by name, but
@@ -271,7 +262,7 @@ public struct PresetLibrary: Sendable {
         return decode(entry.node, in: section, ownName: entry.name, siblings: nil, checking: standalone, context: context, with: decoder)
     }
 
-    /// Resolves `node`'s `extends:` (see `resolve`) and decodes the merged mapping with
+    /// Resolves `node`'s `extends:` (see `merge`) and decodes the merged mapping with
     /// `decoder`, leaving out the problems that the standalone checks of the user presets it
     /// extends already reported at locations it inherits from them: there they name the preset
     /// that writes the mistake; here they would name this mapping, at the same line.
@@ -283,14 +274,14 @@ public struct PresetLibrary: Sendable {
         checking preset: PresetID? = nil, context: DecodingContext, with decoder: (ConfigNode) -> Spec?
     ) -> Spec? {
         let merged = merge(node, in: section, ownName: ownName, siblings: siblings)
-        let alreadyReported = context.presets.standaloneReports.alreadyReported(through: merged.inheritance)
+        let alreadyReported = context.presets.standaloneReports.alreadyReported(through: merged.inherited)
         let (spec, raised) = context.log.withholding(alreadyReported) { () -> Spec? in
             // Inside the check: a cycle closing in a preset this mapping extends is that
             // preset's problem, reported by its own check.
             if let problem = merged.problem { context.log.report(problem) }
             return decoder(merged.node)
         }
-        if let preset { context.presets.standaloneReports.record(raised, for: preset) }
+        if let preset { context.presets.standaloneReports.record(raised, for: preset, writtenIn: merged.writtenBy) }
         return spec
     }
 }
