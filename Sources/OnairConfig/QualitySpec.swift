@@ -59,24 +59,18 @@ public struct AudioSettings: Hashable, Sendable {
 /// is decoded to one of these once per load, however many lines name it; each line then gets
 /// its own `QualitySpec` from `chosen(at:)`.
 struct QualityDefinition: Sendable {
-    /// The preset name when the quality came from one.
-    var presetName: String?
-    /// Width in pixels.
-    var width: Located<Int>
-    /// Height in pixels.
-    var height: Located<Int>
-    /// Frames per second.
-    var fps: Located<Int>
-    /// Video encoder settings.
-    var video: VideoSettings
+    /// The quality, located where it is defined.
+    var spec: QualitySpec
     /// The audio settings as written.
     var audio: AudioSettings.Written
 
     /// The quality as chosen at `location` (the `quality:` line, or the preset): that is where
     /// it is located, and so are the audio settings it leaves out.
     func chosen(at location: SourceLocation) -> QualitySpec {
-        QualitySpec(presetName: presetName, location: location, width: width, height: height, fps: fps, video: video,
-                    audio: AudioSettings(audio, defaultsAt: location))
+        var chosen = spec
+        chosen.location = location
+        chosen.audio = AudioSettings(audio, defaultsAt: location)
+        return chosen
     }
 }
 
@@ -158,6 +152,8 @@ extension QualityDefinition {
             audio.sampleRate = audioReader.choice("sample_rate").map { Located(Int($0.value)!, at: $0.location) }
             audio.channels = audioReader.integer("channels")?.value
         }
-        self.init(presetName: presetName, width: width, height: height, fps: fps, video: video, audio: audio)
+        self.init(spec: QualitySpec(presetName: presetName, location: node.location, width: width, height: height, fps: fps, video: video,
+                                    audio: AudioSettings(audio, defaultsAt: node.location)),
+                  audio: audio)
     }
 }
