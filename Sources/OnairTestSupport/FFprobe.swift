@@ -68,9 +68,7 @@ public enum FFprobe {
     /// The streams of `url` (empty when ffprobe failed or overran `timeout`).
     public static func streams(of url: String, timeout: Duration) -> [ProbedStream] {
         let arguments = ["-v", "error", "-print_format", "json", "-show_streams", url]
-        guard let output = try? Subprocess.run(executable, arguments, timeout: timeout), !output.timedOut,
-              let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
-        else { return [] }
+        guard let (report, _) = run(arguments, timeout: timeout) else { return [] }
         return (report.streams ?? []).map { stream in
             ProbedStream(
                 codecType: stream.codec_type ?? "", codecName: stream.codec_name ?? "", width: stream.width, height: stream.height,
@@ -87,9 +85,7 @@ public enum FFprobe {
             "-v", "error", "-print_format", "json", "-show_packets", "-show_entries", "packet=codec_type,pts_time,flags",
             "-read_intervals", "%+" + seconds, url,
         ]
-        guard let output = try? Subprocess.run(executable, arguments, timeout: duration + .seconds(20)), !output.timedOut,
-              let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
-        else { return [] }
+        guard let (report, _) = run(arguments, timeout: duration + .seconds(20)) else { return [] }
         return (report.packets ?? []).map { packet in
             ProbedPacket(codecType: packet.codec_type ?? "", ptsTime: packet.pts_time.flatMap { Double($0) }, flags: packet.flags ?? "")
         }
@@ -102,13 +98,11 @@ public enum FFprobe {
             "-v", "error", "-print_format", "json", "-select_streams", "v:0", "-show_entries", "frame=pts_time,best_effort_timestamp_time",
             path,
         ]
-        guard let output = try? Subprocess.run(executable, arguments, timeout: timeout), !output.timedOut, output.status == 0,
-              let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
-        else { return nil }
+        guard let (report, errors) = run(arguments, timeout: timeout, succeeding: true) else { return nil }
         let times = (report.frames ?? []).compactMap { frame in
             (frame.pts_time ?? frame.best_effort_timestamp_time).flatMap { Double($0) }
         }
-        return DecodedVideo(times: times, errors: output.stderr)
+        return DecodedVideo(times: times, errors: errors)
     }
 
     /// The average colour of every decoded video frame of the file at `path`, in presentation
@@ -120,9 +114,7 @@ public enum FFprobe {
             "-v", "error", "-print_format", "json", "-f", "lavfi", "-i", "movie=\(path),signalstats",
             "-show_entries", "frame=pts_time,best_effort_timestamp_time:frame_tags=lavfi.signalstats.UAVG,lavfi.signalstats.VAVG",
         ]
-        guard let output = try? Subprocess.run(executable, arguments, timeout: timeout), !output.timedOut, output.status == 0,
-              let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
-        else { return nil }
+        guard let (report, _) = run(arguments, timeout: timeout, succeeding: true) else { return nil }
         return (report.frames ?? []).compactMap { frame in
             guard let time = (frame.pts_time ?? frame.best_effort_timestamp_time).flatMap({ Double($0) }),
                   let u = frame.tags?["lavfi.signalstats.UAVG"].flatMap({ Double($0) }),
@@ -135,10 +127,18 @@ public enum FFprobe {
     /// The container's duration in seconds (nil when ffprobe can't tell).
     public static func duration(of path: String, timeout: Duration = .seconds(30)) -> Double? {
         let arguments = ["-v", "error", "-print_format", "json", "-show_entries", "format=duration", path]
+        guard let (report, _) = run(arguments, timeout: timeout) else { return nil }
+        return report.format?.duration.flatMap { Double($0) }
+    }
+
+    /// Runs ffprobe with `arguments` and reads its JSON report, and what it said on stderr; nil
+    /// when it overran `timeout`, printed no report, or (`succeeding`) exited non-zero.
+    private static func run(_ arguments: [String], timeout: Duration, succeeding: Bool = false) -> (Report, String)? {
         guard let output = try? Subprocess.run(executable, arguments, timeout: timeout), !output.timedOut,
+              !succeeding || output.status == 0,
               let report = try? JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
         else { return nil }
-        return report.format?.duration.flatMap { Double($0) }
+        return (report, output.stderr)
     }
 
     /// `30/1` → 30; nil for `0/0`.

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 
 /// What ffprobe says about a file's first video stream.

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 
 /// Two combinations: the camera (with sound) and a silent screen, the screen on air; the only

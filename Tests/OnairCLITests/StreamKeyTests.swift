@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 
 /// Keys from files and variables, as the CLI resolves them: files relative to the project (not

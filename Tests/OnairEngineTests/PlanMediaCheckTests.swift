@@ -7,16 +7,6 @@ import Testing
 
 @Suite("Local files decode (rule 8)")
 struct PlanMediaCheckTests {
-    /// A copy of the shipped project, to spoil files in.
-    private func copyOfShippedProject() throws -> URL {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-media-check-\(UUID().uuidString)")
-        for folder in ["Pipelines", "Presets", "assets"] {
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent(folder), to: root.appendingPathComponent(folder))
-        }
-        return root
-    }
-
     @Test("the demo's pictures (presenter, studio, logo, slate) all decode")
     func shippedFilesDecode() throws {
         let (plan, spec) = try plannedPipeline("demo")
@@ -27,8 +17,9 @@ struct PlanMediaCheckTests {
 
     @Test("a picture that is not one, and a slate that is empty, are errors where their paths are written")
     func spoiledFilesAreLocated() throws {
-        let root = try copyOfShippedProject()
-        defer { try? FileManager.default.removeItem(at: root) }
+        let project = try ScratchProject(shipped: true)
+        defer { project.remove() }
+        let root = project.root
         try Data("not a picture\n".utf8).write(to: root.appendingPathComponent("assets/logo.png"))
         try Data().write(to: root.appendingPathComponent("assets/slate.png"))
         let (plan, spec) = try plannedPipeline("demo", in: root)
@@ -47,12 +38,11 @@ struct PlanMediaCheckTests {
 
     @Test("a file used only for its sound must have sound that decodes")
     func soundOnlyFileNeedsSound() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-media-sound-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        for folder in ["Pipelines", "Presets", "media"] {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
-        }
-        try Data("""
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let root = project.root
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("media"), withIntermediateDirectories: true)
+        try project.write("Pipelines/show.yaml", """
             sources:
               camera: {kind: test, size: 320x180, tone: false}
               music: {kind: file, path: ../media/music.m4a, loop: true}
@@ -64,7 +54,7 @@ struct PlanMediaCheckTests {
             destinations:
               archive: {kind: record, path: ../out/show.mkv}
 
-            """.utf8).write(to: root.appendingPathComponent("Pipelines/show.yaml"))
+            """)
         for (name, source) in [("music.m4a", ["-f", "lavfi", "-i", "sine=d=1"]), ("silent.mp4", ["-f", "lavfi", "-i", "testsrc2=d=1:s=64x64"])] {
             let made = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + source + [root.appendingPathComponent("media/\(name)").path],
                                           timeout: .seconds(60))

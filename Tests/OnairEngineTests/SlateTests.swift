@@ -1,5 +1,6 @@
 import AVBridge
 import Foundation
+import OnairTestSupport
 import OnairConfig
 import OnairPlanner
 import Testing

@@ -1,11 +1,8 @@
 import Foundation
+import OnairTestSupport
 import OnairConfig
 import OnairPlanner
 import Testing
-
-/// The shipped example project (the repository root).
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// Plans the pipeline `name` of the project at `root` (the shipped one by default); the plan
 /// must have no errors.
