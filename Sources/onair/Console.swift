@@ -55,17 +55,14 @@ final class Console: @unchecked Sendable {
     }
 
     func started(plan: PipelinePlan) {
-        if format == .json {
-            json(StatusEvent(.runStarted(pipeline: plan.pipeline, overlay: plan.activeOverlay, renditions: plan.renditions.count,
-                                         destinations: plan.outputs.map(\.destination))))
-        } else {
-            line("▶ \(plan.pipeline): \(plan.inputs.count) input(s), overlay '\(plan.activeOverlay)', \(plan.renditions.count) encoder(s) → "
-                 + plan.outputs.map(\.destination).joined(separator: ", "))
-        }
+        let event = StatusEvent(.runStarted(pipeline: plan.pipeline, inputs: plan.inputs.count, overlay: plan.activeOverlay,
+                                            renditions: plan.renditions.count, destinations: plan.outputs.map(\.destination)))
+        if format == .json { json(event) } else { line("▶ " + event.detail) }
     }
 
     func note(_ text: String) {
-        if format == .json { json(StatusEvent(.runNote(message: text))) } else { line("■ \(text)") }
+        let event = StatusEvent(.runNote(message: text))
+        if format == .json { json(event) } else { line("■ " + event.detail) }
     }
 
     func event(_ event: StatusEvent) {

@@ -41,7 +41,7 @@ struct StatusEventTests {
 
     @Test("the run's own lines (started, note) have the same layout as the engine's events")
     func runLines() throws {
-        let started = StatusEvent(.runStarted(pipeline: "studio", overlay: "room", renditions: 2, destinations: ["youtube", "archive"]), at: time)
+        let started = StatusEvent(.runStarted(pipeline: "studio", inputs: 3, overlay: "room", renditions: 2, destinations: ["youtube", "archive"]), at: time)
         let line = started.jsonLine(redact: { $0 })
         #expect(line.hasPrefix(#"{"ts":"2025-01-01T12:00:00.250Z","event":"run.started","#), "\(line)")
         let fields = try object(line)
@@ -72,7 +72,7 @@ struct StatusEventTests {
         .inputLost(input: "studio", reason: "lost \(sentinelKey)"),
         .runStopped(reason: "key \(sentinelKey) rejected"),
         .runNote(message: "could not switch: rtmp://x/\(sentinelKey)"),
-        .runStarted(pipeline: "p", overlay: "o", renditions: 1, destinations: ["\(sentinelKey)"]),
+        .runStarted(pipeline: "p", inputs: 1, overlay: "o", renditions: 1, destinations: ["\(sentinelKey)"]),
     ])
     func redacts(kind: StatusEvent.Kind) throws {
         let line = StatusEvent(kind, at: time).jsonLine(redact: redactor.callAsFunction)

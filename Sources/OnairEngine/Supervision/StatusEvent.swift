@@ -31,8 +31,9 @@ public struct StatusEvent: Equatable, Sendable {
         case destinationChanged(destination: String, url: String?, state: DestinationState)
         /// The periodic snapshot of the whole run.
         case stats(EngineStatus)
-        /// The run started: the pipeline, the combination on air, its encoders and destinations.
-        case runStarted(pipeline: String, overlay: String, renditions: Int, destinations: [String])
+        /// The run started: the pipeline, its inputs, the combination on air, its encoders and
+        /// destinations.
+        case runStarted(pipeline: String, inputs: Int, overlay: String, renditions: Int, destinations: [String])
         /// Something the operator should know that is not an event of the engine (a refused
         /// overlay switch, a stop request).
         case runNote(message: String)
@@ -81,8 +82,9 @@ public struct StatusEvent: Equatable, Sendable {
             case .destinationChanged(let destination, let url, let state):
                 .destinationChanged(destination: redact(destination), url: url.map(redact), state: state.redacted(redact))
             case .stats(let status): .stats(status.redacted(redact))
-            case .runStarted(let pipeline, let overlay, let renditions, let destinations):
-                .runStarted(pipeline: redact(pipeline), overlay: redact(overlay), renditions: renditions, destinations: destinations.map(redact))
+            case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations):
+                .runStarted(pipeline: redact(pipeline), inputs: inputs, overlay: redact(overlay), renditions: renditions,
+                            destinations: destinations.map(redact))
             case .runNote(let message): .runNote(message: redact(message))
             case .runStopped(let reason): .runStopped(reason: redact(reason))
             }
@@ -121,7 +123,7 @@ extension StatusEvent {
         let kind: Kind
 
         private enum Key: String, CodingKey {
-            case input, url, reason, overlay, destination, level, message, pipeline, renditions, destinations
+            case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -144,8 +146,9 @@ extension StatusEvent {
                 try state.encode(to: encoder)
             case .stats(let status):
                 try status.encode(to: encoder)
-            case .runStarted(let pipeline, let overlay, let renditions, let destinations):
+            case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations):
                 try container.encode(pipeline, forKey: .pipeline)
+                try container.encode(inputs, forKey: .inputs)
                 try container.encode(overlay, forKey: .overlay)
                 try container.encode(renditions, forKey: .renditions)
                 try container.encode(destinations, forKey: .destinations)
@@ -168,19 +171,22 @@ extension FormatStyle where Self == Date.ISO8601FormatStyle {
 extension StatusEvent {
     /// The event as one line for people: `destination.retrying  youtube  retrying (attempt 2, in 2.0s)`.
     public var textLine: String {
-        let detail: String
+        name.padding(toLength: max(23, name.count + 1), withPad: " ", startingAt: 0) + detail
+    }
+
+    /// What happened, for people, without the event's name: `youtube: retrying (attempt 2, in 2.0s)`.
+    public var detail: String {
         switch kind {
-        case .inputConnected(let input, let url): detail = input + (url.map { " \($0)" } ?? "")
+        case .inputConnected(let input, let url): input + (url.map { " \($0)" } ?? "")
         case .inputWaiting(let input, let reason), .inputLost(let input, let reason), .inputFailed(let input, let reason):
-            detail = "\(input): \(reason)"
-        case .overlayApplied(let overlay): detail = overlay
-        case .destinationChanged(let destination, _, let state): detail = "\(destination): \(state.label)"
-        case .libav(let level, let message): detail = "\(level): \(message)"
-        case .stats: detail = ""
-        case .runStarted(let pipeline, let overlay, let renditions, let destinations):
-            detail = "\(pipeline): overlay '\(overlay)', \(renditions) encoder(s) → " + destinations.joined(separator: ", ")
-        case .runNote(let message), .runStopped(let message): detail = message
+            "\(input): \(reason)"
+        case .overlayApplied(let overlay): overlay
+        case .destinationChanged(let destination, _, let state): "\(destination): \(state.label)"
+        case .libav(let level, let message): "\(level): \(message)"
+        case .stats: ""
+        case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations):
+            "\(pipeline): \(inputs) input(s), overlay '\(overlay)', \(renditions) encoder(s) → " + destinations.joined(separator: ", ")
+        case .runNote(let message), .runStopped(let message): message
         }
-        return name.padding(toLength: max(23, name.count + 1), withPad: " ", startingAt: 0) + detail
     }
 }
