@@ -12,7 +12,7 @@ final class Console: @unchecked Sendable {
     private let color: Bool
     private var drawnLines = 0
     private var timer: (any DispatchSourceTimer)?
-    private var lastStatus: EngineStatus?
+    private var lastStatus: RunStatus?
     private var lastStats = Date.distantPast
 
     init(format: Run.LogFormat, statsInterval: Double) {
@@ -78,11 +78,11 @@ final class Console: @unchecked Sendable {
     }
 
     /// Where the live status comes from, once ``startStatus(_:)`` was called.
-    private var statusSource: (@Sendable () -> EngineStatus)? {
+    private var statusSource: (@Sendable () -> RunStatus)? {
         lock.withLock { statusProvider }
     }
 
-    private var statusProvider: (@Sendable () -> EngineStatus)?
+    private var statusProvider: (@Sendable () -> RunStatus)?
 
     private static let clock: DateFormatter = {
         let formatter = DateFormatter()
@@ -91,7 +91,7 @@ final class Console: @unchecked Sendable {
     }()
 
     /// Redraws the status block every second (terminal) or writes stats lines (JSON).
-    func startStatus(_ status: @escaping @Sendable () -> EngineStatus) {
+    func startStatus(_ status: @escaping @Sendable () -> RunStatus) {
         lock.withLock { statusProvider = status }
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + 1, repeating: 1)
@@ -114,7 +114,7 @@ final class Console: @unchecked Sendable {
         self.timer = timer
     }
 
-    func finish(status: EngineStatus) {
+    func finish(status: RunStatus) {
         timer?.cancel()
         if restoreTerminal {
             tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)

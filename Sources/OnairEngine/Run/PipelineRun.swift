@@ -218,23 +218,22 @@ public final class PipelineRun: @unchecked Sendable {
     private var outcome: RunOutcome = .completed
 
     /// The live status (keys redacted).
-    public var status: EngineStatus {
+    public var status: RunStatus {
         let micros = clock.micros
         let elapsed = Double(micros) / 1_000_000
-        return EngineStatus(
-            elapsed: .microseconds(micros),
+        return RunStatus(
+            pipeline: plan.pipeline, elapsed: .microseconds(micros), overlay: overlayOnAir,
             renditions: encoders.map { encoder in
                 let progress = encoder.progress
                 let media = Double(progress.micros) / 1_000_000
                 return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
                                        fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
                                        speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
-                                       repeated: progress.repeated)
+                                       repeated: progress.repeated, bitrate: encoder.rendition.video.bitrate)
             },
             destinations: destinations.map {
                 DestinationStatus(name: $0.output.destination, platform: $0.output.platform, state: $0.state, stats: $0.stats, required: $0.output.required)
-            },
-            overlay: overlayOnAir).redacted(keys.redact)
+            }).redacted(keys.redact)
     }
 
     /// Ends the run when the duration is reached, when everything has drained, or when every
