@@ -54,6 +54,15 @@ struct Run: ParsableCommand {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
+        // One publisher per stream key: held until this process exits.
+        let keyLock: StreamKeyLock
+        do {
+            keyLock = try StreamKeyLock.acquire(for: plan, keys: keys, in: RuntimeFolder(projectRoot: projectOptions.root))
+        } catch {
+            Terminal.printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        defer { withExtendedLifetime(keyLock) {} }
         let console = Console(format: logFormat, statsInterval: statsInterval)
         console.started(plan: plan)
         let pipelineRun: PipelineRun
