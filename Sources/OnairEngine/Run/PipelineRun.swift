@@ -243,13 +243,18 @@ public final class PipelineRun: @unchecked Sendable {
         // Required destinations decide whether the run failed; without any, all of them do.
         let required = destinations.filter { $0.output.required }
         let watched = required.isEmpty ? destinations : required
+        // Asked once: a second stop request means "at once" (exit 4).
+        var durationReached = false
         while true {
             // An overlay switch may replace both between two rounds.
             let (compositor, inputs) = lock.withLock { (self.compositor!, self.inputs) }
             if compositor.wait(timeout: 0.1) { break }
             let hasLiveInputs = inputs.contains { $0.isLive }
             // Local inputs end at the duration by themselves; live ones run on the wall clock.
-            if let durationMicros, hasLiveInputs, clock.micros >= durationMicros { stop() }
+            if let durationMicros, hasLiveInputs, !durationReached, clock.micros >= durationMicros {
+                durationReached = true
+                stop()
+            }
             if case .completed = outcome, let failure = inputs.lazy.compactMap(\.failure).first {
                 outcome = .failed(failure)
                 stop()
