@@ -30,6 +30,24 @@ import Testing
         #expect(again.files.count == 3)
     }
 
+    @Test func anotherPipelineWithTheSameKeyIsRefusedToo() throws {
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let (plan, _) = try plannedPipeline("studio")
+        let folder = RuntimeFolder(projectRoot: project.root)
+        let first = try StreamKeyLock.acquire(for: plan, keys: Self.keys, in: folder, processID: 4242)
+        var other = plan
+        other.pipeline = "rehearsal"
+        other.outputs = plan.outputs.filter { $0.destination == "twitch" }
+        other.outputs[0].destination = "backup-twitch"
+        let refusal = #expect(throws: StreamKeyLock.Held.self) {
+            try StreamKeyLock.acquire(for: other, keys: StreamKeys(["backup-twitch": "sentinel-tw-99ab"]), in: folder)
+        }
+        #expect(refusal?.destination == "backup-twitch")
+        #expect(refusal?.holder == StreamKeyLock.Holder(pipeline: "studio", destination: "twitch", pid: 4242))
+        withExtendedLifetime(first) {}
+    }
+
     @Test func aRefusedRunKeepsNoneOfTheLocksItTook() throws {
         let project = try ScratchProject()
         defer { project.remove() }
