@@ -5,7 +5,8 @@
 # Build from the project's top folder (a Docker or BuildKit-compatible builder):
 #   docker build -t onair:0.1.0 .
 # Check it without a container engine: tests run hadolint on this file and check that every
-# library the binary links is installed by the runtime stage (Tests/OnairExportTests).
+# library the binary links is installed by the runtime stage (Tests/OnairExportTests), and
+# scripts/check-image runs the runtime stage in a debootstrapped Debian 12 root.
 
 # The build stage must be Debian 12 too, so the FFmpeg headers it builds against are the 5.1
 # the runtime stage installs.
