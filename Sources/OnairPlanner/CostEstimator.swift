@@ -125,13 +125,16 @@ struct PictureFlow {
         // Chains are written producers first, except where a later chain feeds an earlier one;
         // a few passes settle that.
         var pending = plan.graph.chains
+        // Sound: the inputs' `:a` pads and everything made from them only.
+        var sound = Set(plan.inputs.filter { $0.audio != nil }.map { "\($0.index):a" })
         for _ in 0..<max(1, pending.count) where !pending.isEmpty {
             var next: [FilterChain] = []
             for chain in pending {
-                let inputs = chain.inputs.compactMap { pads[$0] }
-                if chain.inputs.allSatisfy({ $0.hasSuffix(":a") }) || chain.filters.first.map({ $0.name.hasPrefix("a") }) == true {
-                    continue  // sound
+                if !chain.inputs.isEmpty, chain.inputs.allSatisfy(sound.contains) {
+                    sound.formUnion(chain.outputs)
+                    continue
                 }
+                let inputs = chain.inputs.compactMap { pads[$0] }
                 guard inputs.count == chain.inputs.count, var picture = inputs.first else {
                     next.append(chain)
                     continue
