@@ -330,6 +330,8 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private func supervise() {
         let watched = watchedDestinations
         var nextStats = monotonicSeconds() + options.statsInterval.inSeconds
+        // Asked once: a second stop request means "at once" (exit 4).
+        var durationReached = false
         while true {
             // An overlay switch may replace both between two rounds.
             let (compositor, inputs) = lock.withLock { (self.compositor!, self.inputs) }
@@ -340,7 +342,10 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
             }
             let hasLiveInputs = inputs.contains { $0.isLive }
             // Local inputs end at the duration by themselves; live ones run on the wall clock.
-            if let durationMicros, hasLiveInputs, clock.micros >= durationMicros { stop() }
+            if let durationMicros, hasLiveInputs, !durationReached, clock.micros >= durationMicros {
+                durationReached = true
+                stop()
+            }
             if case .completed = outcome, let failure = inputs.lazy.compactMap(\.failure).first {
                 outcome = .failed(failure)
                 stop()
