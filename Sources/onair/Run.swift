@@ -56,6 +56,15 @@ struct Run: ParsableCommand {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
+        // One publisher per stream key: held until this process exits.
+        let keyLock: StreamKeyLock
+        do {
+            keyLock = try StreamKeyLock.acquire(for: plan, keys: keys, in: RuntimeFolder(projectRoot: projectOptions.root))
+        } catch {
+            Terminal.printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        defer { withExtendedLifetime(keyLock) {} }
         let combinations = OverlayCombinations(pipeline: compiled.pipeline, onAir: plan, planner: compiled.planner)
         let pipelineRun: PipelineRun
         do {
