@@ -10,7 +10,7 @@ import OnairPlanner
 /// graph, the more there are to skip).
 final class StandbyGraphs: @unchecked Sendable {
     /// How old a standby graph may get before it is built again.
-    static let refreshInterval: Duration = .seconds(30)
+    static let refreshInterval: Duration = .seconds(60)
 
     private struct State {
         /// Ready graphs by combination, each built around `builtAround`.
@@ -84,22 +84,33 @@ final class StandbyGraphs: @unchecked Sendable {
                 return wanted
             }
             guard let target else { return }
-            var built: [String: CombinationGraph] = [:]
-            for plan in plans where plan.activeOverlay != target.overlay {
-                // One that can't be built now is built by the switch itself, which reports why.
-                if let graph = try? build(plan, target.inputs) { built[plan.activeOverlay] = graph }
-            }
-            let dropped = state.withLock { state -> [CombinationGraph] in
-                // Keep them only if the combination on air is still the one they were built around.
-                guard !state.closed, state.wanted === target else { return Array(built.values) }
-                defer {
-                    state.ready = built
-                    state.builtAround = target
-                    state.builtAt = .now
-                }
+            // Graphs built around another combination can't go on air any more.
+            let stale = state.withLock { state -> [CombinationGraph] in
+                guard state.builtAround !== target else { return [] }
+                state.builtAround = target
+                defer { state.ready = [:] }
                 return Array(state.ready.values)
             }
-            for graph in dropped { Self.release(graph) }
+            for graph in stale { Self.release(graph) }
+            for plan in plans where plan.activeOverlay != target.overlay {
+                // The old graph of a combination goes before its replacement is built: never two
+                // of one combination in memory (a switch meanwhile builds its own).
+                let current = state.withLock { state -> (old: CombinationGraph?, go: Bool) in
+                    guard !state.closed, state.wanted === target else { return (nil, false) }
+                    return (state.ready.removeValue(forKey: plan.activeOverlay), true)
+                }
+                current.old.map(Self.release)
+                guard current.go else { break }
+                // One that can't be built now is built by the switch itself, which reports why.
+                guard let graph = try? build(plan, target.inputs) else { continue }
+                let kept = state.withLock { state -> Bool in
+                    guard !state.closed, state.wanted === target, state.builtAround === target else { return false }
+                    state.ready[plan.activeOverlay] = graph
+                    return true
+                }
+                if !kept { Self.release(graph) }
+            }
+            state.withLock { $0.builtAt = .now }
         }
     }
 
