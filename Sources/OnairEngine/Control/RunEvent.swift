@@ -99,8 +99,15 @@ public final class EventHub: @unchecked Sendable {
 
     /// A new subscription: retained events after `lastEventID` (none when nil), then live ones.
     public func subscribe(after lastEventID: UInt64?) -> EventSubscription {
+        subscribe(after: lastEventID, buffer: subscriberBuffer)
+    }
+
+    /// Like ``subscribe(after:)``, with room for `buffer` undelivered events instead of
+    /// ``subscriberBuffer``.
+    public func subscribe(after lastEventID: UInt64?, buffer: Int) -> EventSubscription {
+        precondition(buffer > 0)
         let counters = SubscriptionCounters()
-        let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self, bufferingPolicy: .bufferingNewest(subscriberBuffer))
+        let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self, bufferingPolicy: .bufferingNewest(buffer))
         lock.lock()
         defer { lock.unlock() }
         if let lastEventID {
