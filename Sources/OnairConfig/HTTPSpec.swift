@@ -18,9 +18,12 @@ public struct HTTPSpec: Hashable, Sendable {
         guard let reader = ObjectReader(node, ConfigSchema.http, subject: "http", context: context) else { return nil }
         let listen = reader.listenAddress("listen")
         let token = reader["token"].flatMap {
-            SecretReference.decode($0, of: .init(subject: "http", what: "API token", plural: "tokens", field: "token",
-                                                 variable: "ONAIR_API_TOKEN", file: "~/.config/onair/\(pipeline).token",
-                                                 schema: ConfigSchema.apiToken), context: context)
+            SecretReference.decode(
+                $0,
+                of: .init(
+                    subject: "http", what: "API token", plural: "tokens", field: "token",
+                    variable: "ONAIR_API_TOKEN", file: "~/.config/onair/\(pipeline).token",
+                    schema: ConfigSchema.apiToken), context: context)
         }
         if let listen, !listen.value.isLoopback, reader["token"] == nil {
             context.log.error(

@@ -29,7 +29,7 @@ public struct ListenAddress: Hashable, Sendable, CustomStringConvertible {
             port = text[text.index(after: colon)...]
         }
         guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:_%".contains($0)) }),
-              !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), let number = Int(port), (0...65535).contains(number)
+            !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), let number = Int(port), (0...65535).contains(number)
         else { return nil }
         self.init(host: String(host), port: number)
     }

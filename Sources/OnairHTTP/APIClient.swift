@@ -2,7 +2,7 @@ import Foundation
 import OnairEngine
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What `onair status` and `onair switch` use to talk to a running pipeline's API.
@@ -83,7 +83,10 @@ public struct APIClient: Sendable {
         }
         let (data, response, error) = answer.result
         if answer.challenged {
-            throw .refused(status: 401, message: token == nil ? "the run asks for its token; give the pipeline http: {token: …} and set it here too" : "the run refused the token")
+            throw .refused(
+                status: 401,
+                message: token == nil
+                    ? "the run asks for its token; give the pipeline http: {token: …} and set it here too" : "the run refused the token")
         }
         if let error { throw .unreachable(error.localizedDescription) }
         guard let response else { throw .unreachable("no HTTP answer") }
@@ -105,8 +108,10 @@ private final class Exchange: NSObject, URLSessionTaskDelegate, @unchecked Senda
     private(set) var result: (Data?, HTTPURLResponse?, (any Error)?) = (nil, nil, nil)
     private(set) var challenged = false
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
         challenged = true
         completionHandler(.cancelAuthenticationChallenge, nil)
     }

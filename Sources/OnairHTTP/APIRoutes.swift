@@ -10,11 +10,12 @@ struct APIRoutes: Sendable {
     let redact: @Sendable (String) -> String
 
     /// The paths served and their methods, for 405 answers and the OpenAPI test.
-    static let endpoints: [(path: String, methods: [HTTPRequest.Method])] = [
-        ("/healthz", [.get]), ("/readyz", [.get]), ("/metrics", [.get]), ("/openapi.yaml", [.get]),
-        ("/api/v1/status", [.get]), ("/api/v1/events", [.get]), ("/api/v1/overlay", [.post]), ("/api/v1/stop", [.post]),
-        ("/api/v1/destinations/{name}/preview.jpg", [.get]),
-    ] + Dashboard.files.map { ($0.path, [.get]) }
+    static let endpoints: [(path: String, methods: [HTTPRequest.Method])] =
+        [
+            ("/healthz", [.get]), ("/readyz", [.get]), ("/metrics", [.get]), ("/openapi.yaml", [.get]),
+            ("/api/v1/status", [.get]), ("/api/v1/events", [.get]), ("/api/v1/overlay", [.post]), ("/api/v1/stop", [.post]),
+            ("/api/v1/destinations/{name}/preview.jpg", [.get]),
+        ] + Dashboard.files.map { ($0.path, [.get]) }
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
@@ -35,7 +36,8 @@ struct APIRoutes: Sendable {
             json.response(.ok, control.status())
         }
         router.get("/api/v1/events") { request, _ in
-            EventStream(control: control, heartbeat: settings.heartbeat, redact: redact).response(to: request, lastEventID: try Self.lastEventID(of: request))
+            EventStream(control: control, heartbeat: settings.heartbeat, redact: redact).response(
+                to: request, lastEventID: try Self.lastEventID(of: request))
         }
         router.post("/api/v1/overlay") { request, context in
             let choice = try await OverlayRequest.read(from: request, context: context)
@@ -58,8 +60,10 @@ struct APIRoutes: Sendable {
                 let picture = try await control.preview(of: name)
                 return Response(
                     status: .ok,
-                    headers: [.contentType: "image/jpeg", .cacheControl: "no-store",
-                              HTTPField.Name("X-Captured-At")!: picture.capturedAt.formatted(.iso8601)],
+                    headers: [
+                        .contentType: "image/jpeg", .cacheControl: "no-store",
+                        HTTPField.Name("X-Captured-At")!: picture.capturedAt.formatted(.iso8601),
+                    ],
                     body: .init(byteBuffer: ByteBuffer(bytes: picture.jpeg)))
             } catch {
                 switch error {
@@ -70,11 +74,14 @@ struct APIRoutes: Sendable {
         }
         router.get("/metrics") { _, _ in
             let text = redact(metrics.exposition(of: control.status()))
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(string: text)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: text)))
         }
         router.get("/openapi.yaml") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
         }
         for file in Dashboard.files {
             router.get(RouterPath(file.path)) { request, _ in file.response(to: request) }
@@ -85,9 +92,11 @@ struct APIRoutes: Sendable {
     /// `Last-Event-ID` (what EventSource sends when it reconnects), or `?last_event_id=`.
     static func lastEventID(of request: Request) throws -> UInt64? {
         guard let text = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["last_event_id"].map(String.init),
-              !text.isEmpty
+            !text.isEmpty
         else { return nil }
-        guard let id = UInt64(text) else { throw HTTPError(.badRequest, message: "Last-Event-ID must be a whole number, the id of an event seen") }
+        guard let id = UInt64(text) else {
+            throw HTTPError(.badRequest, message: "Last-Event-ID must be a whole number, the id of an event seen")
+        }
         return id
     }
 }

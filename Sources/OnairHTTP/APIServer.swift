@@ -89,10 +89,12 @@ public final class APIServer: Sendable {
     /// Stops listening and ends every open request (event streams included); returns once the
     /// server is down, or after `timeout` whatever it is doing.
     public func stop(timeout: Duration = .seconds(2)) async {
-        guard let task = running.withLock({ current -> Task<Void, Never>? in
-            defer { current = nil }
-            return current
-        }) else { return }
+        guard
+            let task = running.withLock({ current -> Task<Void, Never>? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         task.cancel()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await task.value }

@@ -2,9 +2,9 @@ import Foundation
 import OnairConfig
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The bearer token a run's API asks every client for (except the health probes), read at
@@ -44,11 +44,18 @@ public struct APIToken: Sendable, CustomStringConvertible {
             let expanded = (asset.path as NSString).expandingTildeInPath
             let path = expanded.hasPrefix("/") ? expanded : projectRoot.appendingPathComponent(expanded).path
             var info = stat()
-            guard stat(path, &info) == 0 else { throw Problem(description: "the API token file \(asset.written) can't be read: \(String(cString: strerror(errno)))") }
-            guard info.st_mode & S_IFMT == S_IFREG else { throw Problem(description: "the API token file \(asset.written) is not a regular file") }
+            guard stat(path, &info) == 0 else {
+                throw Problem(description: "the API token file \(asset.written) can't be read: \(String(cString: strerror(errno)))")
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw Problem(description: "the API token file \(asset.written) is not a regular file")
+            }
             let mode = info.st_mode & 0o777
             guard mode & 0o077 == 0 else {
-                throw Problem(description: "the API token file \(asset.written) can be read by others (mode \(String(mode, radix: 8))); run: chmod 600 \(asset.written)")
+                throw Problem(
+                    description:
+                        "the API token file \(asset.written) can be read by others (mode \(String(mode, radix: 8))); run: chmod 600 \(asset.written)"
+                )
             }
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw Problem(description: "the API token file \(asset.written) can't be read")
@@ -57,7 +64,10 @@ public struct APIToken: Sendable, CustomStringConvertible {
         }
         let token = value.trimmingCharacters(in: .whitespaces)
         guard token.count >= minimumLength else {
-            throw Problem(description: "the API token (\(reference)) has \(token.count) characters; use at least \(minimumLength), e.g. from: openssl rand -hex 32")
+            throw Problem(
+                description:
+                    "the API token (\(reference)) has \(token.count) characters; use at least \(minimumLength), e.g. from: openssl rand -hex 32"
+            )
         }
         return APIToken(token)
     }

@@ -32,7 +32,8 @@ struct Dashboard {
             if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
             headers[.contentType] = contentType
             // Everything the page loads comes from this server; previews are fetched as blobs.
-            headers[.contentSecurityPolicy] = "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
+            headers[.contentSecurityPolicy] =
+                "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
             headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         }

@@ -51,9 +51,11 @@ struct EventStream: Sendable {
         }
         return Response(
             status: .ok,
-            headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
-                      // nginx buffers proxied responses unless told not to.
-                      HTTPField.Name("X-Accel-Buffering")!: "no"],
+            headers: [
+                .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
+                // nginx buffers proxied responses unless told not to.
+                HTTPField.Name("X-Accel-Buffering")!: "no",
+            ],
             body: body)
     }
 

@@ -16,8 +16,10 @@ struct JSONErrors: RouterMiddleware {
         } catch let error as HTTPError {
             if error.status == .notFound, error.body == nil {
                 if let allowed = Self.methods(servedAt: request.uri.path) {
-                    return answer(.methodNotAllowed, "\(request.method) is not served at \(request.uri.path); use \(allowed.map(\.rawValue).joined(separator: ", "))",
-                                  headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
+                    return answer(
+                        .methodNotAllowed,
+                        "\(request.method) is not served at \(request.uri.path); use \(allowed.map(\.rawValue).joined(separator: ", "))",
+                        headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
                 }
                 return answer(.notFound, "nothing is served at \(request.uri.path)")
             }
@@ -31,7 +33,8 @@ struct JSONErrors: RouterMiddleware {
     }
 
     private func answer(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
-        let body = (try? JSONBodies.encoder.encode(["error": redact(message)])).map { String(decoding: $0, as: UTF8.self) } ?? #"{"error":"?"}"#
+        let body =
+            (try? JSONBodies.encoder.encode(["error": redact(message)])).map { String(decoding: $0, as: UTF8.self) } ?? #"{"error":"?"}"#
         return JSONBodies.text(status, body, headers: headers)
     }
 
@@ -59,8 +62,9 @@ struct BearerAuthentication: RouterMiddleware {
             return try await next(request, context)
         }
         // Browsers ask for Basic credentials; other clients send the bearer token.
-        throw HTTPError(.unauthorized, headers: [.wwwAuthenticate: #"Bearer realm="onair", Basic realm="onair""#],
-                        message: request.headers[.authorization] == nil ? "this API needs its token: Authorization: Bearer TOKEN" : "wrong token")
+        throw HTTPError(
+            .unauthorized, headers: [.wwwAuthenticate: #"Bearer realm="onair", Basic realm="onair""#],
+            message: request.headers[.authorization] == nil ? "this API needs its token: Authorization: Bearer TOKEN" : "wrong token")
     }
 
     private func presents(_ authorization: String?) -> Bool {
@@ -72,7 +76,7 @@ struct BearerAuthentication: RouterMiddleware {
             return token.matches(credentials[...])
         case "basic":
             guard let decoded = Data(base64Encoded: credentials).map({ String(decoding: $0, as: UTF8.self) }),
-                  let colon = decoded.firstIndex(of: ":")
+                let colon = decoded.firstIndex(of: ":")
             else { return false }
             return token.matches(decoded[decoded.index(after: colon)...])
         default:

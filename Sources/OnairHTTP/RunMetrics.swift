@@ -28,25 +28,40 @@ final class RunMetrics: Sendable {
 
     /// Every metric, documented: the README's table is this list.
     static let catalogue: [(name: String, type: String, labels: String, help: String)] = [
-        ("onair_run_state", "gauge", "pipeline, state", "1 for the state the run is in (preparing, starting, live, switching, draining, stopped, failed), else 0"),
+        (
+            "onair_run_state", "gauge", "pipeline, state",
+            "1 for the state the run is in (preparing, starting, live, switching, draining, stopped, failed), else 0"
+        ),
         ("onair_run_start_time_seconds", "gauge", "pipeline", "When the run started, seconds since the Unix epoch"),
         ("onair_run_uptime_seconds", "gauge", "pipeline", "Seconds since the run started"),
         ("onair_overlay_on_air", "gauge", "overlay", "1 for the overlay combination on air, else 0"),
         ("onair_overlay_available", "gauge", "overlay", "1 when the overlay combination can go on air, else 0"),
-        ("onair_input_state", "gauge", "input, kind, state", "1 for the state the input is in (idle, waiting, connected, lost, failed, ended), else 0"),
+        (
+            "onair_input_state", "gauge", "input, kind, state",
+            "1 for the state the input is in (idle, waiting, connected, lost, failed, ended), else 0"
+        ),
         ("onair_input_losses_total", "counter", "input, kind", "Times the input was lost"),
         ("onair_rendition_frames_total", "counter", "rendition", "Frames encoded"),
-        ("onair_rendition_repeated_frames_total", "counter", "rendition", "Pictures repeated to keep the frame rate across overlay switches"),
+        (
+            "onair_rendition_repeated_frames_total", "counter", "rendition",
+            "Pictures repeated to keep the frame rate across overlay switches"
+        ),
         ("onair_rendition_frames_per_second", "gauge", "rendition", "Frames encoded per second, lately"),
         ("onair_rendition_speed_ratio", "gauge", "rendition", "Encoding speed against the clock (1 is real time)"),
         ("onair_rendition_target_bits_per_second", "gauge", "rendition", "The video encoder's target bitrate"),
         ("onair_rendition_width_pixels", "gauge", "rendition", "Picture width"),
         ("onair_rendition_height_pixels", "gauge", "rendition", "Picture height"),
-        ("onair_destination_state", "gauge", "destination, state", "1 for the state the destination is in (idle, connecting, live, retrying, failed, stopped), else 0"),
+        (
+            "onair_destination_state", "gauge", "destination, state",
+            "1 for the state the destination is in (idle, connecting, live, retrying, failed, stopped), else 0"
+        ),
         ("onair_destination_required", "gauge", "destination", "1 when the broadcast fails if this destination fails for good"),
         ("onair_destination_sent_bytes_total", "counter", "destination", "Bytes written to the destination"),
         ("onair_destination_sent_packets_total", "counter", "destination", "Packets written to the destination"),
-        ("onair_destination_dropped_packets_total", "counter", "destination", "Packets dropped before they could be sent (queue overflow, outages)"),
+        (
+            "onair_destination_dropped_packets_total", "counter", "destination",
+            "Packets dropped before they could be sent (queue overflow, outages)"
+        ),
         ("onair_destination_dropped_gops_total", "counter", "destination", "Groups of pictures that lost at least one packet"),
         ("onair_destination_reconnects_total", "counter", "destination", "Connections re-established after a loss"),
         ("onair_destination_send_bits_per_second", "gauge", "destination", "Send rate over the last 2 seconds"),
@@ -135,11 +150,13 @@ final class RunMetrics: Sendable {
     /// Adds to the counter `name{labels}` what `total` counts beyond what it was last brought to.
     private func counter(_ seen: inout Seen, _ name: String, _ labels: [(String, String)], _ total: Double) {
         let key = Self.key(name, labels)
-        let metric = seen.metrics[key] as? FloatingPointCounter ?? {
-            let made = FloatingPointCounter(label: name, dimensions: labels, factory: factory)
-            seen.metrics[key] = made
-            return made
-        }()
+        let metric =
+            seen.metrics[key] as? FloatingPointCounter
+            ?? {
+                let made = FloatingPointCounter(label: name, dimensions: labels, factory: factory)
+                seen.metrics[key] = made
+                return made
+            }()
         let added = total - (seen.counters[key] ?? 0)
         guard added > 0, total.isFinite else { return }
         metric.increment(by: added)
@@ -148,11 +165,13 @@ final class RunMetrics: Sendable {
 
     private func gauge(_ seen: inout Seen, _ name: String, _ labels: [(String, String)], _ value: Double) {
         let key = Self.key(name, labels)
-        let metric = seen.metrics[key] as? Metrics.Gauge ?? {
-            let made = Metrics.Gauge(label: name, dimensions: labels, factory: factory)
-            seen.metrics[key] = made
-            return made
-        }()
+        let metric =
+            seen.metrics[key] as? Metrics.Gauge
+            ?? {
+                let made = Metrics.Gauge(label: name, dimensions: labels, factory: factory)
+                seen.metrics[key] = made
+                return made
+            }()
         metric.record(value.isFinite ? value : 0)
     }
 }

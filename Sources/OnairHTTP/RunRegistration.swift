@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How other commands (`onair status`, `onair switch`) find a running pipeline: while it runs,
@@ -86,7 +86,8 @@ public struct RunRegistration: Codable, Equatable, Sendable {
         let file = Self.file(pipeline: pipeline, projectRoot: projectRoot)
         do {
             for directory in [folder.deletingLastPathComponent(), folder] {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 chmod(directory.path, 0o700)
             }
         } catch {
@@ -113,7 +114,10 @@ public struct RunRegistration: Codable, Equatable, Sendable {
             guard errno == EEXIST else { throw Problem(description: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
             switch Self.lookUp(pipeline: pipeline, projectRoot: projectRoot) {
             case .running(let other) where other.pid != pid:
-                throw Problem(description: "'\(pipeline)' is already running in this project (pid \(other.pid), \(other.url)); stop it first, or see it with: onair status \(pipeline)")
+                throw Problem(
+                    description:
+                        "'\(pipeline)' is already running in this project (pid \(other.pid), \(other.url)); stop it first, or see it with: onair status \(pipeline)"
+                )
             default:
                 unlink(file.path)
             }
@@ -124,7 +128,9 @@ public struct RunRegistration: Codable, Equatable, Sendable {
     /// Removes the file, if it is still this registration's.
     public func remove(projectRoot: URL) {
         let file = Self.file(pipeline: pipeline, projectRoot: projectRoot)
-        guard let data = try? Data(contentsOf: file), let current = try? JSONDecoder().decode(RunRegistration.self, from: data), current.pid == pid else { return }
+        guard let data = try? Data(contentsOf: file), let current = try? JSONDecoder().decode(RunRegistration.self, from: data),
+            current.pid == pid
+        else { return }
         unlink(file.path)
     }
 }

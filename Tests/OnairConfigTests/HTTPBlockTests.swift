@@ -19,11 +19,13 @@ struct HTTPBlockTests {
         """
     }
 
-    @Test("HOST:PORT, [IPv6]:PORT; loopback is 127.0.0.0/8, ::1 and localhost", arguments: [
-        ("127.0.0.1:8750", "127.0.0.1", 8750, true), ("127.3.2.1:0", "127.3.2.1", 0, true), ("[::1]:9000", "::1", 9000, true),
-        ("localhost:80", "localhost", 80, true), ("0.0.0.0:8750", "0.0.0.0", 8750, false), ("[::]:1", "::", 1, false),
-        ("192.168.1.20:65535", "192.168.1.20", 65535, false), ("studio.local:8750", "studio.local", 8750, false),
-    ])
+    @Test(
+        "HOST:PORT, [IPv6]:PORT; loopback is 127.0.0.0/8, ::1 and localhost",
+        arguments: [
+            ("127.0.0.1:8750", "127.0.0.1", 8750, true), ("127.3.2.1:0", "127.3.2.1", 0, true), ("[::1]:9000", "::1", 9000, true),
+            ("localhost:80", "localhost", 80, true), ("0.0.0.0:8750", "0.0.0.0", 8750, false), ("[::]:1", "::", 1, false),
+            ("192.168.1.20:65535", "192.168.1.20", 65535, false), ("studio.local:8750", "studio.local", 8750, false),
+        ])
     func parses(text: String, host: String, port: Int, loopback: Bool) throws {
         let address = try #require(ListenAddress(text))
         #expect(address.host == host)
@@ -32,8 +34,12 @@ struct HTTPBlockTests {
         #expect(address.description == text)
     }
 
-    @Test("not an address", arguments: ["8750", ":8750", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "::1:8750",
-                                        "[::1]8750", "[127.0.0.1]:80", "host name:80", "127.0.0.1:80x", "[]:80"])
+    @Test(
+        "not an address",
+        arguments: [
+            "8750", ":8750", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "::1:8750",
+            "[::1]8750", "[127.0.0.1]:80", "host name:80", "127.0.0.1:80x", "[]:80",
+        ])
     func refuses(text: String) {
         #expect(ListenAddress(text) == nil)
     }
@@ -78,7 +84,10 @@ struct HTTPBlockTests {
         #expect(loaded.codes == ["literal-key"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
         #expect(diagnostic.message == "http has a literal API token; tokens must not be written in configuration files")
-        #expect(diagnostic.suggestion == "put it in an environment variable and write token: {env: ONAIR_API_TOKEN}, or in a file: token: {file: ~/.config/onair/show.token}")
+        #expect(
+            diagnostic.suggestion
+                == "put it in an environment variable and write token: {env: ONAIR_API_TOKEN}, or in a file: token: {file: ~/.config/onair/show.token}"
+        )
         #expect(diagnostic.hidesSource)
         SecretTests.expectNoSecret(in: loaded, sentinel)
 

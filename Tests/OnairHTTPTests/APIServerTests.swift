@@ -7,8 +7,10 @@ import Testing
 
 /// Starts a server for `run` on 127.0.0.1 (a free port), hands `body` its base URL
 /// (`http://127.0.0.1:PORT`), and stops it.
-func withServer(_ run: ScriptedRun = ScriptedRun(), settings: APIServer.Settings = .init(),
-                redact: @escaping @Sendable (String) -> String = { $0 }, _ body: (String) async throws -> Void) async throws {
+func withServer(
+    _ run: ScriptedRun = ScriptedRun(), settings: APIServer.Settings = .init(),
+    redact: @escaping @Sendable (String) -> String = { $0 }, _ body: (String) async throws -> Void
+) async throws {
     let server = APIServer(control: run, settings: settings, redact: redact)
     let bound = try await server.start()
     do {
@@ -73,7 +75,8 @@ struct APIServerTests {
                 #expect(bad.status == 400, "\(body)")
                 #expect(bad.json?["error"] is String, "\(body)")
             }
-            let form = try await HTTP.send(url, method: "POST", body: Data("name=keyed".utf8), headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            let form = try await HTTP.send(
+                url, method: "POST", body: Data("name=keyed".utf8), headers: ["Content-Type": "application/x-www-form-urlencoded"])
             #expect(form.status == 415)
             let huge = try await HTTP.post(url, json: #"{"name": ""# + String(repeating: "x", count: 100_000) + #""}"#)
             #expect(huge.status == 413)
@@ -133,8 +136,10 @@ struct APIServerTests {
             #expect(reply.header("Content-Type") == "application/yaml")
             #expect(reply.text == committed)
         }
-        for path in ["/healthz", "/readyz", "/metrics", "/openapi.yaml", "/api/v1/status", "/api/v1/events", "/api/v1/overlay",
-                     "/api/v1/stop", "/api/v1/destinations/{name}/preview.jpg", "/", "/dashboard.js", "/dashboard.css", "/favicon.svg"] {
+        for path in [
+            "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/api/v1/status", "/api/v1/events", "/api/v1/overlay",
+            "/api/v1/stop", "/api/v1/destinations/{name}/preview.jpg", "/", "/dashboard.js", "/dashboard.css", "/favicon.svg",
+        ] {
             #expect(committed.contains("\n  \(path):\n"), "\(path) is not in docs/openapi.yaml")
         }
     }
@@ -168,8 +173,10 @@ struct APIServerTests {
         run.current.withLock { $0.destinations[1].lastError = "rtmp://ingest/live/\(sentinel): refused" }
         run.hub.publish(StatusEvent(.runNote(message: "opened rtmp://ingest/live/\(sentinel)")))
         try await withServer(run, redact: { $0.replacingOccurrences(of: sentinel, with: "<redacted>") }) { base in
-            var texts = [try await HTTP.send(base + "/api/v1/status").text, try await HTTP.send(base + "/metrics").text,
-                         try await HTTP.stream(base + "/api/v1/events?last_event_id=0", seconds: 1)]
+            var texts = [
+                try await HTTP.send(base + "/api/v1/status").text, try await HTTP.send(base + "/metrics").text,
+                try await HTTP.stream(base + "/api/v1/events?last_event_id=0", seconds: 1),
+            ]
             texts.append(try await HTTP.send(base + "/api/v1/destinations/\(sentinel)/preview.jpg").text)
             texts.append(try await HTTP.post(base + "/api/v1/overlay", json: #"{"name": "\#(sentinel)"}"#).text)
             for text in texts {

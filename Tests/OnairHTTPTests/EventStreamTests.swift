@@ -11,7 +11,7 @@ struct EventStreamTests {
         text.components(separatedBy: "\n\n").compactMap { block in
             let lines = block.split(separator: "\n")
             guard let id = lines.first(where: { $0.hasPrefix("id: ") }).flatMap({ UInt64($0.dropFirst(4)) }),
-                  let data = lines.first(where: { $0.hasPrefix("data: ") })
+                let data = lines.first(where: { $0.hasPrefix("data: ") })
             else { return nil }
             return (id, String(data.dropFirst(6)))
         }
@@ -21,7 +21,9 @@ struct EventStreamTests {
         StatusEvent(kind, at: Date(timeIntervalSince1970: 1_800_000_000 + Double(second)))
     }
 
-    @Test("an event is its id: and one data: line, the JSON of --log-format json; new events arrive while connected; the stream ends with the run")
+    @Test(
+        "an event is its id: and one data: line, the JSON of --log-format json; new events arrive while connected; the stream ends with the run"
+    )
     func live() async throws {
         let run = ScriptedRun()
         let applied = event(.overlayApplied(overlay: "room"), second: 0)

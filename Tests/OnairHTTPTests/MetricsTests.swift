@@ -4,45 +4,6 @@ import OnairHTTP
 import OnairTestSupport
 import Testing
 
-/// One sample of a Prometheus text exposition.
-struct Sample: Equatable {
-    var name: String
-    var labels: [String: String]
-    var value: Double
-}
-
-/// Parses the Prometheus text format (0.0.4) strictly enough to fail on anything malformed:
-/// every line is a comment (`# HELP`/`# TYPE`), empty, or `name{label="value",…} number`.
-func parseExposition(_ text: String) throws -> (samples: [Sample], types: [String: String]) {
-    struct Malformed: Error, CustomStringConvertible { var description: String }
-    var samples: [Sample] = [], types: [String: String] = [:]
-    let name = /^[a-zA-Z_:][a-zA-Z0-9_:]*/
-    for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-        if line.hasPrefix("# TYPE ") {
-            let parts = line.split(separator: " ")
-            guard parts.count == 4, ["counter", "gauge", "histogram", "summary", "untyped"].contains(parts[3]) else { throw Malformed(description: String(line)) }
-            types[String(parts[2])] = String(parts[3])
-            continue
-        }
-        if line.hasPrefix("# HELP ") { continue }
-        guard let match = line.prefixMatch(of: name) else { throw Malformed(description: String(line)) }
-        var rest = line[match.range.upperBound...]
-        var labels: [String: String] = [:]
-        if rest.hasPrefix("{") {
-            guard let close = rest.firstIndex(of: "}") else { throw Malformed(description: String(line)) }
-            for pair in rest[rest.index(after: rest.startIndex)..<close].split(separator: ",") where !pair.isEmpty {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[1].hasPrefix("\""), parts[1].hasSuffix("\"") else { throw Malformed(description: String(line)) }
-                labels[String(parts[0])] = String(parts[1].dropFirst().dropLast())
-            }
-            rest = rest[rest.index(after: close)...]
-        }
-        guard rest.hasPrefix(" "), let value = Double(rest.dropFirst().split(separator: " ")[0]) else { throw Malformed(description: String(line)) }
-        samples.append(Sample(name: String(match.output), labels: labels, value: value))
-    }
-    return (samples, types)
-}
-
 @Suite("GET /metrics: Prometheus text format, Prometheus naming")
 struct MetricsTests {
     @Test("every metric is onair_-prefixed and documented; counters end in _total; the run's figures are there")
@@ -51,7 +12,7 @@ struct MetricsTests {
             let reply = try await HTTP.send(base + "/metrics")
             #expect(reply.status == 200)
             #expect(reply.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
-            let (samples, types) = try parseExposition(reply.text)
+            let (samples, types) = try PrometheusText.parse(reply.text)
             for (name, type) in types {
                 #expect(name.hasPrefix("onair_"), "\(name)")
                 #expect((type == "counter") == name.hasSuffix("_total"), "\(name) is a \(type)")
@@ -83,7 +44,7 @@ struct MetricsTests {
         let run = ScriptedRun()
         try await withServer(run) { base in
             func bytes() async throws -> Double? {
-                try parseExposition(try await HTTP.send(base + "/metrics").text).samples
+                try PrometheusText.parse(try await HTTP.send(base + "/metrics").text).samples
                     .first { $0.name == "onair_destination_sent_bytes_total" && $0.labels["destination"] == "youtube" }?.value
             }
             var readings: [Double?] = [try await bytes()]

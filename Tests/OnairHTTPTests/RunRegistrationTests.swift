@@ -38,7 +38,7 @@ struct RunRegistrationTests {
     func staleAndLive() throws {
         let root = try scratch()
         defer { try? FileManager.default.removeItem(at: root) }
-                // A stand-in whose command line has "run" and "show", as `onair run show` has.
+        // A stand-in whose command line has "run" and "show", as `onair run show` has.
         let live = try Subprocess("/usr/bin/tail", ["-f", "/dev/null", "run", "show"])
         defer { live.terminate(grace: .seconds(1)) }
         let first = RunRegistration(url: "http://127.0.0.1:1/", pipeline: "show", pid: live.pid)

@@ -9,7 +9,9 @@ import Testing
 struct TokenTests {
     static let token = "TOKEN-SENTINEL-9d2e71c4b8"
 
-    @Test("listening on anything but loopback without a token is refused before binding", arguments: ["0.0.0.0:0", "[::]:0", "192.0.2.1:8750"])
+    @Test(
+        "listening on anything but loopback without a token is refused before binding",
+        arguments: ["0.0.0.0:0", "[::]:0", "192.0.2.1:8750"])
     func refused(address: String) async throws {
         let listen = try #require(ListenAddress(address))
         let server = APIServer(control: ScriptedRun(), settings: .init(listen: listen))
@@ -25,7 +27,10 @@ struct TokenTests {
     @Test("with a token: missing or wrong → 401 with a JSON error; Bearer or Basic with the token → served; the probes need none")
     func required() async throws {
         try await withServer(settings: .init(token: APIToken(Self.token))) { base in
-            for path in ["/api/v1/status", "/metrics", "/", "/openapi.yaml", "/api/v1/events", "/api/v1/destinations/youtube/preview.jpg", "/nowhere"] {
+            for path in [
+                "/api/v1/status", "/metrics", "/", "/openapi.yaml", "/api/v1/events", "/api/v1/destinations/youtube/preview.jpg",
+                "/nowhere",
+            ] {
                 let missing = try await HTTP.send(base + path)
                 #expect(missing.status == 401, "\(path)")
                 #expect(missing.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
@@ -36,7 +41,8 @@ struct TokenTests {
                     #expect(!reply.text.contains(Self.token))
                 }
             }
-            let wrongPost = try await HTTP.post(base + "/api/v1/overlay", json: #"{"name": "keyed"}"#, headers: ["Authorization": "Bearer nope"])
+            let wrongPost = try await HTTP.post(
+                base + "/api/v1/overlay", json: #"{"name": "keyed"}"#, headers: ["Authorization": "Bearer nope"])
             #expect(wrongPost.status == 401)
             #expect(try await HTTP.send(base + "/api/v1/stop", method: "POST").status == 401)
 
@@ -74,7 +80,8 @@ struct TokenTests {
         let file = folder.appendingPathComponent("api.token")
         try Data((Self.token + "\n").utf8).write(to: file)
         let written = SourceLocation(file: "Pipelines/show.yaml", line: 3, column: 10)
-        let reference = SecretReference(origin: .file(AssetPath(written: "api.token", path: "api.token", location: written)), location: written)
+        let reference = SecretReference(
+            origin: .file(AssetPath(written: "api.token", path: "api.token", location: written)), location: written)
 
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
         #expect(throws: APIToken.Problem.self) { try APIToken.resolve(reference, environment: [:], projectRoot: folder) }
@@ -90,6 +97,8 @@ struct TokenTests {
         let variable = SecretReference(origin: .environment("ONAIR_API_TOKEN"), location: written)
         #expect(try APIToken.resolve(variable, environment: ["ONAIR_API_TOKEN": Self.token], projectRoot: folder).value == Self.token)
         #expect(throws: APIToken.Problem.self) { try APIToken.resolve(variable, environment: [:], projectRoot: folder) }
-        #expect(throws: APIToken.Problem.self) { try APIToken.resolve(variable, environment: ["ONAIR_API_TOKEN": "short"], projectRoot: folder) }
+        #expect(throws: APIToken.Problem.self) {
+            try APIToken.resolve(variable, environment: ["ONAIR_API_TOKEN": "short"], projectRoot: folder)
+        }
     }
 }

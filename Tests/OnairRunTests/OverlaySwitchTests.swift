@@ -51,7 +51,7 @@ extension EndToEnd {
             #expect(run.events.contains { $0.event == "run.stopped" && $0.reason == "completed" })
             let after = try onairCommand(["switch", RunProject.pipeline, "blue", "--project", project.path])
             #expect(after.status == 1, "\(after)")
-            #expect(after.stderr.contains("no run of 't'"), "\(after)")
+            #expect(after.stderr.contains("'t' is not running"), "\(after)")
 
             // Every frame is there and the timestamps run on through both switches.
             let video = try decodeRecording(project, "out/rec.mkv")

@@ -125,12 +125,13 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         try compositor.build(slate: slate)
     }
 
-    /// Starts every thread: destinations connect, inputs read.
-    public func start() {
+    /// Starts every thread: destinations connect, inputs read. `api` is where the run's HTTP
+    /// API listens, announced in `run.started`.
+    public func start(api: String? = nil) {
         startedAt = Date()
         phase.withLock { $0 = .starting }
         events.emit(.runStarted(pipeline: plan.pipeline, inputs: plan.inputs.count, overlay: plan.activeOverlay,
-                                renditions: plan.renditions.count, destinations: plan.outputs.map(\.destination)))
+                                renditions: plan.renditions.count, destinations: plan.outputs.map(\.destination), api: api))
         events.emit(.overlayApplied(overlay: plan.activeOverlay))
         for destination in destinations { destination.start() }
         for encoder in encoders { encoder.start() }

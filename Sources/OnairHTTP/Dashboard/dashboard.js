@@ -246,7 +246,7 @@ function describe(event) {
     case "input.waiting": case "input.lost": case "input.failed": return `${event.input}: ${event.reason}`;
     case "overlay.applied": return event.overlay;
     case "libav.log": return `${event.level}: ${event.message}`;
-    case "run.started": return `${event.pipeline}: ${event.inputs} input(s), overlay '${event.overlay}', ${event.renditions} encoder(s) → ${(event.destinations || []).join(", ")}`;
+    case "run.started": return `${event.pipeline}: ${event.inputs} input(s), overlay '${event.overlay}', ${event.renditions} encoder(s) → ${(event.destinations || []).join(", ")}` + (event.api ? ` · ${event.api}` : "");
     case "run.note": return event.message;
     case "run.stopped": return event.reason;
     default:

@@ -16,17 +16,24 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
     static let sampleStatus = RunStatus(
         pipeline: "show", state: .live, startedAt: Date(timeIntervalSince1970: 1_800_000_000), elapsed: .seconds(42),
         overlay: "room",
-        overlays: [OverlayChoice(name: "room", number: 1, onAir: true, available: true),
-                   OverlayChoice(name: "keyed", number: 2, onAir: false, available: true),
-                   OverlayChoice(name: "broken", number: 3, onAir: false, available: false, reason: "the logo is missing")],
+        overlays: [
+            OverlayChoice(name: "room", number: 1, onAir: true, available: true),
+            OverlayChoice(name: "keyed", number: 2, onAir: false, available: true),
+            OverlayChoice(name: "broken", number: 3, onAir: false, available: false, reason: "the logo is missing"),
+        ],
         inputs: [InputStatus(name: "camera", kind: "listen", state: .connected, losses: 1, lastError: "timed out")],
         renditions: [RenditionStatus(id: "r0", width: 1280, height: 720, fps: 30, speed: 1, frames: 1260, repeated: 2, bitrate: 2_500_000)],
-        destinations: [DestinationStatus(name: "youtube", platform: "youtube", state: .live,
-                                         stats: DestinationStats(packetsSent: 100, bytesSent: 100_000, packetsDropped: 3, gopsDropped: 1,
-                                                                 reconnects: 1, bitsPerSecond: 2_600_000),
-                                         required: true, queueBytes: 2048, queueMilliseconds: 120),
-                       DestinationStatus(name: "archive", state: .retrying(attempt: 2, nextTryIn: .seconds(2)), required: false,
-                                         lastError: "Connection refused")])
+        destinations: [
+            DestinationStatus(
+                name: "youtube", platform: "youtube", state: .live,
+                stats: DestinationStats(
+                    packetsSent: 100, bytesSent: 100_000, packetsDropped: 3, gopsDropped: 1,
+                    reconnects: 1, bitsPerSecond: 2_600_000),
+                required: true, queueBytes: 2048, queueMilliseconds: 120),
+            DestinationStatus(
+                name: "archive", state: .retrying(attempt: 2, nextTryIn: .seconds(2)), required: false,
+                lastError: "Connection refused"),
+        ])
 
     func status() -> RunStatus { current.current }
     func readiness() -> Readiness { ready.current }
@@ -40,7 +47,9 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
         guard choice.available else { throw .unavailable(name: choice.name, reason: choice.reason ?? "") }
         return current.withLock { status in
             status.overlay = choice.name
-            status.overlays = status.overlays.map { OverlayChoice(name: $0.name, number: $0.number, onAir: $0.name == choice.name, available: $0.available, reason: $0.reason) }
+            status.overlays = status.overlays.map {
+                OverlayChoice(name: $0.name, number: $0.number, onAir: $0.name == choice.name, available: $0.available, reason: $0.reason)
+            }
             return status
         }
     }
@@ -51,7 +60,10 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
     }
 
     /// An 8×8 grey JPEG (made by ffmpeg).
-    static let jpeg = Data(base64Encoded: "/9j/4AAQSkZJRgABAgAAAQABAAD//gAQTGF2YzU5LjM3LjEwMAD/2wBDAAgEBAQEBAUFBQUFBQYGBgYGBgYGBgYGBgYHBwcICAgHBwcGBgcHCAgICAkJCQgICAgJCQoKCgwMCwsODg4RERT/xABKAAEAAAAAAAAAAAAAAAAAAAAAAQEAAAAAAAAAAAAAAAAAAAAAEAEAAAAAAAAAAAAAAAAAAAAAEQEAAAAAAAAAAAAAAAAAAAAA/8AAEQgACAAIAwEiAAIRAAMRAP/aAAwDAQACEQMRAD8AAA//2Q==")!
+    static let jpeg = Data(
+        base64Encoded:
+            "/9j/4AAQSkZJRgABAgAAAQABAAD//gAQTGF2YzU5LjM3LjEwMAD/2wBDAAgEBAQEBAUFBQUFBQYGBgYGBgYGBgYGBgYHBwcICAgHBwcGBgcHCAgICAkJCQgICAgJCQoKCgwMCwsODg4RERT/xABKAAEAAAAAAAAAAAAAAAAAAAAAAQEAAAAAAAAAAAAAAAAAAAAAEAEAAAAAAAAAAAAAAAAAAAAAEQEAAAAAAAAAAAAAAAAAAAAA/8AAEQgACAAIAwEiAAIRAAMRAP/aAAwDAQACEQMRAD8AAA//2Q=="
+    )!
 
     func preview(of destination: String) async throws(PreviewError) -> PreviewPicture {
         if let problem = previewProblem.current { throw problem }
