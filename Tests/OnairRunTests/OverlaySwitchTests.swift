@@ -80,9 +80,3 @@ extension EndToEnd {
         }
     }
 }
-
-/// Runs the built onair with `arguments` (a short command, not a run) and waits for it.
-private func onairCommand(_ arguments: [String]) throws -> Subprocess.Output {
-    guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
-    return try Subprocess.run(binary, arguments, environment: OnairRun.environment(keys: [:]), timeout: .seconds(40))
-}
