@@ -61,13 +61,15 @@ let package = Package(
             resources: [.embedInCode("Dashboard"), .embedInCode("openapi.yaml")],
             swiftSettings: strictness
         ),
+        // Runs pipelines on orchestrators: Kubernetes manifests and systemd units from plans.
+        .target(name: "OnairExport", dependencies: ["OnairPlanner", "Yams"], swiftSettings: strictness),
         // What the end-to-end tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback
         // ports, the built onair executable. Only test targets depend on it.
         .target(name: "OnairTestSupport", swiftSettings: strictness),
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairHTTP",
+                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairHTTP", "OnairExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -76,6 +78,7 @@ let package = Package(
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner"], resources: [.copy("Golden")], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
         .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),

@@ -39,6 +39,7 @@ static inline int cffmpeg_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int cffmpeg_averror_einval(void) { return AVERROR(EINVAL); }
 static inline int cffmpeg_averror_enomem(void) { return AVERROR(ENOMEM); }
 static inline int cffmpeg_averror_epipe(void) { return AVERROR(EPIPE); }
+static inline int cffmpeg_averror_etimedout(void) { return AVERROR(ETIMEDOUT); }
 static inline int cffmpeg_averror_eof(void) { return AVERROR_EOF; }
 static inline int cffmpeg_averror_exit(void) { return AVERROR_EXIT; }
 static inline int cffmpeg_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }

@@ -1,4 +1,5 @@
 import Foundation
+import OnairEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -32,9 +33,9 @@ public struct RunRegistration: Codable, Equatable, Sendable {
         self.pipeline = pipeline
     }
 
-    /// `.onair/run/` in the project.
+    /// `.onair/run/` in the project (the runtime folder the stream key locks share).
     public static func folder(projectRoot: URL) -> URL {
-        projectRoot.appendingPathComponent(".onair/run", isDirectory: true)
+        RuntimeFolder(projectRoot: projectRoot).url
     }
 
     /// `.onair/run/NAME.json` in the project.

@@ -65,6 +65,15 @@ struct Run: ParsableCommand {
         }
         let apiPlan = try RunAPI.Plan(listen: http, pipeline: compiled.pipeline, projectRoot: projectOptions.root)
         try RunAPI.checkNotRunning(pipeline: choice.name, projectRoot: projectOptions.root)
+        // One publisher per stream key: held until this process exits.
+        let keyLock: StreamKeyLock
+        do {
+            keyLock = try StreamKeyLock.acquire(for: plan, keys: keys, in: RuntimeFolder(projectRoot: projectOptions.root))
+        } catch {
+            Terminal.printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        defer { withExtendedLifetime(keyLock) {} }
         let combinations = OverlayCombinations(pipeline: compiled.pipeline, onAir: plan, planner: compiled.planner)
         let pipelineRun: PipelineRun
         do {

@@ -75,20 +75,23 @@ final class ControlledRun {
 /// Collects a subscription's events on a task.
 final class EventCollector: @unchecked Sendable {
     private let events = Shared<[RunEvent]>([])
-    private let finished = DispatchSemaphore(value: 0)
+    private let finished = Shared(false)
 
     init(_ subscription: EventSubscription) {
         Task.detached { [events, finished] in
             for await event in subscription { events.withLock { $0.append(event) } }
-            finished.signal()
+            finished.withLock { $0 = true }
         }
     }
 
     var all: [RunEvent] { events.current }
 
-    /// Waits for the subscription to end.
-    func waitForEnd(timeout: TimeInterval) -> Bool {
-        finished.wait(timeout: .now() + timeout) == .success
+    /// Waits for the subscription to end (without blocking a thread of the concurrency pool,
+    /// which the collecting task needs).
+    func waitForEnd(timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !finished.current, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return finished.current
     }
 }
 
@@ -153,9 +156,9 @@ struct RunControlTests {
         #expect(!stopping.ready && stopping.reasons.contains("the run is stopping"), "\(stopping)")
         #expect([.draining, .stopped].contains(run.status().state))
         await #expect(throws: OverlaySwitchError.refused(reason: "the run is stopping")) { try await run.switchOverlay(to: "blue") }
-        #expect(run.wait() == .completed)
+        #expect(await run.outcome() == .completed)
         #expect(run.status().state == .stopped)
-        #expect(early.waitForEnd(timeout: 10), "the subscription did not end with the run")
+        #expect(try await early.waitForEnd(timeout: .seconds(10)), "the subscription did not end with the run")
 
         // One numbered sequence: started first, stopped last, stats from the run itself; no key.
         let events = early.all
@@ -172,7 +175,23 @@ struct RunControlTests {
 
         // A late subscriber gets what is retained after the id it saw, then the end.
         let late = EventCollector(run.subscribe(after: events[events.count - 3].id))
-        #expect(late.waitForEnd(timeout: 5))
+        #expect(try await late.waitForEnd(timeout: .seconds(10)))
         #expect(late.all.map(\.id) == events.suffix(2).map(\.id))
+    }
+
+    @Test("a second stop aborts: the run ends at once as aborted, and says so", .timeLimit(.minutes(1)))
+    func secondStopAborts() async throws {
+        let controlled = try ControlledRun()
+        let run = controlled.run
+        let events = EventCollector(run.subscribe(after: nil))
+        run.start()
+        try await controlled.waitForStatus { $0.state == .live }
+        run.stop()
+        run.stop()
+        #expect(await run.outcome() == .aborted)
+        #expect(run.status().state == .failed)
+        #expect(try await events.waitForEnd(timeout: .seconds(10)))
+        let stopped = events.all.last { $0.event.name == "run.stopped" }
+        #expect(stopped?.event.detail == "aborted", "\(String(describing: stopped))")
     }
 }

@@ -16,11 +16,15 @@ struct InputFrame {
 /// Reads one planned input on its own thread: opens it (waiting for a camera to connect, for
 /// listening inputs), decodes, puts every frame on the run's timeline, paces files and
 /// synthetic sources at real time, loops files, and hands frames to the compositor.
-final class InputWorker: @unchecked Sendable {
+final class InputWorker: RunWorker, @unchecked Sendable {
     let input: PlannedInput
     let url: String
     let mailbox = Handoff<InputFrame>(capacity: 6)
+    let end = WorkerEnd()
     private let interruption = Interruption()
+    /// Set by stop(); what a wait between two attempts to open a live input waits on.
+    private let stopping = Monitor(false)
+    private let startedFlag = Monitor(false)
     private let doorbell: Doorbell
     private let clock: RunClock
     private let pacing: Bool
@@ -92,25 +96,28 @@ final class InputWorker: @unchecked Sendable {
         opened = media
     }
 
+    var workerName: String { "input \(input.name)" }
+
+    /// Whether ``start()`` was called (an input opened for an overlay combination that is
+    /// not on air yet is prepared, not started).
+    var isStarted: Bool { startedFlag.withLock { $0 } }
+
+    /// Starts reading. Its end (``end``) comes once the thread has left libav: a run must not
+    /// end the process while an input is still inside a library call (libsrt's cleanup at exit
+    /// frees what a listener still waiting for its camera uses).
     func start() {
+        startedFlag.withLock { $0 = true }
         startThread(named: "onair.input.\(input.index)") { [self] in
             run()
             // An overlaid still is sent once and stays on air in the graph until stopped.
             if case .file(_, _, true) = input.kind, !interruption.isStopRequested, failure == nil {} else { health.ended() }
-            finishedSignal.signal()
+            end.finish(failure.map { .failed($0) } ?? .finished)
         }
     }
 
-    private let finishedSignal = DispatchSemaphore(value: 0)
+    func requestStop() { stop() }
 
-    /// Waits until the started thread has left libav (true), or `timeout` passes. A run must not end
-    /// the process while an input is still inside a library call: libsrt's cleanup at exit
-    /// frees what a listener still waiting for its camera uses.
-    func wait(timeout: TimeInterval) -> Bool {
-        guard finishedSignal.wait(timeout: .now() + timeout) == .success else { return false }
-        finishedSignal.signal()
-        return true
-    }
+    func abort() { stop() }
 
     /// Whether this running worker can feed `planned` in another plan (an overlay switch keeps
     /// it instead of reopening the input: a camera stays connected). Stills are always read
@@ -125,6 +132,7 @@ final class InputWorker: @unchecked Sendable {
     /// Stops reading; the compositor sees the end of this input.
     func stop() {
         interruption.requestStop()
+        stopping.withLock { $0 = true }
         health.ended()
         mailbox.close()
         doorbell.ring()
@@ -166,7 +174,7 @@ final class InputWorker: @unchecked Sendable {
                     }
                     failures += 1
                     health.waiting(reason: error.description)
-                    Thread.sleep(forTimeInterval: 0.5)
+                    stopping.withLock(waitingUntil: { $0 }, deadline: .now + .milliseconds(500)) { _ in }
                     continue
                 }
             }
@@ -265,12 +273,22 @@ extension InputWorker {
     }
 }
 
-/// The run's clock: microseconds since the run started.
+/// The run's clock: microseconds since the run started (since ``restart()``, called when the
+/// run starts; until then, since it was made).
 final class RunClock: @unchecked Sendable {
-    private let start = monotonicSeconds()
+    private let lock = NSLock()
+    private var start = monotonicSeconds()
 
     /// Microseconds since start.
-    var micros: Int64 { Int64((monotonicSeconds() - start) * 1_000_000) }
+    var micros: Int64 {
+        let start = lock.withLock { self.start }
+        return Int64((monotonicSeconds() - start) * 1_000_000)
+    }
+
+    /// Makes now the clock's zero: media time 0 is when the run starts, not when it was prepared.
+    func restart() {
+        lock.withLock { start = monotonicSeconds() }
+    }
 
     /// Sleeps until `micros` on this clock (paced reading).
     func sleep(until target: Int64) {

@@ -24,19 +24,18 @@ final class EncodedPacket: QueuedPacket, @unchecked Sendable {
 }
 
 /// One encoder per unique rendition, on its own thread: frames from the compositor in, packets
-/// out to each destination's queue (which never blocks the encoder).
-final class RenditionEncoder: @unchecked Sendable {
+/// out to each destination's queue (which never blocks the encoder). It ends when the
+/// compositor closes its frames (flushing what the encoder holds) or when it is aborted.
+final class RenditionEncoder: RunWorker, @unchecked Sendable {
     let rendition: Rendition
     let frames = Handoff<SinkFrame>(capacity: 4)
+    let end = WorkerEnd()
     private let video: Encoder
     private let audio: Encoder?
     private var destinations: [DestinationWorker] = []
-    private let finishedSignal = DispatchSemaphore(value: 0)
     /// What has been encoded (see `Progress`).
     private let counters = Monitor(Progress())
-    private let failureReason = Monitor<String?>(nil)
-    /// Why encoding failed, if it did.
-    var failure: String? { failureReason.withLock { $0 } }
+    private let aborted = Monitor(false)
 
     init(rendition: Rendition) throws {
         self.rendition = rendition
@@ -74,22 +73,34 @@ final class RenditionEncoder: @unchecked Sendable {
         destinations.append(destination)
     }
 
+    var workerName: String { "encoder \(rendition.id)" }
+
     func start() {
         startThread(named: "onair.encoder.\(rendition.id)") { [self] in
+            var outcome = WorkerOutcome.finished
             do {
                 try run()
             } catch {
-                failureReason.withLock { $0 = "\(error)" }
+                outcome = .failed("\(error)")
             }
-            // Unblock the compositor if this encoder stopped early.
+            if aborted.withLock({ $0 }) { outcome = .aborted }
+            // Unblock the compositor if this encoder stopped early; the destinations get nothing more.
             frames.close()
-            for destination in destinations { destination.queue.close() }
-            finishedSignal.signal()
+            for destination in destinations { destination.requestStop() }
+            end.finish(outcome)
         }
     }
 
-    func wait(timeout: TimeInterval) -> Bool {
-        finishedSignal.wait(timeout: .now() + timeout) == .success
+    /// Encodes what the compositor already handed over, flushes and ends.
+    func requestStop() {
+        frames.close()
+    }
+
+    /// Ends at once: frames waiting and those inside the encoder are dropped; the destinations
+    /// close with what they have.
+    func abort() {
+        aborted.withLock { $0 = true }
+        frames.close()
     }
 
     private func run() throws {
@@ -97,7 +108,7 @@ final class RenditionEncoder: @unchecked Sendable {
         var cadence = PictureCadence(longestFill: Int64(max(1, rendition.video.fps)))
         var lastPicture: Frame?
         var nextAudio: Int64?
-        while let item = frames.pop() {
+        while let item = frames.pop(), !aborted.withLock({ $0 }) {
             let encoder = item.kind == .video ? video : audio
             guard let encoder else { continue }
             var pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
@@ -121,7 +132,7 @@ final class RenditionEncoder: @unchecked Sendable {
             try encode(item.frame, with: encoder)
             if item.kind == .video { lastPicture = item.frame }
         }
-        for encoder in [video] + (audio.map { [$0] } ?? []) {
+        for encoder in [video] + (audio.map { [$0] } ?? []) where !aborted.withLock({ $0 }) {
             _ = try encoder.send(nil)
             try drain(encoder)
         }

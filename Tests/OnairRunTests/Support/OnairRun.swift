@@ -33,6 +33,7 @@ struct RunEvent: Decodable, Sendable {
         var state: String
         var required: Bool?
         var stats: Counters
+        var last_error: String?
     }
 
     struct Counters: Decodable, Sendable {
