@@ -12,8 +12,13 @@ public struct HTTPSpec: Hashable, Sendable {
         self.token = token
     }
 
+    /// The environment variable a run reads the token from when `token:` is not written (what
+    /// the Kubernetes and systemd exports set).
+    public static let tokenVariable = "ONAIR_API_TOKEN"
+
     /// Decodes `http: {listen: "0.0.0.0:8750", token: {env: ONAIR_API_TOKEN}}` of the pipeline
-    /// `pipeline`; a listen address other than loopback without a token is an error at `listen:`.
+    /// `pipeline`; a listen address other than loopback without `token:` is a warning at
+    /// `listen:` (the run still finds one in `ONAIR_API_TOKEN`, or refuses to start).
     static func decode(_ node: ConfigNode, pipeline: String, context: DecodingContext) -> HTTPSpec? {
         guard let reader = ObjectReader(node, ConfigSchema.http, subject: "http", context: context) else { return nil }
         let listen = reader.listenAddress("listen")
@@ -26,9 +31,10 @@ public struct HTTPSpec: Hashable, Sendable {
                     schema: ConfigSchema.apiToken), context: context)
         }
         if let listen, !listen.value.isLoopback, reader["token"] == nil {
-            context.log.error(
+            context.log.warning(
                 "http-token", "listening on \(listen.value) lets other machines steer the run, so it needs a token", at: listen.location,
-                suggestion: "add token: {env: ONAIR_API_TOKEN} (or {file: PATH}, mode 0600) to http:, or listen on 127.0.0.1")
+                suggestion: "add token: {env: ONAIR_API_TOKEN} (or {file: PATH}, mode 0600) to http:, "
+                    + "or set ONAIR_API_TOKEN where it runs, or listen on 127.0.0.1")
         }
         return HTTPSpec(listen: listen, token: token)
     }

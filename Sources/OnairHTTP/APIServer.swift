@@ -38,7 +38,8 @@ public final class APIServer: Sendable {
         public var description: String {
             switch self {
             case .tokenRequired(let address):
-                "listening on \(address) lets other machines steer the run, so it needs a token: add http: {token: {env: ONAIR_API_TOKEN}} (or {file: PATH}, mode 0600) to the pipeline, or listen on 127.0.0.1"
+                "listening on \(address) lets other machines steer the run, so it needs a token: add http: {token: {env: ONAIR_API_TOKEN}} "
+                    + "(or {file: PATH}, mode 0600) to the pipeline, or set ONAIR_API_TOKEN, or listen on 127.0.0.1"
             case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
             }
         }

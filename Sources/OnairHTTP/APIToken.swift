@@ -30,6 +30,16 @@ public struct APIToken: Sendable, CustomStringConvertible {
         public var description: String
     }
 
+    /// The token of a pipeline whose `http:` block is `http`: the one its `token:` names, or
+    /// else the one in `ONAIR_API_TOKEN` (what the Kubernetes and systemd exports set); nil
+    /// when neither is there.
+    public static func configured(by http: HTTPSpec?, environment: [String: String], projectRoot: URL) throws(Problem) -> APIToken? {
+        if let reference = http?.token { return try resolve(reference, environment: environment, projectRoot: projectRoot) }
+        guard let value = environment[HTTPSpec.tokenVariable], !value.isEmpty else { return nil }
+        let fallback = SecretReference(origin: .environment(HTTPSpec.tokenVariable), location: SourceLocation(file: "", line: 0, column: 0))
+        return try resolve(fallback, environment: environment, projectRoot: projectRoot)
+    }
+
     /// Reads the token `reference` names: `env:NAME` from `environment`, `file:PATH` (relative
     /// to `projectRoot`) from a regular file no one else can read or write (mode 0600 or 0400).
     public static func resolve(_ reference: SecretReference, environment: [String: String], projectRoot: URL) throws(Problem) -> APIToken {

@@ -18,7 +18,7 @@ final class RunAPI: Sendable {
         var settings: APIServer.Settings
 
         /// `--http` over the pipeline's `http: {listen:}`, else 127.0.0.1 on a free port; the
-        /// pipeline's token. Problems are printed and end the command with exit status 1.
+        /// pipeline's token, else `ONAIR_API_TOKEN`'s. Problems are printed and end the command with exit status 1.
         init(listen: String?, pipeline: PipelineSpec, projectRoot: URL) throws {
             var address = pipeline.http?.listen?.value ?? .loopbackAnyPort
             if let listen {
@@ -27,14 +27,12 @@ final class RunAPI: Sendable {
                 }
                 address = parsed
             }
-            var token: APIToken?
-            if let reference = pipeline.http?.token {
-                do {
-                    token = try APIToken.resolve(reference, environment: ProcessInfo.processInfo.environment, projectRoot: projectRoot)
-                } catch {
-                    Terminal.printError("error: \(error)")
-                    throw ExitCode.failure
-                }
+            let token: APIToken?
+            do {
+                token = try APIToken.configured(by: pipeline.http, environment: ProcessInfo.processInfo.environment, projectRoot: projectRoot)
+            } catch {
+                Terminal.printError("error: \(error)")
+                throw ExitCode.failure
             }
             settings = APIServer.Settings(listen: address, token: token)
             if !address.isLoopback, token == nil {

@@ -55,14 +55,16 @@ struct HTTPBlockTests {
         #expect(http.token?.origin == .environment("ONAIR_API_TOKEN"))
     }
 
-    @Test("anything but loopback without a token is an error at listen:")
+    @Test("anything but loopback without a token is a warning at listen: (the run still finds one in ONAIR_API_TOKEN, or refuses)")
     func tokenRequired() throws {
         let loaded = try Fixtures.project(pipeline: Self.pipeline(http: #"{listen: "0.0.0.0:8750"}"#)).load()
         #expect(loaded.codes == ["http-token"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
         #expect(diagnostic.location == at(9, 16))
+        #expect(diagnostic.severity == .warning)
         #expect(diagnostic.message == "listening on 0.0.0.0:8750 lets other machines steer the run, so it needs a token")
-        #expect(diagnostic.suggestion == "add token: {env: ONAIR_API_TOKEN} (or {file: PATH}, mode 0600) to http:, or listen on 127.0.0.1")
+        #expect(diagnostic.suggestion == "add token: {env: ONAIR_API_TOKEN} (or {file: PATH}, mode 0600) to http:, "
+            + "or set ONAIR_API_TOKEN where it runs, or listen on 127.0.0.1")
         #expect(try Fixtures.project(pipeline: Self.pipeline(http: #"{listen: "127.0.0.1:8750"}"#)).load().codes.isEmpty)
     }
 

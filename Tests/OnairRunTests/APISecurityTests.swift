@@ -29,8 +29,14 @@ extension EndToEnd {
             #expect(!LoopbackPort.acceptsConnections(port))
             let written = try Self.project(http: #"{listen: "0.0.0.0:8750"}"#)
             defer { written.remove() }
-            let validated = try onairCommand(["run", RunProject.pipeline, "--project", written.path, "--duration", "2s"])
-            #expect(validated.status == 1 && validated.stderr.contains("[http-token]"), "\(validated)")
+            let refused = try onairCommand(["run", RunProject.pipeline, "--project", written.path, "--duration", "2s"])
+            #expect(refused.status == 1 && refused.stderr.contains("error: listening on 0.0.0.0:8750 lets other machines"), "\(refused)")
+            // ONAIR_API_TOKEN (what the exports set) is the token when the pipeline names none.
+            let exported = try APIRun(pipeline: RunProject.pipeline, project: written.path, keys: ["ONAIR_API_TOKEN": Self.token],
+                                      arguments: ["--duration", "3s", "--http", "0.0.0.0:\(port)"], announced: "http://127.0.0.1:\(port)")
+            #expect(try exported.get("/api/v1/status").status == 401)
+            #expect(try exported.get("/api/v1/status", headers: ["Authorization": "Bearer \(Self.token)"]).status == 200)
+            #expect(exported.run.finish(timeout: .seconds(30)).status == 0)
         }
 
         @Test("with a token: a request without it or with a wrong one gets 401, the probes need none; onair status sends it; it never shows",

@@ -8,13 +8,19 @@ struct APIRun {
     /// `http://127.0.0.1:PORT` (no trailing slash).
     let base: String
 
-    /// Starts `onair run PIPELINE --http 127.0.0.1:PORT EXTRA…` in `project` and waits for its
+    /// Starts `onair run PIPELINE --http 127.0.0.1:PORT EXTRA…` in `project` (or, when
+    /// `announced` is given, `onair run PIPELINE EXTRA…` whose API is there) and waits for its
     /// `run.started`, which must announce the API.
-    init(pipeline: String, project: String, keys: [String: String] = [:], arguments: [String],
+    init(pipeline: String, project: String, keys: [String: String] = [:], arguments: [String], announced: String? = nil,
          sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let port = try LoopbackPort.free()
-        base = "http://127.0.0.1:\(port)"
-        run = try OnairRun(pipeline: pipeline, project: project, keys: keys, arguments: ["--http", "127.0.0.1:\(port)"] + arguments)
+        if let announced {
+            base = announced
+            run = try OnairRun(pipeline: pipeline, project: project, keys: keys, arguments: arguments)
+        } else {
+            let port = try LoopbackPort.free()
+            base = "http://127.0.0.1:\(port)"
+            run = try OnairRun(pipeline: pipeline, project: project, keys: keys, arguments: ["--http", "127.0.0.1:\(port)"] + arguments)
+        }
         // Read as JSON here: `destinations` of run.started is a list of names, not of stats.
         let deadline = ContinuousClock.now + .seconds(30)
         var started: [String: Any]?
