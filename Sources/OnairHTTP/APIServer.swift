@@ -105,7 +105,11 @@ public final class APIServer: Sendable {
         }
     }
 
-    /// Hummingbird logs through swift-log; the run's own console says what matters.
+    /// Hummingbird logs through swift-log; onair itself does not. What a run says is typed
+    /// events (`StatusEvent`) that one hub hands to the console, the JSON log and this API's
+    /// event stream alike, libav's messages included; a swift-log handler would flatten them
+    /// into message-and-metadata only to rebuild them. Hummingbird's own lines stay out of the
+    /// operator's console, whose status block they would tear.
     private static let quietLogger: Logger = {
         var logger = Logger(label: "onair.http")
         logger.logLevel = .critical
