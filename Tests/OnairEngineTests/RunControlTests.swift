@@ -17,6 +17,15 @@ final class ControlledRun {
         project = try ScratchProject()
         let refusing = try LoopbackPort.free()
         try project.write("assets/not-a-picture.png", "text, not a picture\n")
+        try project.write("Presets/quality.yaml", """
+            quality:
+              320x180:
+                width: 320
+                height: 180
+                fps: 30
+                video: {codec: h264, bitrate: 300k, keyframe_interval: 1s, profile: main, preset: ultrafast, tune: zerolatency}
+                audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
+            """)
         try project.write("Pipelines/t.yaml", """
             sources:
               camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: 320x180, fps: 30}
@@ -26,14 +35,14 @@ final class ControlledRun {
               blue: {kind: real-scene, camera: screen}
               broken: {kind: scene-avatar, scene: camera, avatar: {image: ../assets/not-a-picture.png}}
             active: red
-            quality:
-              width: 320
-              height: 180
-              fps: 30
-              video: {codec: h264, bitrate: 300k, keyframe_interval: 1s, profile: main, preset: ultrafast, tune: zerolatency}
-              audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
+            quality: 320x180
             destinations:
               rec: {kind: record, path: ../out/rec.mkv}
+              vertical:
+                kind: record
+                path: ../out/vertical.mkv
+                quality: {extends: 320x180, width: 180, height: 320}
+                canvas: {aspect: "9:16", focus: 0.5}
               far:
                 kind: url
                 url: "rtmp://127.0.0.1:\(refusing)/live/{key}"
@@ -117,7 +126,7 @@ struct RunControlTests {
         #expect(live.overlays[2].reason?.contains("not-a-picture.png") == true, "\(live.overlays[2])")
         // The test source's pictures and its tone are two lavfi inputs.
         #expect(!live.inputs.isEmpty && live.inputs.allSatisfy { $0.name == "camera" && $0.kind == "lavfi" }, "\(live.inputs)")
-        #expect(live.renditions.count == 1 && live.renditions[0].bitrate == 300_000, "\(live.renditions)")
+        #expect(live.renditions.count == 2 && live.renditions.allSatisfy { $0.bitrate == 300_000 }, "\(live.renditions)")
 
         // The optional destination can't connect: ready all the same (the recording is required),
         // and its last error says why.
@@ -193,5 +202,45 @@ struct RunControlTests {
         #expect(try await events.waitForEnd(timeout: .seconds(10)))
         let stopped = events.all.last { $0.event.name == "run.stopped" }
         #expect(stopped?.event.detail == "aborted", "\(String(describing: stopped))")
+    }
+
+    @Test("a preview shows what a destination receives: its rendition's aspect, scaled down, the colour on air", .timeLimit(.minutes(1)))
+    func previews() async throws {
+        let controlled = try ControlledRun()
+        let run = controlled.run
+        await #expect(throws: PreviewError.unknownDestination("nowhere")) { try await run.preview(of: "nowhere") }
+        run.start()
+        try await controlled.waitForStatus { $0.state == .live }
+
+        let red = try await run.preview(of: "rec")
+        #expect(red.rendition == "r0" && red.width == 320 && red.height == 180, "\(red)")
+        let again = try await run.preview(of: "rec")
+        #expect(again.capturedAt == red.capturedAt, "a request within a second gets the same picture")
+        #expect(try Self.colour(of: red, in: controlled) == "red")
+
+        let vertical = try await run.preview(of: "vertical")
+        #expect(vertical.rendition == "r1" && vertical.width == 180 && vertical.height == 320, "9:16 kept: \(vertical)")
+        #expect(try Self.colour(of: vertical, in: controlled) == "red")
+
+        _ = try await run.switchOverlay(to: "blue")
+        try await Task.sleep(for: .milliseconds(1100))
+        let blue = try await run.preview(of: "rec")
+        #expect(blue.capturedAt > red.capturedAt)
+        #expect(try Self.colour(of: blue, in: controlled) == "blue")
+
+        run.stop()
+        _ = await run.outcome()
+        await #expect(throws: PreviewError.unavailable(reason: "the run is stopped")) { try await run.preview(of: "rec") }
+    }
+
+    /// Decodes `picture` with ffprobe: a JPEG of its stated size, red, blue or other.
+    static func colour(of picture: PreviewPicture, in controlled: ControlledRun) throws -> String {
+        let file = controlled.project.root.appendingPathComponent("preview-\(UUID().uuidString).jpg")
+        try picture.jpeg.write(to: file)
+        let streams = FFprobe.streams(of: file.path, timeout: .seconds(20))
+        #expect(streams.count == 1 && streams.first?.codecName == "mjpeg", "\(streams)")
+        #expect(streams.first?.width == picture.width && streams.first?.height == picture.height, "\(streams)")
+        let colour = try #require(FFprobe.frameColours(of: file.path)?.first, "the JPEG does not decode")
+        return colour.v > 180 && colour.u < 120 ? "red" : colour.u > 180 && colour.v < 140 ? "blue" : "other (u \(colour.u), v \(colour.v))"
     }
 }

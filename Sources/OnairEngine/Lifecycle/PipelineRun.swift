@@ -49,6 +49,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private var destinations: [DestinationWorker] = []
     private var compositor: Compositor!
     private var supervisor: RunSupervisor!
+    private var standby: StandbyGraphs!
     private let slate: Slate
     /// One overlay switch at a time.
     private let switching = NSLock()
@@ -106,6 +107,13 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         supervisor = RunSupervisor(compositor: compositor, encoders: encoders, destinations: destinations, events: events, clock: clock,
                                    duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in status() }
         supervisorHandle.withLock { $0 = supervisor }
+        let available = self.combinations.all.compactMap(\.plan).filter { $0.renditions == plan.renditions }
+        standby = StandbyGraphs(plans: available) { [unowned self] plan, running in
+            let graph = try graph(for: plan, sharing: running)
+            try graph.prerollStills(at: clock.micros)
+            return graph
+        }
+        compositor.end.observe { [standby] _ in standby?.close() }
     }
 
     /// The combination `plan` puts on air as a graph, its inputs prepared: those `running`
@@ -165,6 +173,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
                                 renditions: plan.renditions.count, destinations: plan.outputs.map(\.destination), api: api))
         events.emit(.overlayApplied(overlay: plan.activeOverlay))
         supervisor.start()
+        standby.prepare(around: compositor.onAir)
     }
 
     /// Tells every subscriber something the operator should know that is not an event of the
@@ -237,8 +246,14 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     }
 
     public func preview(of destination: String) async throws(PreviewError) -> PreviewPicture {
-        guard destinations.contains(where: { $0.output.destination == destination }) else { throw .unknownDestination(destination) }
-        throw .unavailable(reason: "previews are not available in this version")
+        guard let output = plan.outputs.first(where: { $0.destination == destination }),
+              let encoder = encoders.first(where: { $0.rendition.id == output.rendition })
+        else { throw .unknownDestination(destination) }
+        let state = supervisor.state
+        guard !state.isTerminal, state != .preparing else { throw .unavailable(reason: "the run is \(state.rawValue)") }
+        let picture = try await encoder.preview.picture(timeout: .seconds(3)).get()
+        return PreviewPicture(destination: destination, rendition: encoder.rendition.id, jpeg: picture.jpeg, width: picture.width,
+                              height: picture.height, capturedAt: picture.capturedAt)
     }
 
     /// First call: stop gracefully within a second (inputs stop, encoders flush, recordings are
@@ -281,17 +296,25 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         defer { supervisor.endSwitch() }
         let current = compositor.onAir
         guard next.activeOverlay != current.overlay else { return }
-        let graph: CombinationGraph
-        do {
-            graph = try self.graph(for: next, sharing: current.inputs)
-        } catch {
-            throw .unavailable(name: next.activeOverlay, reason: keys.redact("\(error)"))
+        // Built ahead of time (a swap), or now when the standby graph is not ready.
+        var graph = standby.take(next.activeOverlay, onAir: current)
+        if graph == nil {
+            do {
+                graph = try self.graph(for: next, sharing: current.inputs)
+            } catch {
+                throw .unavailable(name: next.activeOverlay, reason: keys.redact("\(error)"))
+            }
         }
-        guard compositor.switchTo(graph) else {
-            for input in graph.inputs where !input.isStarted { input.stop() }
+        guard let graph, let generation = compositor.switchTo(graph) else {
+            for input in graph?.inputs ?? [] where !input.isStarted { input.stop() }
             throw .refused(reason: "the run is stopping")
         }
+        // On air once its first picture is encoded by every encoder (or, if the graph is slow to
+        // give one, after a few seconds: the switch itself has happened).
+        let deadline = ContinuousClock.now + .seconds(5)
+        for encoder in encoders { _ = encoder.waitForPicture(ofGeneration: generation, deadline: deadline) }
         events.emit(.overlayApplied(overlay: next.activeOverlay))
+        standby.prepare(around: graph)
     }
 
     /// Replaces `{date}` and `{time}` in recording paths.

@@ -3,11 +3,23 @@ import Foundation
 import OnairConfig
 import OnairPlanner
 
+/// What the compositor hands an encoder.
+enum EncoderInput {
+    /// A picture or sound from the graph on air.
+    case frame(SinkFrame)
+    /// A switch dropped the pictures the old graph still held: repeat the last picture up to
+    /// this media time (µs, exclusive) now, rather than in a burst once the new graph's first
+    /// picture comes (which would then wait for them).
+    case repeatLastPicture(untilMicros: Int64)
+}
+
 /// A processed frame leaving the graph for an encoder.
 struct SinkFrame {
     var frame: Frame
     var kind: MediaKind
     var timeBase: TimeBase
+    /// Which graph made it (see ``CombinationGraph/generation``).
+    var generation: Int
 }
 
 /// One overlay combination's filter graph with the inputs that feed it: fed with decoded
@@ -62,6 +74,10 @@ final class CombinationGraph {
     /// The combination's name.
     var overlay: String { plan.activeOverlay }
 
+    /// The how-manieth graph put on air this is (0 for the first): the encoders tell when
+    /// they encoded the first picture of a generation, which is when a switch has landed.
+    var generation = 0
+
     /// Whether one of its inputs is live (its time is the wall clock's).
     var hasLiveInputs: Bool { inputs.contains { $0.isLive } }
 
@@ -113,6 +129,28 @@ final class CombinationGraph {
         }
     }
 
+    /// Processes the overlaid stills of a graph that is not on air yet, so that going on air
+    /// does not wait for them: each is fed as the graph's one picture of it at `micros` (its
+    /// input counts as delivered), and a pull runs the graph as far as it goes without the
+    /// other inputs — keying a presenter photo, for one, took 300 ms on a busy machine. The
+    /// stills are then repeated from `micros` on; the graph skips the repeats up to when it
+    /// goes on air, so a standby graph is rebuilt now and then (see ``StandbyGraphs``).
+    func prerollStills(at micros: Int64) throws {
+        var fed = false
+        for (index, worker) in inputs.enumerated() {
+            guard let item = worker.handOverStill(at: micros) else { continue }
+            try feed(item, from: index)
+            fed = true
+        }
+        guard fed else { return }
+        for (sink, target) in sinkTargets.enumerated() where target.kind == .video {
+            let frame = try spare ?? Frame()
+            spare = frame
+            // Nothing comes out before the other inputs deliver: this only runs the stills' chains.
+            if case .done = try graph.pull(sink: sink, into: frame) { frame.clear() }
+        }
+    }
+
     /// Goes on air now: a live input counts as lost only after the plan's delay from now.
     func goOnAir() {
         let now = clock.micros
@@ -147,7 +185,8 @@ final class CombinationGraph {
                 }
                 let target = sinkTargets[sink]
                 // A closed encoder (it failed or stopped) takes no more: this sink is done.
-                if !encoders[target.encoder].frames.push(SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink])) {
+                let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation)
+                if !encoders[target.encoder].frames.push(.frame(output)) {
                     return true
                 }
             }

@@ -1,5 +1,6 @@
 import AVBridge
 import Foundation
+import OnairPlanner
 
 /// The thread that runs the combination on air: round after round it feeds its
 /// ``CombinationGraph`` and hands the pictures and sound to the encoders. A switch replaces the
@@ -19,7 +20,8 @@ final class Compositor: RunWorker, @unchecked Sendable {
     /// A combination waiting to go on air, and where to say whether it did.
     private final class PendingSwitch: @unchecked Sendable {
         let graph: CombinationGraph
-        let landed = Monitor<Bool?>(nil)
+        /// The generation it went on air as, or nil when it did not.
+        let landed = Monitor<Int??>(nil)
 
         init(graph: CombinationGraph) {
             self.graph = graph
@@ -65,7 +67,7 @@ final class Compositor: RunWorker, @unchecked Sendable {
                 defer { control.pending = nil }
                 return control.pending
             }
-            pending?.landed.withLock { $0 = false }
+            pending?.landed.withLock { $0 = .some(nil) }
             for encoder in encoders { encoder.requestStop() }
             end.finish(outcome)
         }
@@ -83,20 +85,20 @@ final class Compositor: RunWorker, @unchecked Sendable {
         doorbell.ring()
     }
 
-    /// Puts `next` (built, its new inputs prepared) on air between two rounds and returns true
-    /// once it is; false, leaving the combination on air, when the compositor is stopping or
-    /// has ended. The inputs `next` does not share with the combination on air start at the
-    /// media time reached; those only the old one read are stopped.
-    func switchTo(_ next: CombinationGraph) -> Bool {
+    /// Puts `next` (built, its new inputs prepared) on air between two rounds and returns its
+    /// generation once it is; nil, leaving the combination on air, when the compositor is
+    /// stopping or has ended. The inputs `next` does not share with the combination on air
+    /// start at the media time reached; those only the old one read are stopped.
+    func switchTo(_ next: CombinationGraph) -> Int? {
         let pending = PendingSwitch(graph: next)
         let accepted = control.withLock { control -> Bool in
             guard !control.stopRequested, !control.aborted, !control.ended, control.pending == nil else { return false }
             control.pending = pending
             return true
         }
-        guard accepted else { return false }
+        guard accepted else { return nil }
         doorbell.ring()
-        return pending.landed.withLock(waitingUntil: { $0 != nil }, deadline: .now + .seconds(86_400)) { $0 } ?? false
+        return pending.landed.withLock(waitingUntil: { $0 != nil }, deadline: .now + .seconds(86_400)) { $0 } ?? nil
     }
 
     private func run() -> WorkerOutcome {
@@ -110,7 +112,7 @@ final class Compositor: RunWorker, @unchecked Sendable {
                 if aborted { return .aborted }
                 if let pending {
                     putOnAir(pending.graph)
-                    pending.landed.withLock { $0 = true }
+                    pending.landed.withLock { $0 = .some(pending.graph.generation) }
                 }
                 if stopRequested, !inputsStopped {
                     for input in onAir.inputs { input.stop() }
@@ -123,6 +125,8 @@ final class Compositor: RunWorker, @unchecked Sendable {
                 }
             }
         } catch {
+            // Where an overlay fallback would put a standby graph (the camera with the layers)
+            // on air instead, as a switch does, and retry the failed one later.
             return .failed("filter graph failed: \(error)")
         }
     }
@@ -131,6 +135,11 @@ final class Compositor: RunWorker, @unchecked Sendable {
         let current = onAir
         let start = current.mediaEnd
         let kept = Set(next.inputs.map(ObjectIdentifier.init))
+        next.generation = current.generation + 1
+        // The pictures the old graph still held are gone; a frame interval or two of margin
+        // keeps the new graph's first picture (on the frame grid near `start`) from being late.
+        let picture = Int64(1_000_000 / max(1, current.plan.fps))
+        for encoder in encoders { encoder.frames.push(.repeatLastPicture(untilMicros: start - 2 * picture)) }
         next.goOnAir()
         for input in next.inputs where !input.isStarted {
             input.timelineOffset = start

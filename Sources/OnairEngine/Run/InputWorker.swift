@@ -94,6 +94,37 @@ final class InputWorker: RunWorker, @unchecked Sendable {
         videoFormat = media.video
         audioFormat = media.audio
         opened = media
+        // A still is decoded now, so that a combination switched to has its picture at once.
+        if case .file(_, _, true) = input.kind {
+            guard let picture = try media.nextFrame()?.frame else {
+                throw StillWithoutPicture(input: input.name)
+            }
+            still = picture
+        }
+    }
+
+    /// The decoded picture of a prepared still.
+    private var still: Frame?
+    /// Set when the still was handed to a graph directly (``handOverStill(at:)``).
+    private var handedOver = false
+
+    /// For a prepared overlaid still (a still the graph repeats itself) that was not started:
+    /// its picture as the graph's one frame of it, at `micros`. The input then counts as
+    /// delivered: started, it only says it is connected. Nil for any other input.
+    func handOverStill(at micros: Int64) -> InputFrame? {
+        guard case .file(_, false, true) = input.kind, !isStarted, !handedOver, let picture = still else { return nil }
+        handedOver = true
+        still = nil
+        opened = nil
+        mailbox.close()
+        let length = Int64(1_000_000 / max(1, input.video?.fps ?? 30))
+        return InputFrame(frame: picture, kind: .video, micros: micros, lengthMicros: length)
+    }
+
+    /// A still image file that holds no picture.
+    struct StillWithoutPicture: Error, CustomStringConvertible {
+        var input: String
+        var description: String { "input '\(input)': the image has no picture" }
     }
 
     var workerName: String { "input \(input.name)" }
@@ -107,6 +138,11 @@ final class InputWorker: RunWorker, @unchecked Sendable {
     /// frees what a listener still waiting for its camera uses).
     func start() {
         startedFlag.withLock { $0 = true }
+        if handedOver {
+            health.connected()
+            end.finish(.finished)
+            return
+        }
         startThread(named: "onair.input.\(input.index)") { [self] in
             run()
             // An overlaid still is sent once and stays on air in the graph until stopped.
@@ -128,6 +164,12 @@ final class InputWorker: RunWorker, @unchecked Sendable {
         same.index = planned.index
         return same == planned && failure == nil && !interruption.isStopRequested
     }
+
+    /// How far ahead of the clock a paced input reads: one picture. A graph's frame-rate filter
+    /// gives out a picture once it has the next one, so an input that starts (at the start, or
+    /// for a combination switched to) would otherwise hold the first picture back by a frame
+    /// interval.
+    static func pacingLead(_ pictureMicros: Int64) -> Int64 { pictureMicros }
 
     /// Stops reading; the compositor sees the end of this input.
     func stop() {
@@ -229,7 +271,7 @@ final class InputWorker: RunWorker, @unchecked Sendable {
                     : pictureMicros
                 endMicros = max(endMicros, micros + length)
                 if let limit = durationMicros, micros >= limit, !isLive { return }
-                if pacing && !isLive { clock.sleep(until: micros) }
+                if pacing && !isLive { clock.sleep(until: micros - Self.pacingLead(pictureMicros)) }
                 if !mailbox.push(InputFrame(frame: decoded.frame, kind: decoded.kind, micros: micros, lengthMicros: length)) { return }
                 doorbell.ring()
             }
@@ -248,17 +290,18 @@ extension InputWorker {
                 media = try MediaInput(url: url, format: format, options: [], wantAudio: false, interruption: interruption)
             }
             opened = nil
-            guard let picture = try media.nextFrame()?.frame else {
-                failureReason.withLock { $0 = "input '\(input.name)': the image has no picture" }
+            guard let picture = try still ?? media.nextFrame()?.frame else {
+                failureReason.withLock { $0 = StillWithoutPicture(input: input.name).description }
                 return
             }
+            still = nil
             health.connected()
             let fps = Int64(max(1, input.video?.fps ?? 30))
             var index: Int64 = 0
             repeat {
                 let micros = timelineOffset + index * 1_000_000 / fps
                 if let limit = durationMicros, micros >= limit { return }
-                if pacing { clock.sleep(until: micros) }
+                if pacing { clock.sleep(until: micros - Self.pacingLead(1_000_000 / fps)) }
                 let frame = try picture.reference()
                 if !mailbox.push(InputFrame(frame: frame, kind: .video, micros: micros, lengthMicros: 1_000_000 / fps)) { return }
                 doorbell.ring()

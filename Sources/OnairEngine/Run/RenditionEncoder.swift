@@ -28,7 +28,7 @@ final class EncodedPacket: QueuedPacket, @unchecked Sendable {
 /// compositor closes its frames (flushing what the encoder holds) or when it is aborted.
 final class RenditionEncoder: RunWorker, @unchecked Sendable {
     let rendition: Rendition
-    let frames = Handoff<SinkFrame>(capacity: 4)
+    let frames = Handoff<EncoderInput>(capacity: 4)
     let end = WorkerEnd()
     private let video: Encoder
     private let audio: Encoder?
@@ -36,9 +36,14 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
     /// What has been encoded (see `Progress`).
     private let counters = Monitor(Progress())
     private let aborted = Monitor(false)
+    /// The newest graph generation of which a picture was encoded.
+    private let encodedGeneration = Monitor(0)
+    /// Preview pictures, taken only while somebody asks.
+    let preview: PreviewTap
 
     init(rendition: Rendition) throws {
         self.rendition = rendition
+        preview = PreviewTap(rendition: rendition)
         let settings = rendition.video
         video = try Encoder(video: VideoEncoderSettings(
             width: settings.width, height: settings.height, frameRate: FrameRate(settings.fps), bitrate: settings.bitrate,
@@ -88,7 +93,15 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
             frames.close()
             for destination in destinations { destination.requestStop() }
             end.finish(outcome)
+            // Wakes anyone waiting for a picture that will not come.
+            encodedGeneration.withLock { _ in }
         }
+    }
+
+    /// Waits until a picture of graph `generation` (or a later one) was encoded, or `deadline`
+    /// passes; whether it was.
+    func waitForPicture(ofGeneration generation: Int, deadline: ContinuousClock.Instant) -> Bool {
+        encodedGeneration.withLock(waitingUntil: { $0 >= generation || self.end.hasEnded }, deadline: deadline) { $0 >= generation }
     }
 
     /// Encodes what the compositor already handed over, flushes and ends.
@@ -108,7 +121,22 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
         var cadence = PictureCadence(longestFill: Int64(max(1, rendition.video.fps)))
         var lastPicture: Frame?
         var nextAudio: Int64?
-        while let item = frames.pop(), !aborted.withLock({ $0 }) {
+        while let input = frames.pop(), !aborted.withLock({ $0 }) {
+            let item: SinkFrame
+            switch input {
+            case .frame(let frame):
+                item = frame
+            case .repeatLastPicture(let micros):
+                guard let lastPicture else { continue }
+                let hole = cadence.fill(until: TimeBase.microseconds.convert(micros, to: video.timeBase))
+                counters.withLock { $0.repeated += hole.count }
+                for tick in hole {
+                    let copy = try lastPicture.reference()
+                    copy.presentationTimestamp = tick
+                    try encode(copy, with: video)
+                }
+                continue
+            }
             let encoder = item.kind == .video ? video : audio
             guard let encoder else { continue }
             var pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
@@ -130,7 +158,11 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
             }
             item.frame.presentationTimestamp = pts
             try encode(item.frame, with: encoder)
-            if item.kind == .video { lastPicture = item.frame }
+            if item.kind == .video {
+                lastPicture = item.frame
+                preview.offer(item.frame)
+                encodedGeneration.withLock { if item.generation > $0 { $0 = item.generation } }
+            }
         }
         for encoder in [video] + (audio.map { [$0] } ?? []) where !aborted.withLock({ $0 }) {
             _ = try encoder.send(nil)
