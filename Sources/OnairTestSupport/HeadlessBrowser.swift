@@ -149,11 +149,16 @@ public final class HeadlessBrowser: @unchecked Sendable {
         return (result["result"] as? [String: Any])?["value"]
     }
 
-    /// Evaluates `expression` every 200 ms until it is `true`; false after `timeout`.
+    /// Evaluates `expression` every 200 ms until it is `true`; false after `timeout`. An
+    /// expression that throws (the page is still loading) counts as false.
     public func waitUntil(_ expression: String, timeout: Duration) throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if try evaluate(expression) as? Bool == true { return true }
+            do {
+                if try evaluate(expression) as? Bool == true { return true }
+            } catch let failure as Failure where failure.description.hasPrefix(expression) {
+                // A script error while the page loads: try again.
+            }
             Thread.sleep(forTimeInterval: 0.2)
         }
         return try evaluate(expression) as? Bool == true
