@@ -18,6 +18,12 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // FFmpeg's C libraries (Debian 12: FFmpeg 5.1) plus a shim for the macros Swift can't import.
@@ -39,6 +45,22 @@ let package = Package(
         .target(name: "OnairPlanner", dependencies: ["OnairConfig"], swiftSettings: strictness),
         // Runs plans through libav; consumes PipelinePlan values only.
         .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "AVBridge"], swiftSettings: strictness),
+        // The HTTP API, Prometheus metrics, health probes and dashboard of a running pipeline,
+        // served over RunControl (Hummingbird 2).
+        .target(
+            name: "OnairHTTP",
+            dependencies: [
+                "OnairEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.embedInCode("Dashboard"), .embedInCode("openapi.yaml")],
+            swiftSettings: strictness
+        ),
         // Runs pipelines on orchestrators: Kubernetes manifests and systemd units from plans.
         .target(name: "OnairExport", dependencies: ["OnairPlanner", "Yams"], swiftSettings: strictness),
         // What the end-to-end tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback
@@ -47,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairExport",
+                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairHTTP", "OnairExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -58,6 +80,7 @@ let package = Package(
         .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]
 )

@@ -21,8 +21,12 @@ final class Console: @unchecked Sendable {
     /// that the log loses nothing (what it would lose is counted and said).
     private static let eventBuffer = 8192
 
-    init(format: Run.LogFormat) {
+    /// The run's dashboard, shown in the live block.
+    private let dashboard: String?
+
+    init(format: Run.LogFormat, dashboard: String? = nil) {
         self.format = format
+        self.dashboard = dashboard
         live = format == .text && Terminal.isInteractive(STDERR_FILENO)
         color = Terminal.wantsColor(fileDescriptor: STDERR_FILENO)
         if live, isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &savedTerminal) == 0 {
@@ -149,7 +153,7 @@ final class Console: @unchecked Sendable {
     /// Caller holds the lock.
     private func redraw() {
         guard live, let status = lastStatus else { return }
-        let lines = StatusBoard.render(status, color: color, width: 100)
+        let lines = StatusBoard.render(status, color: color, width: 100, dashboard: dashboard)
         for text in lines { writeError(text) }
         drawnLines = lines.count
     }

@@ -62,10 +62,13 @@ struct OverlayChoiceTests {
         #expect(run.stderr.contains("expected one of 'virtual-studio', 'room', 'avatar'"), "\(run)")
     }
 
-    @Test func switchWithoutARunSaysSo() throws {
-        let output = try onair("switch", "demo", "room", "--project", repositoryRoot.path)
+    @Test(arguments: [["switch", "demo", "room"], ["status", "demo"], ["status", "demo", "--json"]])
+    func withoutARunSaysSo(arguments: [String]) throws {
+        let project = try ScratchProject(shipped: true)
+        defer { project.remove() }
+        let output = try onair(arguments + ["--project", project.path])
         #expect(output.status == 1, "\(output)")
-        #expect(output.stderr.contains("no run of 'demo' in \(repositoryRoot.path) is listening (start it with: onair run demo)"), "\(output)")
+        #expect(output.stderr.contains("'demo' is not running in \(project.path) (start it with: onair run demo)"), "\(output)")
         #expect(output.stdout.isEmpty)
     }
 

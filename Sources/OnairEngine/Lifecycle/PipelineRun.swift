@@ -163,13 +163,14 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         return output
     }
 
-    /// Starts every thread: destinations connect, inputs read. Media time 0 is now.
-    public func start() {
+    /// Starts every thread: destinations connect, inputs read. Media time 0 is now. `api` is
+    /// where the run's HTTP API listens, announced in `run.started`.
+    public func start(api: String? = nil) {
         guard started.withLock({ started in defer { started = true }; return !started }) else { return }
         startedAt = Date()
         clock.restart()
         events.emit(.runStarted(pipeline: plan.pipeline, inputs: plan.inputs.count, overlay: plan.activeOverlay,
-                                renditions: plan.renditions.count, destinations: plan.outputs.map(\.destination)))
+                                renditions: plan.renditions.count, destinations: plan.outputs.map(\.destination), api: api))
         events.emit(.overlayApplied(overlay: plan.activeOverlay))
         supervisor.start()
         standby.prepare(around: compositor.onAir)
