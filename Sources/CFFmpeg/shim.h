@@ -50,13 +50,11 @@ static inline int cffmpeg_averror_demuxer_not_found(void) { return AVERROR_DEMUX
 static inline int cffmpeg_averror_input_changed(void) { return AVERROR_INPUT_CHANGED; }
 static inline int cffmpeg_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 
-/// Fixes glibc's mmap threshold (which also stops its dynamic adjustment); 0 where not glibc.
-static inline int cffmpeg_set_mmap_threshold(int bytes) {
+/// Returns the free memory of every malloc heap to the system (`malloc_trim`); nothing where
+/// not glibc.
+static inline void cffmpeg_trim_freed_memory(void) {
 #if defined(__GLIBC__)
-    return mallopt(M_MMAP_THRESHOLD, bytes);
-#else
-    (void)bytes;
-    return 0;
+    malloc_trim(0);
 #endif
 }
 
