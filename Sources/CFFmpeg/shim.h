@@ -103,4 +103,35 @@ static inline int cffmpeg_frame_linesize(const AVFrame *frame, int plane) {
     return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->linesize[plane] : 0;
 }
 
+/// `AVFrame.data[plane]` without going through Swift's 8-tuple.
+static inline uint8_t *cffmpeg_frame_data(const AVFrame *frame, int plane) {
+    return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->data[plane] : NULL;
+}
+
+/// Makes `buffer` (a reference the frame takes over) plane `plane` of `frame`, `linesize` bytes
+/// a row, in the frame's first free buffer slot. AVERROR(EINVAL) when every slot is taken.
+static inline int cffmpeg_frame_attach_plane(AVFrame *frame, int plane, AVBufferRef *buffer, int linesize) {
+    for (int slot = 0; slot < AV_NUM_DATA_POINTERS; slot++) {
+        if (frame->buf[slot]) continue;
+        frame->buf[slot] = buffer;
+        frame->data[plane] = buffer->data;
+        frame->linesize[plane] = linesize;
+        return 0;
+    }
+    return AVERROR(EINVAL);
+}
+
+/// Gives `destination` (without buffers) planes 0..<`planes` of `source`, by reference.
+static inline int cffmpeg_frame_share_planes(AVFrame *destination, const AVFrame *source, int planes) {
+    for (int slot = 0; slot < AV_NUM_DATA_POINTERS && source->buf[slot]; slot++) {
+        destination->buf[slot] = av_buffer_ref(source->buf[slot]);
+        if (!destination->buf[slot]) return AVERROR(ENOMEM);
+    }
+    for (int plane = 0; plane < planes && plane < AV_NUM_DATA_POINTERS; plane++) {
+        destination->data[plane] = source->data[plane];
+        destination->linesize[plane] = source->linesize[plane];
+    }
+    return 0;
+}
+
 #endif
