@@ -10,7 +10,7 @@ public enum PlanGraphCheck {
     /// YAML behind the failing filter (or at the start of `pipelineFile`).
     public static func run(_ plan: PipelinePlan, pipelineFile: String, log: DiagnosticLog) {
         LibAV.initialize()
-        let check = FilterGraphCheck(plan.graph.description(), inputs: inputs(of: plan), outputs: outputs(of: plan))
+        let check = FilterGraphCheck(plan.graph.description(kernels: .appliedToSources), inputs: inputs(of: plan), outputs: outputs(of: plan))
         guard case .failure(let failure) = check.run() else { return }
         let filters = plan.graph.filtersInOrder
         let culprit = failure.filter.flatMap { $0.index < filters.count ? filters[$0.index] : nil }
@@ -24,7 +24,7 @@ public enum PlanGraphCheck {
     }
 
     static func inputs(of plan: PipelinePlan) -> [GraphInput] {
-        PlannedSource.all(in: plan).map { GraphInput($0.pad, $0.media) }
+        PlannedSource.all(in: plan).map { GraphInput($0.pad, $0.graphMedia) }
     }
 
     static func outputs(of plan: PipelinePlan) -> [GraphOutput] {

@@ -78,7 +78,7 @@ final class Compositor: @unchecked Sendable {
                 audioSource[index] = sourceFormats.count
             }
             sourceInput.append(index)
-            sourceFormats.append(.init(label: source.pad, media: media, timeBase: .microseconds))
+            sourceFormats.append(.init(label: source.pad, media: media, timeBase: .microseconds, kernel: source.kernel))
             if worker.isLive, cover[index] == nil {
                 cover[index] = InputCover(fps: worker.input.video?.fps ?? plan.fps, lastArrival: clock.micros)
             }
@@ -93,7 +93,7 @@ final class Compositor: @unchecked Sendable {
                 sinkTargets.append((index, .audio))
             }
         }
-        graph = try FilterGraphRunner(description: plan.graph.description(), sources: sourceFormats, sinks: sinks)
+        graph = try FilterGraphRunner(description: plan.graph.description(kernels: .appliedToSources), sources: sourceFormats, sinks: sinks)
         sinkTimeBases = sinks.indices.map { graph.timeBase(ofSink: $0) }
         for index in cover.indices where cover[index] != nil {
             if let source = videoSource[index] { cover[index]!.slate = try slate.picture(for: sourceFormats[source].media) }
