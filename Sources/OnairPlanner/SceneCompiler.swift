@@ -31,6 +31,8 @@ struct SceneCompiler {
     private var baseStills: Set<Int> = []
     /// Still-image pads overlaid on something: computed once, then repeated by `loop`.
     private var frozenPads: [String] = []
+    /// Of those, the ones a moving picture is drawn onto (a background under a camera).
+    private var frozenBases: Set<String> = []
 
     init(spec: PipelineSpec) {
         self.spec = spec
@@ -88,10 +90,20 @@ struct SceneCompiler {
         for pad in frozenPads {
             guard let origin = stillOrigin[pad], !baseStills.contains(origin),
                   let chainIndex = chains.firstIndex(where: { $0.outputs == [pad] }) else { continue }
-            chains[chainIndex].filters += [
-                Filter("loop", [FilterOption("loop", "-1"), FilterOption("size", "1"), FilterOption("start", "0")], purpose: "repeat the processed still"),
-                Filter("setpts", [FilterOption(nil, "STARTPTS+N/\(fps)/TB")], purpose: "\(fps) fps timestamps for the repeats, from when the still arrived"),
-            ]
+            chains[chainIndex].filters.append(Filter("loop", [FilterOption("loop", "-1"), FilterOption("size", "1"), FilterOption("start", "0")],
+                                                     purpose: "repeat the processed still"))
+            if frozenBases.contains(pad) {
+                // Exactly on the scene's frame grid, where the moving picture drawn on it is: repeat
+                // N meets picture N. At N/30 s in microseconds they missed each other by a rounding
+                // every third frame (one picture shown twice, the next skipped).
+                chains[chainIndex].filters += [
+                    Filter("settb", [FilterOption(nil, "1/\(fps)")], purpose: "the scene's frame grid"),
+                    Filter("setpts", [FilterOption(nil, "STARTPTS+N")], purpose: "one repeat per frame, from when the still arrived"),
+                ]
+            } else {
+                chains[chainIndex].filters.append(Filter("setpts", [FilterOption(nil, "STARTPTS+N/\(fps)/TB")],
+                                                         purpose: "\(fps) fps timestamps for the repeats, from when the still arrived"))
+            }
         }
     }
 
@@ -107,8 +119,11 @@ struct SceneCompiler {
             let kernel = SourceKernel.Work.chromaKey(color: key.color, similarity: key.similarity, blend: key.blend, spill: key.spill)
             let keyed: String
             if isMovingInput(pad) {
-                // Keyed by the engine at the camera's own size, then scaled with its alpha.
-                keyed = chain([pad], [scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)], "person")
+                // Keyed by the engine at the camera's own size, then scaled with its alpha. On the
+                // scene's frame grid, so that each repeat of a frozen background meets the person
+                // picture of its own instant (overlay pairs them by timestamp).
+                keyed = chain([pad], [Filter("fps", [FilterOption(nil, String(fps))], purpose: "the person at the scene's \(fps) fps", origin: origin),
+                                      scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)], "person")
                 kernels.append(SourceKernel(pad: pad, work: kernel, consumer: keyed, purpose: "key out the screen", origin: origin))
             } else {
                 // A still is keyed once, at the smaller of its own size and its place.
@@ -461,6 +476,7 @@ struct SceneCompiler {
             // Converted once, before `loop`, to the format overlay blends onto.
             chains[producer].filters.append(Filter("format", [FilterOption(nil, "yuv420p")], purpose: "overlay's native format", origin: origin))
             frozenPads.append(base)
+            frozenBases.insert(base)
         } else if let origin = stillOrigin[base] {
             baseStills.insert(origin)
         }

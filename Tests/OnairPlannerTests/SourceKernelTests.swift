@@ -71,7 +71,7 @@ private func show(active: String, extraLayer: String = "") -> String {
         #expect(kernel.origin?.line == 6, "the line of 'keyed:'")
         let person = try chain(producing: kernel.consumer, in: plan)
         #expect(person.inputs == [kernel.pad])
-        #expect(person.filters.map(\.description) == ["scale=w=-2:h=972", "format=yuva420p"])
+        #expect(person.filters.map(\.description) == ["fps=30", "scale=w=-2:h=972", "format=yuva420p"])
         #expect(!plan.graph.filtersInOrder.contains { ["chromakey", "despill"].contains($0.name) })
     }
 
@@ -82,8 +82,12 @@ private func show(active: String, extraLayer: String = "") -> String {
         #expect(studio.kind == .file(path: "assets/studio.png", loop: false, still: true))
         #expect(studio.options.isEmpty, "read once, not as a paced stream")
         let background = try #require(plan.graph.chains.first { $0.inputs == ["\(studio.index):v"] })
-        #expect(background.filters.map(\.name) == ["scale", "crop", "setsar", "format", "loop", "setpts"])
+        #expect(background.filters.map(\.name) == ["scale", "crop", "setsar", "format", "loop", "settb", "setpts"])
         #expect(background.filters[3].description == "format=yuv420p")
+        // Repeat N at frame N of the scene's grid, where the person's frame N is.
+        #expect(background.filters[5...].map(\.description) == ["settb=1/30", "setpts=STARTPTS+N"])
+        let person = try chain(producing: try #require(plan.graph.kernels.first).consumer, in: plan)
+        #expect(person.filters.first?.description == "fps=30")
         let overlay = try #require(plan.graph.filtersInOrder.first { $0.purpose == "person over background" })
         #expect(overlay.options.contains(FilterOption("shortest", "1")))
     }
@@ -108,7 +112,7 @@ private func show(active: String, extraLayer: String = "") -> String {
         let kernel = try #require(plan.graph.kernels.first)
         #expect(kernel.work == .chromaKey(color: 0x00FF00, similarity: 0.25, blend: 0.08, spill: 0))
         #expect(kernel.equivalent.map(\.name) == ["chromakey", "format"])
-        #expect(try chain(producing: kernel.consumer, in: plan).filters.first?.description == "scale=w=-2:h=540")
+        #expect(try chain(producing: kernel.consumer, in: plan).filters.map(\.description).dropFirst().first == "scale=w=-2:h=540")
     }
 
     @Test("auto lighting on a camera is a kernel with a second of smoothing; without it, no kernel")
@@ -139,9 +143,9 @@ private func show(active: String, extraLayer: String = "") -> String {
         let plan = try plan(show(active: "keyed"))
         let kernel = try #require(plan.graph.kernels.first)
         let forFFmpeg = plan.graph.description()
-        #expect(forFFmpeg.contains("[\(kernel.pad)]chromakey=color=0x00FF00:similarity=0.25:blend=0.08,despill=type=green:mix=0.2,format=yuva420p,scale=w=-2:h=972"))
+        #expect(forFFmpeg.contains("[\(kernel.pad)]chromakey=color=0x00FF00:similarity=0.25:blend=0.08,despill=type=green:mix=0.2,format=yuva420p,fps=30,scale=w=-2:h=972"))
         let forEngine = plan.graph.description(kernels: .appliedToSources)
-        #expect(forEngine.contains("[\(kernel.pad)]scale=w=-2:h=972,format=yuva420p[\(kernel.consumer)]"))
+        #expect(forEngine.contains("[\(kernel.pad)]fps=30,scale=w=-2:h=972,format=yuva420p[\(kernel.consumer)]"))
         #expect(!forEngine.contains("chromakey"))
         #expect(FFmpegCommand(plan: plan).arguments.map(\.text).contains(forFFmpeg))
         #expect(plan.graph.withKernelsAsFilters.filtersInOrder.count == plan.graph.filtersInOrder.count + kernel.equivalent.count)
