@@ -21,16 +21,20 @@ public enum LibAV {
     }
 
     /// Hands the memory of freed large buffers (frames: 3–8 MiB each at 1080p) back to the system
-    /// once a second, from a background thread started on the first call (later calls do
-    /// nothing).
+    /// every ``trimInterval``, from a background thread started on the first call (later calls
+    /// do nothing).
     ///
     /// Frames are allocated on one thread and freed on another, and glibc keeps what is freed
     /// in its heaps for reuse: RSS then creeps up. Forcing every large block onto its own
     /// mapping (a fixed mmap threshold of 128 KiB) kept RSS flat, but made every frame buffer
     /// libav allocates without a pool (overlay copies its main picture for every frame, the
     /// lavfi device a packet) fresh memory: page faults and zeroing cost 18 % of the CPU in the
-    /// studio-like benchmark. Trimming once a second keeps RSS as flat (peak 261 vs 257 MiB over
-    /// 20 s) at a quarter of the kernel time; only the first use of a page after a trim faults.
+    /// studio-like benchmark. A trim hands back what lies freed at that moment (30–40 MiB in a
+    /// 1080p run), which then faults in again on reuse: once a second that was still ~280 page
+    /// faults a frame; every 10 s it is a tenth of that, and RSS stays within a few MiB of the
+    /// fixed threshold's.
+    public static let trimInterval: Double = 10
+
     public static func returnLargeBuffersToTheSystem() {
         _ = memoryTrimmer
     }
@@ -38,7 +42,7 @@ public enum LibAV {
     private static let memoryTrimmer: Void = {
         let thread = Thread {
             while true {
-                Thread.sleep(forTimeInterval: 1)
+                Thread.sleep(forTimeInterval: trimInterval)
                 cffmpeg_trim_freed_memory()
             }
         }
