@@ -37,8 +37,11 @@ let package = Package(
         ),
         // C bodies a system library target can't hold (the av_log va_list trampoline).
         .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
+        // Per-pixel kernels libavfilter does too slowly for live 1080p (chroma key, auto lighting);
+        // plain C on plane pointers, no FFmpeg.
+        .target(name: "CFrameKernels"),
         // Owns every libav pointer; no C type leaves this module.
-        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog"], swiftSettings: strictness),
+        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels"], swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.
         .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
         // Pure Swift: validation rules, platform catalogue, compiler to PipelinePlan, renderers.

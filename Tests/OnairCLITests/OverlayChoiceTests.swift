@@ -46,7 +46,8 @@ struct OverlayChoiceTests {
         let graph = try #require(plan["graph"] as? [String: Any])
         let chains = try #require(graph["chains"] as? [[String: Any]])
         let filterNames = chains.flatMap { ($0["filters"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
-        #expect(filterNames.contains("normalize"), "room has auto lighting: \(filterNames)")
+        let kernels = try #require(graph["kernels"] as? [[String: Any]])
+        #expect(kernels.compactMap { ($0["work"] as? [String: Any])?.keys.first } == ["autoLighting"], "room has auto lighting: \(kernels)")
         #expect(!filterNames.contains("chromakey"), "the green screen is not on air: \(filterNames)")
     }
 

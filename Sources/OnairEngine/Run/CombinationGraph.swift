@@ -102,7 +102,7 @@ final class CombinationGraph {
                 audioSource[index] = sourceFormats.count
             }
             sourceInput.append(index)
-            sourceFormats.append(.init(label: source.pad, media: media, timeBase: .microseconds))
+            sourceFormats.append(.init(label: source.pad, media: media, timeBase: .microseconds, kernel: source.kernel))
             if worker.isLive, cover[index] == nil {
                 cover[index] = InputCover(fps: worker.input.video?.fps ?? plan.fps)
             }
@@ -117,7 +117,7 @@ final class CombinationGraph {
                 sinkTargets.append((index, .audio))
             }
         }
-        graph = try FilterGraphRunner(description: plan.graph.description(), sources: sourceFormats, sinks: sinks)
+        graph = try FilterGraphRunner(description: plan.graph.description(kernels: .appliedToSources), sources: sourceFormats, sinks: sinks)
         sinkTimeBases = sinks.indices.map { graph.timeBase(ofSink: $0) }
         openSinks = Array(sinkTargets.indices)
         spare = try Frame()
