@@ -105,4 +105,9 @@ static inline int cffmpeg_frame_linesize(const AVFrame *frame, int plane) {
     return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->linesize[plane] : 0;
 }
 
+/// `AVFrame.data[plane]` without going through Swift's 8-tuple.
+static inline const uint8_t *cffmpeg_frame_data(const AVFrame *frame, int plane) {
+    return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->data[plane] : NULL;
+}
+
 #endif
