@@ -66,17 +66,19 @@ public struct Project: Sendable {
         }
         let platforms = decodePresets(presets, context: context)
 
-        var sources: [(String, URL, String, String)] = yamlFiles(in: root.appendingPathComponent("Pipelines")).map {
-            ($0.deletingPathExtension().lastPathComponent, $0, "Pipelines", display("Pipelines", $0.lastPathComponent))
-        }
+        // `only` picks among Pipelines/; files given explicitly are always read.
+        var sources: [(name: String, url: URL, folder: String, shown: String, explicit: Bool)] =
+            yamlFiles(in: root.appendingPathComponent("Pipelines")).map {
+                ($0.deletingPathExtension().lastPathComponent, $0, "Pipelines", display("Pipelines", $0.lastPathComponent), false)
+            }
         for url in extraPipelineFiles {
             let relative = relativePath(of: url, to: root)
             let folder = (relative as NSString).deletingLastPathComponent
-            sources.append((url.deletingPathExtension().lastPathComponent, url, folder, url.relativePath))
+            sources.append((url.deletingPathExtension().lastPathComponent, url, folder, url.relativePath, true))
         }
         var pipelines: [PipelineSpec] = []
         var names: [String] = []
-        for (name, url, folder, shown) in sources where only == nil || only!.contains(name) {
+        for (name, url, folder, shown, explicit) in sources where explicit || only == nil || only!.contains(name) {
             names.append(name)
             guard let node = read(url, folder: folder, shown: shown) else { continue }
             if let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
@@ -117,6 +119,22 @@ public struct Project: Sendable {
             }
         }
         return presets.decodePlatforms(context: context)
+    }
+
+    /// The project a pipeline file belongs to: the nearest folder above it that holds a
+    /// `Pipelines/` folder (`root/Pipelines/show.yaml` → `root`), or nil when none does.
+    public static func root(enclosing file: URL) -> URL? {
+        var folder = file.standardizedFileURL.deletingLastPathComponent()
+        while true {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Pipelines").path, isDirectory: &isDirectory),
+               isDirectory.boolValue {
+                return folder
+            }
+            let parent = folder.deletingLastPathComponent()
+            guard parent.path != folder.path, folder.path != "/" else { return nil }
+            folder = parent
+        }
     }
 
     /// The names of the pipeline files in `root/Pipelines`, sorted, without reading them.

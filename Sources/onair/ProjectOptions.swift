@@ -32,6 +32,35 @@ struct ProjectOptions: ParsableArguments {
 }
 
 extension ProjectOptions {
+    /// These options for the project at `root`, named in diagnostics the way `file` was
+    /// written: relative to the working directory when `file` was relative
+    /// (`Pipelines/show.yaml` → the working directory; `show.yaml` in `Pipelines/` → `..`),
+    /// else absolute.
+    func project(at root: URL, namedLike file: String) -> ProjectOptions {
+        var options = self
+        options.project = file.hasPrefix("/") ? root.path : Self.relative(root, from: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        return options
+    }
+
+    /// These options for the folder holding `file`, as written (`drafts/show.yaml` → `drafts`;
+    /// `show.yaml` → `.`).
+    func folder(holding file: String) -> ProjectOptions {
+        var options = self
+        let folder = (file as NSString).deletingLastPathComponent
+        options.project = folder.isEmpty ? "." : folder
+        return options
+    }
+
+    /// `folder` relative to `base` (`.`, `..`, `../..`, `sub/dir`), or absolute when it is
+    /// neither inside nor above `base`.
+    static func relative(_ folder: URL, from base: URL) -> String {
+        let target = folder.standardizedFileURL.pathComponents, start = base.standardizedFileURL.pathComponents
+        let shared = zip(target, start).prefix { $0 == $1 }.count
+        if shared == start.count { return shared == target.count ? "." : target[shared...].joined(separator: "/") }
+        if shared == target.count { return Array(repeating: "..", count: start.count - shared).joined(separator: "/") }
+        return folder.standardizedFileURL.path
+    }
+
     /// The usage error for a pipeline name the project doesn't have, with "did you mean".
     func unknownPipeline(_ name: String) -> ValidationError {
         let known = Set(Project.pipelineFileNames(in: root)).union(BuiltinPipelines.all.keys).sorted()
@@ -97,14 +126,14 @@ struct LoadedProject {
                                   let expanded = (path as NSString).expandingTildeInPath
                                   let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
                                   return FileManager.default.fileExists(atPath: absolute)
-                              })
+                              }, projectRoot: root)
         return CheckedPlanner(planner: planner, projectRoot: root)
     }
 }
 
 /// The planner of one project, whose plans are also checked against libav itself: the filter
 /// graph configures, and the local files it reads decode.
-struct CheckedPlanner {
+struct CheckedPlanner: Sendable {
     var planner: Planner
     /// The folder plan paths are relative to.
     var projectRoot: URL
