@@ -10,8 +10,7 @@ public enum PlanGraphCheck {
     /// YAML behind the failing filter (or at the start of `pipelineFile`).
     public static func run(_ plan: PipelinePlan, pipelineFile: String, log: DiagnosticLog) {
         LibAV.initialize()
-        let check = FilterGraphCheck(plan.graph.description(), inputs: inputs(of: plan), outputs: outputs(of: plan))
-        guard case .failure(let failure) = check.run() else { return }
+        guard case .failure(let failure) = outcome(of: plan) else { return }
         let filters = plan.graph.filtersInOrder
         let culprit = failure.filter.flatMap { $0.index < filters.count ? filters[$0.index] : nil }
         let reasons = failure.errors.map(\.message) + failure.issues.map(\.description)
@@ -21,6 +20,57 @@ public enum PlanGraphCheck {
             "libavfilter", "libavfilter rejected \(what): \(reason)",
             at: culprit?.origin ?? .start(of: pipelineFile),
             suggestion: "check the values this part of the pipeline sets; onair plan \(plan.pipeline) --format filtergraph shows the graph")
+    }
+
+    /// The outcome of `check`, configured once per process for each graph shape: every overlay
+    /// combination of every pipeline of a project is checked, and most share their graph with
+    /// another but for the words of their text layers.
+    private static func outcome(of plan: PipelinePlan) -> Result<FilterGraphSummary, FilterGraphFailure> {
+        let shape = GraphShape(plan)
+        if let known = outcomes.withLock({ $0[shape] }) { return known }
+        let outcome = FilterGraphCheck(plan.graph.description(), inputs: shape.inputs, outputs: shape.outputs).run()
+        outcomes.withLock { $0[shape] = outcome }
+        return outcome
+    }
+
+    private static let outcomes = Monitor<[GraphShape: Result<FilterGraphSummary, FilterGraphFailure>]>([:])
+
+    /// Whether a graph of `plan`'s shape was configured already in this process.
+    static func knowsShape(of plan: PipelinePlan) -> Bool {
+        outcomes.withLock { $0[GraphShape(plan)] != nil }
+    }
+
+    /// What decides whether a plan's graph configures: its filters and options, and what flows
+    /// in and out, but not what its text layers say. User text reaches drawtext escaped (as
+    /// `FilterEscaping` escapes it, tested to survive both parsers) and placeholders become
+    /// fixed expansions, so the words never change how the graph parses or configures.
+    /// Compared as values, not as the description text: escaping every option of every plan
+    /// for a key would cost more than the planning.
+    struct GraphShape: Hashable {
+        struct Chain: Hashable {
+            var inputs: [String]
+            var filters: [Filter]
+            var outputs: [String]
+        }
+
+        struct Filter: Hashable {
+            var name: String
+            var options: [FilterOption]
+        }
+
+        var chains: [Chain]
+        var inputs: [GraphInput]
+        var outputs: [GraphOutput]
+
+        init(_ plan: PipelinePlan) {
+            chains = plan.graph.chains.map { chain in
+                Chain(inputs: chain.inputs, filters: chain.filters.map { filter in
+                    Filter(name: filter.name, options: filter.name == "drawtext" ? filter.options.filter { $0.key != "text" } : filter.options)
+                }, outputs: chain.outputs)
+            }
+            inputs = PlanGraphCheck.inputs(of: plan)
+            outputs = PlanGraphCheck.outputs(of: plan)
+        }
     }
 
     static func inputs(of plan: PipelinePlan) -> [GraphInput] {

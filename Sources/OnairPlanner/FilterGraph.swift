@@ -88,7 +88,7 @@ public struct Filter: Codable, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// An option of a filter.
-public struct FilterOption: Codable, Equatable, Sendable {
+public struct FilterOption: Codable, Hashable, Sendable {
     /// Name, or nil for a positional value.
     public var key: String?
     /// The value exactly as the filter should receive it.
@@ -115,14 +115,26 @@ public enum FilterEscaping {
         escape(text, specials: "\\'[],;")
     }
 
+    /// `text` with a backslash before each of the (ASCII) `specials` and before a space that
+    /// begins or ends it. Works on UTF-8 bytes: no byte of a multi-byte character is ASCII, and
+    /// graph descriptions are escaped for every plan `validate` checks.
     static func escape(_ text: String, specials: String) -> String {
-        var out = ""
-        for (index, character) in text.enumerated() {
-            let edgeSpace = character == " " && (index == 0 || index == text.count - 1)
-            if specials.contains(character) || edgeSpace { out.append("\\") }
-            out.append(character)
+        let space = UInt8(ascii: " "), backslash = UInt8(ascii: "\\")
+        var special = [Bool](repeating: false, count: 128)
+        for byte in specials.utf8 where byte < 128 { special[Int(byte)] = true }
+        let bytes = Array(text.utf8), last = bytes.count - 1
+        func escaped(_ index: Int) -> Bool {
+            let byte = bytes[index]
+            return (byte < 128 && special[Int(byte)]) || (byte == space && (index == 0 || index == last))
         }
-        return out
+        guard bytes.indices.contains(where: escaped) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        for index in bytes.indices {
+            if escaped(index) { out.append(backslash) }
+            out.append(bytes[index])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Escapes user text for drawtext's own expansion (`\` and `%`), before the two levels above.
