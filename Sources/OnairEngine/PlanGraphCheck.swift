@@ -1,3 +1,4 @@
+import Foundation
 import AVBridge
 import OnairConfig
 import OnairPlanner
@@ -8,8 +9,12 @@ import OnairPlanner
 public enum PlanGraphCheck {
     /// Configures `plan`'s graph in libavfilter; a failure becomes a `libavfilter` error at the
     /// YAML behind the failing filter (or at the start of `pipelineFile`).
-    public static func run(_ plan: PipelinePlan, pipelineFile: String, log: DiagnosticLog) {
+    /// Files the graph reads (a text layer's font) are found in `projectRoot` (nil: the
+    /// working directory).
+    public static func run(_ plan: PipelinePlan, projectRoot: URL? = nil, pipelineFile: String, log: DiagnosticLog) {
         LibAV.initialize()
+        var plan = plan
+        if let projectRoot { plan.graph = plan.graph.resolvingPaths(from: projectRoot.path) }
         guard case .failure(let failure) = outcome(of: plan) else { return }
         let filters = plan.graph.filtersInOrder
         let culprit = failure.filter.flatMap { $0.index < filters.count ? filters[$0.index] : nil }

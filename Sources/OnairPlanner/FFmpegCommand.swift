@@ -64,7 +64,7 @@ public struct FFmpegCommand: Sendable {
                 add("-f", format, "-i", device)
             }
         }
-        add("-filter_complex", plan.graph.description())
+        add("-filter_complex", plan.graph.resolvingPaths(from: options.pathBase).description())
         for rendition in plan.renditions {
             let outputs = plan.outputs.filter { $0.rendition == rendition.id }
             guard !outputs.isEmpty else { continue }

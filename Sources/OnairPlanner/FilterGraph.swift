@@ -34,6 +34,23 @@ public struct FilterGraph: Codable, Equatable, Sendable {
     public func description(multiline: Bool = false) -> String {
         chains.map(\.description).joined(separator: multiline ? ";\n" : ";")
     }
+
+    /// The graph with its project-relative file options (a text layer's font file) prefixed
+    /// with `base` (the project folder), so the graph reads them wherever it runs from.
+    public func resolvingPaths(from base: String) -> FilterGraph {
+        guard !base.isEmpty else { return self }
+        var graph = self
+        for chain in graph.chains.indices {
+            for filter in graph.chains[chain].filters.indices {
+                for option in graph.chains[chain].filters[filter].options.indices {
+                    let value = graph.chains[chain].filters[filter].options[option]
+                    guard value.isPath, !value.value.hasPrefix("/") else { continue }
+                    graph.chains[chain].filters[filter].options[option].value = (base.hasSuffix("/") ? base : base + "/") + value.value
+                }
+            }
+        }
+        return graph
+    }
 }
 
 /// `[in]filter,filter[out]`.
@@ -93,11 +110,14 @@ public struct FilterOption: Codable, Hashable, Sendable {
     public var key: String?
     /// The value exactly as the filter should receive it.
     public var value: String
+    /// True when the value is a project-relative path (see ``FilterGraph/resolvingPaths(from:)``).
+    public var isPath: Bool
 
     /// Creates an option.
-    public init(_ key: String?, _ value: String) {
+    public init(_ key: String?, _ value: String, isPath: Bool = false) {
         self.key = key
         self.value = value
+        self.isPath = isPath
     }
 }
 

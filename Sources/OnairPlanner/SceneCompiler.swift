@@ -160,10 +160,11 @@ struct SceneCompiler {
             let absolute = path.path.hasPrefix("/") ? path.path
                 : (projectRoot ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(path.path).path
             // A missing file is reported where the path is read.
-            guard FileManager.default.fileExists(atPath: absolute) else { return LayerFont(option: FilterOption("fontfile", path.path), face: nil) }
+            let option = FilterOption("fontfile", path.path, isPath: true)
+            guard FileManager.default.fileExists(atPath: absolute) else { return LayerFont(option: option, face: nil) }
             switch fonts.face(in: FontFile(path: absolute)) {
             case .success(let face):
-                return LayerFont(option: FilterOption("fontfile", path.path), face: face)
+                return LayerFont(option: option, face: face)
             case .failure(let problem):
                 log.error("font", "\(path.written) \(problem)", at: path.location, suggestion: "name a TrueType (.ttf) or OpenType (.otf) font file")
                 return nil

@@ -143,7 +143,7 @@ struct CheckedPlanner: Sendable {
     @discardableResult
     func plan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
         guard let plan = planner.plan(spec, log: log) else { return nil }
-        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
+        PlanGraphCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         PlanMediaCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         return plan
     }

@@ -196,6 +196,26 @@ private func option(_ key: String, of filter: Filter) -> String? {
         #expect(warning.message == "no font file found for 'DejaVu Sans': the text of layer 2 is not fitted to the picture")
     }
 
+    @Test("a project's font file is measured from the project and named relative to it", needsFont)
+    func projectFontFile() throws {
+        let project = try TestProject()
+        defer { project.remove() }
+        try project.assets("logo.png")
+        try FileManager.default.copyItem(atPath: try #require(dejaVu).path, toPath: project.root.appendingPathComponent("assets/brand.ttf").path)
+        try project.pipeline(show(layers: """
+              - {kind: text, text: "hello", font: ../assets/brand.ttf, size: 40}
+            """))
+        let outcome = project.plan()
+        let plan = try #require(outcome.plan, "\(outcome.diagnostics)")
+        let text = try #require(plan.graph.filtersInOrder.first { $0.name == "drawtext" })
+        #expect(text.options.first == FilterOption("fontfile", "assets/brand.ttf", isPath: true))
+        // Wherever the graph runs, it reads the project's file, not a fallback fontconfig picks.
+        #expect(plan.graph.resolvingPaths(from: "/srv/show").description().contains("fontfile=/srv/show/assets/brand.ttf:"))
+        var options = FFmpegCommand.Options()
+        options.pathBase = "shows/tonight"
+        #expect(FFmpegCommand(plan: plan, options: options).arguments.contains { $0.text.contains("fontfile=shows/tonight/assets/brand.ttf:") })
+    }
+
     @Test("a font file that is not a font is an error at its path")
     func fontFileThatIsNotAFont() throws {
         let project = try TestProject()
