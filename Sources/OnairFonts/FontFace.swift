@@ -122,10 +122,14 @@ public struct FontFace: Sendable {
         var map: [UInt32: Int] = [:]
         let segments = try reader.u16(at: offset + 6) / 2
         let ends = offset + 14, starts = ends + 2 * segments + 2, deltas = starts + 2 * segments, ranges = deltas + 2 * segments
+        var next = 0
         for segment in 0..<segments {
             let end = try reader.u16(at: ends + 2 * segment), first = try reader.u16(at: starts + 2 * segment)
             let delta = try reader.u16(at: deltas + 2 * segment), rangeOffset = try reader.u16(at: ranges + 2 * segment)
             guard first <= end, first != 0xFFFF else { continue }
+            // Segments are sorted and disjoint: the whole map is at most the 65,536 codes of the BMP.
+            guard first >= next else { throw .malformed("character ranges overlap") }
+            next = end + 1
             for code in first...end {
                 var glyph: Int
                 if rangeOffset == 0 {
