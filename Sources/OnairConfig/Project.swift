@@ -30,19 +30,23 @@ public struct Project: Sendable {
     ///   - extraPipelineFiles: pipeline files given explicitly (e.g. `onair validate some/file.yaml`).
     ///   - builtinPipelines: pipelines (name → YAML) used when the project has no file of that
     ///     name, so `onair plan demo` works anywhere; their paths resolve from the project folder.
+    ///   - decoded: called with each pipeline as soon as it is decoded, with every platform
+    ///     (presets are decoded first), so that checking it can start while the rest load.
     public static func load(
         root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
-        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], log: DiagnosticLog
+        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], log: DiagnosticLog,
+        decoded: ((PipelineSpec, _ platforms: [String: PlatformSpec]) -> Void)? = nil
     ) -> Project {
         load(root: root, displayRoot: displayRoot, builtinPlatforms: builtinPlatforms, only: only,
              extraPipelineFiles: extraPipelineFiles, builtinPipelines: builtinPipelines,
-             context: DecodingContext(projectRoot: root, log: log))
+             context: DecodingContext(projectRoot: root, log: log), decoded: decoded)
     }
 
     /// Loads a project with `context`, which is left holding what the load decoded (for tests).
     static func load(
         root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
-        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], context: DecodingContext
+        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], context: DecodingContext,
+        decoded: ((PipelineSpec, _ platforms: [String: PlatformSpec]) -> Void)? = nil
     ) -> Project {
         let log = context.log
         let loader = YAMLLoader()
@@ -83,6 +87,7 @@ public struct Project: Sendable {
             guard let node = read(url, folder: folder, shown: shown) else { continue }
             if let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
                 pipelines.append(pipeline)
+                decoded?(pipeline, platforms)
             }
         }
         for (name, text) in builtinPipelines.sorted(by: { $0.key < $1.key })
@@ -94,6 +99,7 @@ public struct Project: Sendable {
             if let node = loader.load(text: text, displayPath: shown, into: log),
                let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
                 pipelines.append(pipeline)
+                decoded?(pipeline, platforms)
             }
         }
         return Project(root: root, pipelines: pipelines, pipelineNames: names, presets: presets, platforms: platforms, files: files)

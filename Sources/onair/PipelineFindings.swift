@@ -13,16 +13,6 @@ struct PipelineFindings: Sendable {
     /// What planning with another combination on air reported, by combination, in order.
     var others: [(overlay: String, diagnostics: [Diagnostic])]
 
-    /// Checks `pipelines` on every core (each pipeline is planned and checked on its own),
-    /// returning the findings in the pipelines' order.
-    static func check(_ pipelines: [PipelineSpec], planner: CheckedPlanner) -> [PipelineFindings] {
-        let results = Results(count: pipelines.count)
-        DispatchQueue.concurrentPerform(iterations: pipelines.count) { index in
-            results.store(PipelineFindings(pipelines[index], planner: planner), at: index)
-        }
-        return results.all
-    }
-
     /// Plans `pipeline` with each of its combinations on air.
     init(_ pipeline: PipelineSpec, planner: CheckedPlanner) {
         let log = DiagnosticLog()
@@ -51,24 +41,34 @@ struct PipelineFindings: Sendable {
             }
         }
     }
+}
 
-    /// Findings stored by several threads, each at its own index.
-    private final class Results: @unchecked Sendable {
-        private let lock = NSLock()
-        private var slots: [PipelineFindings?]
+/// Pipelines being checked on other threads (as many at once as there are cores) while the
+/// caller goes on, for instance decoding the next ones.
+final class PipelineChecks: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private let lock = NSLock()
+    /// The findings, in the order the checks were started.
+    private var slots: [PipelineFindings?] = []
 
-        init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-        func store(_ findings: PipelineFindings, at index: Int) {
-            lock.lock()
-            slots[index] = findings
-            lock.unlock()
+    /// Starts checking `pipeline`.
+    func start(_ pipeline: PipelineSpec, planner: CheckedPlanner) {
+        let index = locked { slots.append(nil); return slots.count - 1 }
+        DispatchQueue.global().async(group: group) {
+            let findings = PipelineFindings(pipeline, planner: planner)
+            self.locked { self.slots[index] = findings }
         }
+    }
 
-        var all: [PipelineFindings] {
-            lock.lock()
-            defer { lock.unlock() }
-            return slots.compactMap { $0 }
-        }
+    /// Waits for every check started, and returns their findings in the order they were started.
+    func finish() -> [PipelineFindings] {
+        group.wait()
+        return locked { slots.compactMap { $0 } }
+    }
+
+    private func locked<R>(_ body: () -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
     }
 }

@@ -18,15 +18,18 @@ struct ProjectOptions: ParsableArguments {
         return trimmed == "." ? "" : trimmed
     }
 
-    /// Loads the project (every pipeline, or only `only`).
-    func load(only: Set<String>? = nil, extraPipelineFiles: [URL] = [], log: DiagnosticLog) throws -> LoadedProject {
+    /// Loads the project (every pipeline, or only `only`); `decoded` gets each pipeline as
+    /// soon as it is decoded, with the project's platforms.
+    func load(only: Set<String>? = nil, extraPipelineFiles: [URL] = [], log: DiagnosticLog,
+              decoded: ((PipelineSpec, PlatformCatalogue) -> Void)? = nil) throws -> LoadedProject {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("project folder '\(project)' does not exist")
         }
         let project = Project.load(root: root, displayRoot: displayRoot, builtinPlatforms: PlatformCatalogue.builtinNode,
                                    only: only, extraPipelineFiles: extraPipelineFiles,
-                                   builtinPipelines: BuiltinPipelines.all, log: log)
+                                   builtinPipelines: BuiltinPipelines.all, log: log,
+                                   decoded: decoded.map { decoded in { decoded($0, PlatformCatalogue(platforms: $1)) } })
         return LoadedProject(project: project)
     }
 }
@@ -118,16 +121,7 @@ struct LoadedProject {
 
     /// A planner for this project.
     func planner(mode: Planner.Mode) -> CheckedPlanner {
-        let root = project.root
-        let planner = Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
-                              fileExists: { path in
-                                  // Key file paths are project-relative (or absolute, or ~/…), not relative to
-                                  // the working directory.
-                                  let expanded = (path as NSString).expandingTildeInPath
-                                  let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
-                                  return FileManager.default.fileExists(atPath: absolute)
-                              }, projectRoot: root)
-        return CheckedPlanner(planner: planner, projectRoot: root)
+        CheckedPlanner(catalogue: catalogue, root: project.root, mode: mode)
     }
 }
 
@@ -137,6 +131,20 @@ struct CheckedPlanner: Sendable {
     var planner: Planner
     /// The folder plan paths are relative to.
     var projectRoot: URL
+
+    /// The planner of the project at `root`, whose destinations may name the platforms of
+    /// `catalogue`.
+    init(catalogue: PlatformCatalogue, root: URL, mode: Planner.Mode) {
+        planner = Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
+                          fileExists: { path in
+                              // Key file paths are project-relative (or absolute, or ~/…), not relative to
+                              // the working directory.
+                              let expanded = (path as NSString).expandingTildeInPath
+                              let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
+                              return FileManager.default.fileExists(atPath: absolute)
+                          }, projectRoot: root)
+        projectRoot = root
+    }
 
     /// Plans `spec` and checks the plan; problems go to `log`. Nil when `spec` could not be
     /// planned.

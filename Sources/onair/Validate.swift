@@ -27,7 +27,13 @@ struct Validate: ParsableCommand {
         var checked = 0
         var texts: [String: String] = [:]
         for check in try checks() {
-            let loaded = try check.options.load(only: check.names, extraPipelineFiles: check.files, log: log)
+            // Each pipeline is checked on another thread as soon as it is decoded.
+            let checks = PipelineChecks()
+            var planner: CheckedPlanner?
+            let loaded = try check.options.load(only: check.names, extraPipelineFiles: check.files, log: log) { pipeline, catalogue in
+                planner = planner ?? CheckedPlanner(catalogue: catalogue, root: check.options.root, mode: .validate)
+                checks.start(pipeline, planner: planner!)
+            }
             texts.merge(loaded.project.files) { first, _ in first }
             for name in (check.names ?? []).sorted() where !loaded.project.pipelineNames.contains(name) {
                 throw check.options.unknownPipeline(name)
@@ -37,7 +43,7 @@ struct Validate: ParsableCommand {
                 log.error("no-pipelines", "no pipeline files (*.yaml) in \(folder)", at: .start(of: folder),
                           suggestion: "run onair in the project folder, or pass the project folder or a pipeline file")
             }
-            for findings in PipelineFindings.check(loaded.project.pipelines, planner: loaded.planner(mode: .validate)) {
+            for findings in checks.finish() {
                 findings.report(into: log)
             }
             checked += loaded.project.pipelineNames.count
