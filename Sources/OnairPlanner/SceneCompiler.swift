@@ -150,8 +150,10 @@ struct SceneCompiler {
         guard case .text(let style) = layer.kind else { return nil }
         switch style.font {
         case .family(let family):
-            if let file = fonts.file(forFamily: family), file.index == 0, case .success(let face) = fonts.face(in: file) {
-                return LayerFont(option: FilterOption("fontfile", file.path), face: face)
+            if let file = fonts.file(forFamily: family), case .success(let face) = fonts.face(in: file) {
+                // drawtext's fontfile= opens a file's first face: another face of a collection
+                // (.ttc) keeps its family name, which fontconfig resolves to the same face.
+                return LayerFont(option: file.index == 0 ? FilterOption("fontfile", file.path) : FilterOption("font", family), face: face)
             }
             log.warning("font-not-found", "no font file found for '\(family)': the text of \(name) is not fitted to the picture",
                         at: layer.location, suggestion: "install fontconfig (fc-match) and the font, or name a .ttf or .otf file in font:")

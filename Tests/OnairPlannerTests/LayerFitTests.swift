@@ -189,6 +189,14 @@ private func option(_ key: String, of filter: Filter) -> String? {
             #expect(texts.count == 2 && texts.allSatisfy { option("fontfile", of: $0) == dejaVu.path && option("font", of: $0) == nil })
         }
 
+        // A later face of a collection: drawtext's fontfile= would open the first, so the family stays.
+        if let dejaVu {
+            let collection = try planned(show(), fonts: FontBook { _ in FontFile(path: dejaVu.path, index: 1) })
+            let plan = try #require(collection.plan, "\(collection.diagnostics)")
+            #expect(plan.graph.filtersInOrder.filter { $0.name == "drawtext" }.allSatisfy { option("font", of: $0) == "DejaVu Sans" })
+            #expect(collection.with(code: "font-not-found").isEmpty)
+        }
+
         let missing = try planned(show(), fonts: FontBook { _ in nil })
         let plan = try #require(missing.plan, "\(missing.diagnostics)")
         #expect(plan.graph.filtersInOrder.filter { $0.name == "drawtext" }.allSatisfy { option("font", of: $0) == "DejaVu Sans" })
