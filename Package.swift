@@ -42,13 +42,15 @@ let package = Package(
         .target(name: "OnairPlanner", dependencies: ["OnairConfig", "OnairFonts"], swiftSettings: strictness),
         // Runs plans through libav; consumes PipelinePlan values only.
         .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "AVBridge"], swiftSettings: strictness),
+        // Runs pipelines on orchestrators: Kubernetes manifests and systemd units from plans.
+        .target(name: "OnairExport", dependencies: ["OnairPlanner", "Yams"], swiftSettings: strictness),
         // What the end-to-end tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback
         // ports, the built onair executable. Only test targets depend on it.
         .target(name: "OnairTestSupport", swiftSettings: strictness),
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairEngine",
+                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -58,6 +60,7 @@ let package = Package(
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts"], resources: [.copy("Golden")], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
         .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]

@@ -56,7 +56,7 @@ public struct Planner: Sendable {
 
         let outputs = targets.map { $0.plannedOutput(rendition: renditions.id(for: $0), hasAudio: compiler.hasAudio) }
         let warnings = log.all[warningsBefore...].filter { $0.severity == .warning }
-        let plan = PipelinePlan(
+        var plan = PipelinePlan(
             pipeline: spec.name, title: spec.title, activeOverlay: spec.active.value,
             canvas: spec.quality.size, fps: spec.quality.fps.value,
             inputs: compiler.inputs, graph: graph, renditions: renditions.renditions(audio: compiler.hasAudio),
@@ -65,6 +65,7 @@ public struct Planner: Sendable {
             diskBitrate: outputs.filter { $0.kind == .recording || $0.kind == .hls }.map(\.bitrate).reduce(0, +),
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
+        plan.cost = CostEstimator().estimate(plan)
         return plan
     }
 }

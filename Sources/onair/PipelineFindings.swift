@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import OnairConfig
+import OnairEngine
 import OnairPlanner
 
 /// What validating one pipeline found: planning it with its `active:` combination, and each
@@ -20,9 +21,7 @@ struct PipelineFindings: Sendable {
         active = log.all
         others = []
         for overlay in pipeline.overlays where overlay.name != pipeline.active.value {
-            let started = pipeline.activating(overlay.name), switched = pipeline.switchedLive(to: overlay.name)
-            let ways = [started] + (switched?.audio?.value == started?.audio?.value ? [] : [switched])
-            for alternative in ways.compactMap({ $0 }) {
+            for alternative in pipeline.waysOnAir(overlay.name) {
                 let scratch = DiagnosticLog()
                 planner.plan(alternative, log: scratch)
                 others.append((overlay.name, scratch.all))

@@ -125,35 +125,19 @@ struct LoadedProject {
     }
 }
 
-/// The planner of one project, whose plans are also checked against libav itself: the filter
-/// graph configures, and the local files it reads decode.
-struct CheckedPlanner: Sendable {
-    var planner: Planner
-    /// The folder plan paths are relative to.
-    var projectRoot: URL
-
+extension CheckedPlanner {
     /// The planner of the project at `root`, whose destinations may name the platforms of
     /// `catalogue`.
     init(catalogue: PlatformCatalogue, root: URL, mode: Planner.Mode) {
-        planner = Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
-                          fileExists: { path in
-                              // Key file paths are project-relative (or absolute, or ~/…), not relative to
-                              // the working directory.
-                              let expanded = (path as NSString).expandingTildeInPath
-                              let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
-                              return FileManager.default.fileExists(atPath: absolute)
-                          }, projectRoot: root)
-        projectRoot = root
-    }
-
-    /// Plans `spec` and checks the plan; problems go to `log`. Nil when `spec` could not be
-    /// planned.
-    @discardableResult
-    func plan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
-        guard let plan = planner.plan(spec, log: log) else { return nil }
-        PlanGraphCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
-        PlanMediaCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
-        return plan
+        let planner = Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
+                              fileExists: { path in
+                                  // Key file paths are project-relative (or absolute, or ~/…), not relative to
+                                  // the working directory.
+                                  let expanded = (path as NSString).expandingTildeInPath
+                                  let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
+                                  return FileManager.default.fileExists(atPath: absolute)
+                              }, projectRoot: root)
+        self.init(planner: planner, projectRoot: root)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
+import OnairEngine
 import OnairPlanner
 
 /// `onair validate`: every problem in the project, at once, with locations and fixes.
