@@ -12,10 +12,10 @@ struct TextLayoutTests {
     static let examples = ["demo", "studio", "<built-in>/demo"]
 
     @Test("every text box lies inside its picture", arguments: examples)
-    func everyTextBoxLiesInside(example: String) throws {
+    func everyTextBoxLiesInside(example: String) async throws {
         var checked = 0
         for plan in try plans(of: example) {
-            let placements = try TextBoxCheck.placements(in: plan)
+            let placements = try await onOwnThread { try TextBoxCheck.placements(in: plan) }
             for placement in placements {
                 #expect(placement.inside, "with '\(plan.activeOverlay)' on air: \(placement)")
             }
@@ -28,7 +28,7 @@ struct TextLayoutTests {
     }
 
     @Test("the check sees a text that runs off the right edge")
-    func offCanvasTextIsCaught() throws {
+    func offCanvasTextIsCaught() async throws {
         var plan = try #require(try plans(of: "demo").first)
         // Half the text past the right edge, on every picture.
         for chain in plan.graph.chains.indices {
@@ -38,7 +38,8 @@ struct TextLayoutTests {
                 }
             }
         }
-        let placements = try TextBoxCheck.placements(in: plan)
+        let changed = plan
+        let placements = try await onOwnThread { try TextBoxCheck.placements(in: changed) }
         #expect(placements.count == 2)
         for placement in placements {
             #expect(!placement.inside, "\(placement)")
@@ -47,7 +48,7 @@ struct TextLayoutTests {
     }
 
     @Test("the check sees a text drawn entirely outside, and one too large for the picture")
-    func missingAndOversizedTextAreCaught() throws {
+    func missingAndOversizedTextAreCaught() async throws {
         var plan = try #require(try plans(of: "studio").first)
         var drawtexts = 0
         for chain in plan.graph.chains.indices {
@@ -60,7 +61,8 @@ struct TextLayoutTests {
                 }
             }
         }
-        let placements = try TextBoxCheck.placements(in: plan)
+        let changed = plan
+        let placements = try await onOwnThread { try TextBoxCheck.placements(in: changed) }
         #expect(placements.count == 2)
         #expect(placements.first?.box == nil, "\(placements)")
         #expect(placements.allSatisfy { !$0.inside }, "\(placements)")

@@ -20,7 +20,7 @@ struct TextMeasureTests {
 
     @Test("width as drawtext draws it", .enabled(if: font != nil, "needs the DejaVu Sans font (fonts-dejavu-core)"),
           arguments: samples)
-    func widthMatchesDrawtext(text: String, size: Int) throws {
+    func widthMatchesDrawtext(text: String, size: Int) async throws {
         let file = try #require(Self.font)
         let face = try FontBook.shared.face(in: file).get()
         let predicted = face.extent(of: DrawnText(text), size: size)
@@ -30,9 +30,11 @@ struct TextMeasureTests {
             FilterOption("fontcolor", "white@0"), FilterOption("box", "1"), FilterOption("boxcolor", "white"), FilterOption("boxborderw", "0"),
             FilterOption("x", "20"), FilterOption("y", "20"),
         ], purpose: "measure")
-        let pictures = try renderFirstPictures("[0:v]\(drawtext)[v0]",
-                                               sources: [RenderSource(label: "0:v", media: .video(width: 1600, height: 400, frameRate: 30, pixelFormat: "gray"))],
-                                               sinks: ["v0"])
+        let description = "[0:v]\(drawtext)[v0]"
+        let pictures = try await onOwnThread {
+            try renderFirstPictures(description, sources: [RenderSource(label: "0:v", media: .video(width: 1600, height: 400, frameRate: 30, pixelFormat: "gray"))],
+                                    sinks: ["v0"])
+        }
         // The grey input is darker than the white box.
         let box = try #require(pictures[0].brightArea(threshold: 200), "nothing drawn")
         #expect(box.minX == 20 && box.minY == 20, "\(box)")

@@ -1,5 +1,5 @@
 import AVBridge
-import Testing
+import Foundation
 
 /// The brightness of one rendered picture (its luma plane), to find where something was drawn.
 struct GrayPicture {
@@ -15,32 +15,48 @@ struct GrayPicture {
         luma = frame.bytes(plane: 0, rows: frame.height)
     }
 
-    subscript(x: Int, y: Int) -> Int { Int(luma[y * stride + x]) }
-
     /// The smallest rectangle holding every pixel where `self` and `other` differ by more than
     /// `threshold` in brightness; nil when they don't differ.
     func changedArea(comparedWith other: GrayPicture, threshold: Int = 60) -> PixelArea? {
-        var area: PixelArea?
-        for y in 0..<min(height, other.height) {
-            for x in 0..<min(width, other.width) where abs(self[x, y] - other[x, y]) > threshold {
-                area = area.map { PixelArea(minX: min($0.minX, x), minY: min($0.minY, y), maxX: max($0.maxX, x), maxY: max($0.maxY, y)) }
-                    ?? PixelArea(minX: x, minY: y, maxX: x, maxY: y)
+        other.luma.withUnsafeBufferPointer { theirs in
+            area(width: min(width, other.width), height: min(height, other.height)) { mine, x, y in
+                abs(Int(mine[y * stride + x]) - Int(theirs[y * other.stride + x])) > threshold
             }
         }
-        return area
     }
 
     /// The smallest rectangle holding every pixel brighter than `threshold`.
     func brightArea(threshold: Int = 128) -> PixelArea? {
-        var area: PixelArea?
-        for y in 0..<height {
-            for x in 0..<width where self[x, y] > threshold {
-                area = area.map { PixelArea(minX: min($0.minX, x), minY: min($0.minY, y), maxX: max($0.maxX, x), maxY: max($0.maxY, y)) }
-                    ?? PixelArea(minX: x, minY: y, maxX: x, maxY: y)
-            }
-        }
-        return area
+        area(width: width, height: height) { mine, x, y in Int(mine[y * stride + x]) > threshold }
     }
+
+    /// The smallest rectangle of the pixels `marked` picks.
+    private func area(width: Int, height: Int, _ marked: (UnsafeBufferPointer<UInt8>, Int, Int) -> Bool) -> PixelArea? {
+        luma.withUnsafeBufferPointer { mine in
+            var area: PixelArea?
+            for y in 0..<height {
+                for x in 0..<width where marked(mine, x, y) {
+                    area = area.map { PixelArea(minX: min($0.minX, x), minY: min($0.minY, y), maxX: max($0.maxX, x), maxY: max($0.maxY, y)) }
+                        ?? PixelArea(minX: x, minY: y, maxX: x, maxY: y)
+                }
+            }
+            return area
+        }
+    }
+}
+
+/// Runs `body` on a thread of its own and waits for it without blocking: a render takes seconds,
+/// and a test that blocks the concurrency pool's threads (one per core) starves the tests that
+/// await. `body` throws plain errors and records no issues (it runs outside the test's task).
+func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// A render that produced no picture.
+struct RenderError: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// A rectangle of pixels, edges included.
@@ -62,7 +78,7 @@ struct RenderSource {
 /// Runs `description` on uniform mid-grey pictures (and silence) for `frames` frames at
 /// `fps`, and returns the first picture each of `sinks` (video labels) produced.
 func renderFirstPictures(_ description: String, sources: [RenderSource], sinks: [String], audioSinks: [String] = [],
-                         fps: Int = 30, frames: Int = 4, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> [GrayPicture] {
+                         fps: Int = 30, frames: Int = 4) throws -> [GrayPicture] {
     let graph = try FilterGraphRunner(
         description: description,
         sources: sources.map { source in
@@ -96,7 +112,7 @@ func renderFirstPictures(_ description: String, sources: [RenderSource], sinks: 
     return try sinks.indices.map { sink in
         let frame = try Frame()
         let status = try graph.pull(sink: sink, into: frame)
-        try #require(status == .done(0), "sink \(sinks[sink]) gave no picture: \(status)", sourceLocation: sourceLocation)
+        guard status == .done(0) else { throw RenderError(description: "sink \(sinks[sink]) gave no picture: \(status)") }
         return GrayPicture(frame)
     }
 }

@@ -15,7 +15,7 @@ import Testing
 /// that runs past an edge is cut there and touches it; one drawn entirely outside is missing.
 enum TextBoxCheck {
     /// Where one text layer was drawn on one rendition's picture.
-    struct Placement: CustomStringConvertible {
+    struct Placement: CustomStringConvertible, Sendable {
         var layer: OnairConfig.SourceLocation
         var rendition: String
         var picture: (width: Int, height: Int)
