@@ -50,7 +50,7 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
-        .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], swiftSettings: strictness),
+        .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], resources: [.copy("FuzzFindings")], swiftSettings: strictness),
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner"], resources: [.copy("Golden")], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
         .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairTestSupport"], swiftSettings: strictness),
