@@ -69,6 +69,18 @@ extension Planner {
     }
 }
 
+extension PipelineSpec {
+    /// This pipeline as it runs once `overlay` is switched to live, from a run started with
+    /// `active:` on air: the combination changes, the sound stays the starting one (a combination
+    /// without sound of its own, slides after the camera, would need other encoders). Nil when
+    /// it has no such combination.
+    public func switchedLive(to overlay: String) -> PipelineSpec? {
+        guard var spec = activating(overlay) else { return nil }
+        if spec.audio == nil, let sound = Planner.soundSource(of: self) { spec.audio = Located(sound, at: active.location) }
+        return spec
+    }
+}
+
 extension InputLossPlan {
     init(_ policy: InputLossPolicy) {
         afterMs = policy.afterMs

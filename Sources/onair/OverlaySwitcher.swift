@@ -105,14 +105,3 @@ final class OverlaySwitcher: @unchecked Sendable {
 struct SwitchRefusal: Error, CustomStringConvertible {
     var description: String
 }
-
-extension PipelineSpec {
-    /// This pipeline as it runs once `overlay` is switched to live, from a run started with
-    /// `active:` on air: the combination changes, the sound stays the starting one (see
-    /// ``OverlaySwitcher``). Nil when it has no such combination.
-    func switchedLive(to overlay: String) -> PipelineSpec? {
-        guard var spec = activating(overlay) else { return nil }
-        if spec.audio == nil, let sound = Planner.soundSource(of: self) { spec.audio = Located(sound, at: active.location) }
-        return spec
-    }
-}
