@@ -91,10 +91,8 @@ public struct FuzzTarget: Sendable {
     static func combinations(of spec: PipelineSpec) -> [(PipelineSpec, String)] {
         var all = [(spec, "'\(spec.active.value)' on air")]
         for overlay in spec.overlays where overlay.name != spec.active.value {
-            guard let started = spec.activating(overlay.name) else { continue }
-            all.append((started, "started with '\(overlay.name)'"))
-            if let switched = spec.switchedLive(to: overlay.name), switched.audio?.value != started.audio?.value {
-                all.append((switched, "switched live to '\(overlay.name)'"))
+            for (index, way) in spec.waysOnAir(overlay.name).enumerated() {
+                all.append((way, index == 0 ? "started with '\(overlay.name)'" : "switched live to '\(overlay.name)'"))
             }
         }
         return all

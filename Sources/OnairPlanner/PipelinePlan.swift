@@ -32,6 +32,8 @@ public struct PipelinePlan: Codable, Equatable, Sendable {
     public var unusedSources: [String]
     /// Warnings found while planning.
     public var warnings: [Diagnostic]
+    /// CPU and memory needed to run it in real time.
+    public var cost: CostEstimate = .none
 }
 
 /// One input to open.

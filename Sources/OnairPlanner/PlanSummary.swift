@@ -43,12 +43,24 @@ public enum PlanSummary {
         }
         lines.append("")
         lines.append("Egress: \(megabits(plan.egressBitrate)) to the network, \(megabits(plan.diskBitrate)) to disk")
+        lines.append(contentsOf: costLines(plan.cost))
         if !plan.warnings.isEmpty {
             lines.append("")
             lines.append("Warnings")
             for warning in plan.warnings { lines.append("  \(warning.location): \(warning.message)") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The cost estimate: totals, then the terms that make up most of the CPU.
+    static func costLines(_ cost: CostEstimate) -> [String] {
+        guard cost.cpuCores > 0 else { return [] }
+        var lines = ["", "Cost in real time (estimate): \(String(format: "%.2f", cost.cpuCores)) CPU cores, \(cost.mebibytes) MiB memory"]
+        for term in cost.cpu.prefix(6) where term.amount >= 0.01 {
+            lines.append("  \(pad(String(format: "%.2f", term.amount), 6))\(pad(term.component, 20))\(term.detail)")
+        }
+        lines.append("  (measured on \(cost.calibration); onair plan --format json lists every term)")
+        return lines
     }
 
     static func describe(_ input: PlannedInput) -> String {

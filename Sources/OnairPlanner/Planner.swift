@@ -48,7 +48,7 @@ public struct Planner: Sendable {
 
         let outputs = targets.map { $0.plannedOutput(rendition: renditions.id(for: $0), hasAudio: compiler.hasAudio) }
         let warnings = log.all[warningsBefore...].filter { $0.severity == .warning }
-        let plan = PipelinePlan(
+        var plan = PipelinePlan(
             pipeline: spec.name, title: spec.title, activeOverlay: spec.active.value,
             canvas: spec.quality.size, fps: spec.quality.fps.value,
             inputs: compiler.inputs, graph: graph, renditions: renditions.renditions(audio: compiler.hasAudio),
@@ -57,6 +57,7 @@ public struct Planner: Sendable {
             diskBitrate: outputs.filter { $0.kind == .recording || $0.kind == .hls }.map(\.bitrate).reduce(0, +),
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
+        plan.cost = CostEstimator().estimate(plan)
         return plan
     }
 }
@@ -66,18 +67,6 @@ extension Planner {
     /// `audio:` names, else the combination's lead source when it has sound; nil for none.
     public static func soundSource(of spec: PipelineSpec) -> String? {
         SceneCompiler.audioSource(of: spec)?.name
-    }
-}
-
-extension PipelineSpec {
-    /// This pipeline as it runs once `overlay` is switched to live, from a run started with
-    /// `active:` on air: the combination changes, the sound stays the starting one (a combination
-    /// without sound of its own, slides after the camera, would need other encoders). Nil when
-    /// it has no such combination.
-    public func switchedLive(to overlay: String) -> PipelineSpec? {
-        guard var spec = activating(overlay) else { return nil }
-        if spec.audio == nil, let sound = Planner.soundSource(of: self) { spec.audio = Located(sound, at: active.location) }
-        return spec
     }
 }
 

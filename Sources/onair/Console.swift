@@ -2,22 +2,27 @@ import Foundation
 import OnairEngine
 import OnairPlanner
 
-/// Where a run talks to the operator: phases and events as lines, and on a terminal a live
-/// status block redrawn in place; or JSON lines for machines. Thread-safe.
+/// Where a run talks to the operator: it follows the run's events and prints them as lines,
+/// and on a terminal keeps a live status block redrawn in place; or JSON lines for machines
+/// (the run's own `stats` events included). Thread-safe.
 final class Console: @unchecked Sendable {
     private let format: Run.LogFormat
-    private let statsInterval: Double
     private let lock = NSLock()
     private let live: Bool
     private let color: Bool
     private var drawnLines = 0
     private var timer: (any DispatchSourceTimer)?
-    private var lastStatus: EngineStatus?
-    private var lastStats = Date.distantPast
+    private var lastStatus: RunStatus?
+    private var run: PipelineRun?
+    /// Signalled when the run's event stream has ended and every event was written.
+    private let drained = DispatchSemaphore(value: 0)
 
-    init(format: Run.LogFormat, statsInterval: Double) {
+    /// Room for events the console has not written yet; more than a run emits in a burst, so
+    /// that the log loses nothing (what it would lose is counted and said).
+    private static let eventBuffer = 8192
+
+    init(format: Run.LogFormat) {
         self.format = format
-        self.statsInterval = statsInterval
         live = format == .text && Terminal.isInteractive(STDERR_FILENO)
         color = Terminal.wantsColor(fileDescriptor: STDERR_FILENO)
         if live, isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &savedTerminal) == 0 {
@@ -36,13 +41,87 @@ final class Console: @unchecked Sendable {
         if restoreTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal) }
     }
 
-    private func write(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+    /// Follows `run`'s events from its first one until it ends, and on a terminal redraws its
+    /// status block every second.
+    func follow(_ run: PipelineRun) {
+        lock.withLock { self.run = run }
+        let events = run.subscribe(after: 0, buffer: Self.eventBuffer)
+        Task.detached { [self] in
+            for await numbered in events { write(numbered.event) }
+            if events.dropped > 0 {
+                write(StatusEvent(.runNote(message: "the console could not keep up and skipped \(events.dropped) event(s)")))
+            }
+            drained.signal()
+        }
+        guard live else { return }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [self] in
+            let snapshot = run.status()
+            lock.lock()
+            lastStatus = snapshot
+            clearBlock()
+            redraw()
+            lock.unlock()
+        }
+        timer.resume()
+        self.timer = timer
     }
 
-    /// Writes one JSON line to standard output (the `--log-format json` log).
-    private func json(_ event: StatusEvent) {
-        lock.withLock { FileHandle.standardOutput.write(Data((event.jsonLine(redact: { $0 }) + "\n").utf8)) }
+    /// A line for the operator on the terminal only (not an event of the run).
+    func hint(_ text: String) {
+        guard format == .text else { return }
+        line("■ " + text)
+    }
+
+    /// Waits until every event of the ended run is written, then leaves the final status
+    /// block (text) behind.
+    func finish(status: RunStatus) {
+        drained.wait()
+        timer?.cancel()
+        if restoreTerminal {
+            tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
+            restoreTerminal = false
+        }
+        lock.lock()
+        clearBlock()
+        lastStatus = nil
+        if format == .text {
+            for text in StatusBoard.render(status, color: color, width: 100) { writeError(text) }
+        }
+        lock.unlock()
+    }
+
+    private func write(_ event: StatusEvent) {
+        if format == .json {
+            lock.withLock { FileHandle.standardOutput.write(Data((event.jsonLine(redact: { $0 }) + "\n").utf8)) }
+            return
+        }
+        switch event.kind {
+        case .stats:
+            // The status block shows them.
+            return
+        case .libav(let level, _) where !["error", "fatal", "panic"].contains(level):
+            // On a terminal, libav's warnings would drown the status; its errors still show.
+            return
+        case .runStarted:
+            line("▶ " + event.detail)
+        case .runNote:
+            line("■ " + event.detail)
+        case .overlayApplied:
+            // The block names the combination on air: show the new one now, not at the next tick.
+            if let run = lock.withLock({ self.run }) {
+                let snapshot = run.status()
+                lock.withLock { if lastStatus != nil { lastStatus = snapshot } }
+            }
+            line(Self.clock.string(from: event.time) + " " + event.textLine)
+        default:
+            line(Self.clock.string(from: event.time) + " " + event.textLine)
+        }
+    }
+
+    private func writeError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
     /// Writes a line above the live block.
@@ -50,87 +129,15 @@ final class Console: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         clearBlock()
-        write(text)
+        writeError(text)
         redraw()
     }
-
-    func started(plan: PipelinePlan) {
-        let event = StatusEvent(.runStarted(pipeline: plan.pipeline, inputs: plan.inputs.count, overlay: plan.activeOverlay,
-                                            renditions: plan.renditions.count, destinations: plan.outputs.map(\.destination)))
-        if format == .json { json(event) } else { line("▶ " + event.detail) }
-    }
-
-    func note(_ text: String) {
-        let event = StatusEvent(.runNote(message: text))
-        if format == .json { json(event) } else { line("■ " + event.detail) }
-    }
-
-    func event(_ event: StatusEvent) {
-        if format == .json { return json(event) }
-        // On a terminal, libav's warnings would drown the status; its errors still show.
-        if case .libav(let level, _) = event.kind, !["error", "fatal", "panic"].contains(level) { return }
-        if case .overlayApplied = event.kind, let status = statusSource {
-            // The block names the combination on air: show the new one now, not at the next tick.
-            let snapshot = status()
-            lock.withLock { if lastStatus != nil { lastStatus = snapshot } }
-        }
-        line(Self.clock.string(from: event.time) + " " + event.textLine)
-    }
-
-    /// Where the live status comes from, once ``startStatus(_:)`` was called.
-    private var statusSource: (@Sendable () -> EngineStatus)? {
-        lock.withLock { statusProvider }
-    }
-
-    private var statusProvider: (@Sendable () -> EngineStatus)?
 
     private static let clock: DateFormatter = {
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm:ss"
         return formatter
     }()
-
-    /// Redraws the status block every second (terminal) or writes stats lines (JSON).
-    func startStatus(_ status: @escaping @Sendable () -> EngineStatus) {
-        lock.withLock { statusProvider = status }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + 1, repeating: 1)
-        timer.setEventHandler { [self] in
-            let snapshot = status()
-            lock.lock()
-            lastStatus = snapshot
-            if live {
-                clearBlock()
-                redraw()
-            } else if format == .json, Date().timeIntervalSince(lastStats) >= statsInterval - 0.5 {
-                // Half a tick of slack: the timer fires every second, never exactly a second
-                // after the last line, and `--stats-interval 1` must not mean every 2 s.
-                lastStats = Date()
-                FileHandle.standardOutput.write(Data((StatusEvent(.stats(snapshot)).jsonLine(redact: { $0 }) + "\n").utf8))
-            }
-            lock.unlock()
-        }
-        timer.resume()
-        self.timer = timer
-    }
-
-    func finish(status: EngineStatus) {
-        timer?.cancel()
-        if restoreTerminal {
-            tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
-            restoreTerminal = false
-        }
-        lock.lock()
-        lastStatus = status
-        clearBlock()
-        if format == .text {
-            for text in StatusBoard.render(status, color: color, width: 100) { write(text) }
-        } else {
-            FileHandle.standardOutput.write(Data((StatusEvent(.stats(status)).jsonLine(redact: { $0 }) + "\n").utf8))
-        }
-        lastStatus = nil
-        lock.unlock()
-    }
 
     /// Caller holds the lock.
     private func clearBlock() {
@@ -143,7 +150,7 @@ final class Console: @unchecked Sendable {
     private func redraw() {
         guard live, let status = lastStatus else { return }
         let lines = StatusBoard.render(status, color: color, width: 100)
-        for text in lines { write(text) }
+        for text in lines { writeError(text) }
         drawnLines = lines.count
     }
 }

@@ -102,24 +102,6 @@ struct LoadedProject {
     }
 }
 
-/// The planner of one project, whose plans are also checked against libav itself: the filter
-/// graph configures, and the local files it reads decode.
-struct CheckedPlanner {
-    var planner: Planner
-    /// The folder plan paths are relative to.
-    var projectRoot: URL
-
-    /// Plans `spec` and checks the plan; problems go to `log`. Nil when `spec` could not be
-    /// planned.
-    @discardableResult
-    func plan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
-        guard let plan = planner.plan(spec, log: log) else { return nil }
-        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
-        PlanMediaCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
-        return plan
-    }
-}
-
 /// Terminal facts: interactive means a TTY whose TERM is not "dumb"; colour only on an
 /// interactive terminal and when NO_COLOR is unset (https://no-color.org).
 enum Terminal {

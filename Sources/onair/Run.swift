@@ -45,6 +45,8 @@ struct Run: ParsableCommand {
             guard let milliseconds = Units.duration(duration), milliseconds > 0 else { throw ValidationError("--duration must look like 30s or 2m") }
             options.duration = .milliseconds(milliseconds)
         }
+        guard statsInterval > 0 else { throw ValidationError("--stats-interval must be above 0") }
+        options.statsInterval = .milliseconds(Int((statsInterval * 1000).rounded()))
         let compiled = try projectOptions.compile(choice, mode: .run)
         let plan = compiled.plan
         let keys: StreamKeys
@@ -54,41 +56,47 @@ struct Run: ParsableCommand {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
-        let console = Console(format: logFormat, statsInterval: statsInterval)
-        console.started(plan: plan)
+        // One publisher per stream key: held until this process exits.
+        let keyLock: StreamKeyLock
+        do {
+            keyLock = try StreamKeyLock.acquire(for: plan, keys: keys, in: RuntimeFolder(projectRoot: projectOptions.root))
+        } catch {
+            Terminal.printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        defer { withExtendedLifetime(keyLock) {} }
+        let combinations = OverlayCombinations(pipeline: compiled.pipeline, onAir: plan, planner: compiled.planner)
         let pipelineRun: PipelineRun
         do {
-            pipelineRun = try PipelineRun(plan: plan, projectRoot: projectOptions.root, keys: keys, options: options) { event in
-                console.event(event)
-            }
+            pipelineRun = try PipelineRun(plan: plan, combinations: combinations, projectRoot: projectOptions.root, keys: keys, options: options)
         } catch {
             Terminal.printError("error: could not start '\(choice.name)': \(keys.redact("\(error)"))")
             throw ExitCode(3)
         }
+        let console = Console(format: logFormat)
+        console.follow(pipelineRun)
         let signals = SignalHandlers { count in
-            console.note(count == 1 ? "stopping… (Ctrl-C again to stop at once)" : "stopping at once")
+            pipelineRun.note(count == 1 ? "stopping… (Ctrl-C again to stop at once)" : "stopping at once")
             pipelineRun.stop()
         }
-        let switcher = OverlaySwitcher(pipeline: compiled.pipeline, onAir: plan, planner: compiled.planner)
         pipelineRun.start()
-        if switcher.isUseful {
-            if logFormat == .text { console.note(switcher.hint(onAir: plan.activeOverlay)) }
-            switcher.listen(to: pipelineRun, console: console)
+        if combinations.all.count > 1 {
+            console.hint(OperatorInput.hint(pipelineRun.status()))
+            OperatorInput.listen(to: pipelineRun)
         }
         // `onair switch NAME COMBINATION` from another terminal or a script.
         let control: ControlListener?
         do {
             control = try ControlListener(path: ControlSocket.path(pipeline: choice.name, projectRoot: projectOptions.root)) { request in
-                switcher.answer(request, in: pipelineRun)
+                OperatorInput.answer(request, for: pipelineRun)
             }
         } catch {
             control = nil
-            console.note("onair switch is off for this run: \(error)")
+            pipelineRun.note("onair switch is off for this run: \(error)")
         }
         defer { control?.close() }
-        console.startStatus { pipelineRun.status }
         let outcome = pipelineRun.wait()
-        console.finish(status: pipelineRun.status)
+        console.finish(status: pipelineRun.status())
         withExtendedLifetime(signals) {}
         switch outcome {
         case .completed: return

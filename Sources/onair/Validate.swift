@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
+import OnairEngine
 import OnairPlanner
 
 /// `onair validate`: every problem in the project, at once, with locations and fixes.
@@ -79,9 +80,7 @@ struct Validate: ParsableCommand {
     /// that combination gets wrong is reported with its name; the rest was reported already.
     private func checkOtherCombinations(of pipeline: PipelineSpec, planner: CheckedPlanner, log: DiagnosticLog) {
         for overlay in pipeline.overlays where overlay.name != pipeline.active.value {
-            let started = pipeline.activating(overlay.name), switched = pipeline.switchedLive(to: overlay.name)
-            let ways = [started] + (switched?.audio?.value == started?.audio?.value ? [] : [switched])
-            for alternative in ways.compactMap({ $0 }) {
+            for alternative in pipeline.waysOnAir(overlay.name) {
                 let scratch = DiagnosticLog()
                 planner.plan(alternative, log: scratch)
                 for var diagnostic in scratch.all where !log.contains(diagnostic) {

@@ -40,6 +40,20 @@ struct PacketQueueTests {
         #expect(queue.droppedGOPs == 0)
     }
 
+    @Test("the media time waiting runs from the oldest to the newest packet with a known time")
+    func mediaTimeWaiting() {
+        let queue = PacketQueue<TestPacket>(capacityBytes: 100)
+        #expect(queue.mediaMicros == 0)
+        push([.keyframe(0, at: 1_000_000), .audio(1), .frame(2, at: 1_033_333)], into: queue)
+        #expect(queue.mediaMicros == 33_333)
+        push([.frame(3, at: 1_500_000), .audio(4)], into: queue)
+        #expect(queue.mediaMicros == 500_000)
+        _ = queue.pop(timeout: .zero)
+        #expect(queue.mediaMicros == 466_667, "the oldest known is now the second picture")
+        _ = drain(queue)
+        #expect(queue.mediaMicros == 0)
+    }
+
     @Test("overflow drops the oldest GOP, audio included, and counts it")
     func dropsOldestGOP() {
         let queue = PacketQueue<TestPacket>(capacityBytes: 10)

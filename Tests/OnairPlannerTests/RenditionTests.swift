@@ -10,8 +10,8 @@ private func filters(named name: String, in graph: FilterGraph) -> [(chain: Filt
     graph.chains.flatMap { chain in chain.filters.filter { $0.name == name }.map { (chain, $0) } }
 }
 
-/// The vertical destination used below: a 9:16 crop re-encoded at 720x1280.
-private let vertical = """
+/// A vertical destination (here and in the cost tests): a 9:16 crop re-encoded at 720x1280.
+let vertical = """
       vertical:
         kind: record
         path: ../recordings/vertical.mkv

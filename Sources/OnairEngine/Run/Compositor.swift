@@ -221,7 +221,7 @@ final class Compositor: @unchecked Sendable {
     private func feed(_ item: InputFrame, from index: Int) throws {
         guard let source = item.kind == .video ? videoSource[index] : audioSource[index] else { return }
         if cover[index] != nil {
-            if cover[index]!.lostSince != nil, cover[index]!.lastFrame != nil { events.emit(.inputConnected(input: inputs[index].input.name, url: nil)) }
+            if cover[index]!.lostSince != nil, cover[index]!.lastFrame != nil { inputs[index].health.connected() }
             cover[index]!.lostSince = nil
             cover[index]!.lastArrival = clock.micros
             if item.kind == .video {
@@ -249,7 +249,7 @@ final class Compositor: @unchecked Sendable {
         if state.lostSince == nil {
             state.lostSince = now
             if let last = state.lastFrame {
-                events.emit(.inputLost(input: inputs[index].input.name, reason: "no data for \(plan.inputLoss.afterMs) ms"))
+                inputs[index].health.lost(reason: "no data for \(plan.inputLoss.afterMs) ms")
                 // Held for a while: brought to the graph source's format once, not at every push.
                 if let source = videoSource[index], case let .video(width, height, _, pixelFormat) = sourceFormats[source].media {
                     let converter = VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat)

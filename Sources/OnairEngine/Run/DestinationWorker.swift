@@ -16,6 +16,7 @@ final class DestinationWorker: @unchecked Sendable {
     private let lock = NSLock()
     private var currentState: DestinationState = .idle
     private var currentStats = DestinationStats()
+    private var lastError: String?
     private let finishedSignal = DispatchSemaphore(value: 0)
 
     /// - Parameters:
@@ -46,9 +47,18 @@ final class DestinationWorker: @unchecked Sendable {
         return stats
     }
 
+    /// State, counters, queue and last error, not yet redacted.
+    var status: DestinationStatus {
+        let stats = self.stats
+        let (state, lastError) = lock.withLock { (currentState, self.lastError) }
+        return DestinationStatus(name: output.destination, platform: output.platform, state: state, stats: stats, required: output.required,
+                                 queueBytes: queue.byteCount, queueMilliseconds: Int(queue.mediaMicros / 1000), lastError: lastError)
+    }
+
     private func set(_ state: DestinationState) {
         lock.lock()
         currentState = state
+        if case .failed(let reason) = state { lastError = reason }
         lock.unlock()
         events.emit(.destinationChanged(destination: output.destination, url: output.target, state: state))
     }
@@ -170,6 +180,7 @@ final class DestinationWorker: @unchecked Sendable {
     /// Waits out the next backoff delay; false (after entering `failed`, or `stopped` when the
     /// run ends meanwhile) when attempts are exhausted.
     private func retry(after reason: String, backoff: inout Backoff) -> Bool {
+        lock.withLock { lastError = reason }
         if isEnding {
             set(.stopped)
             return false

@@ -1,14 +1,15 @@
-/// Where a run's events go; every event is redacted on the way out.
+/// Where a run's events go: redacted, then numbered and fanned out by the run's hub.
 final class EventSink: @unchecked Sendable {
-    private let handler: @Sendable (StatusEvent) -> Void
     private let keys: StreamKeys
+    /// Every subscriber (the console, the HTTP API) reads from here.
+    let hub: EventHub
 
-    init(keys: StreamKeys, handler: @escaping @Sendable (StatusEvent) -> Void) {
+    init(keys: StreamKeys, hub: EventHub) {
         self.keys = keys
-        self.handler = handler
+        self.hub = hub
     }
 
     func emit(_ kind: StatusEvent.Kind) {
-        handler(StatusEvent(kind).redacted(keys.redact))
+        hub.publish(StatusEvent(kind).redacted(keys.redact))
     }
 }

@@ -25,7 +25,8 @@ final class InputWorker: @unchecked Sendable {
     private let clock: RunClock
     private let pacing: Bool
     private let durationMicros: Int64?
-    private let events: EventSink
+    /// Its state and events.
+    let health: InputHealth
     private var opened: MediaInput?
     private let failureReason = Monitor<String?>(nil)
     /// Where a file or synthetic source starts on the run's timeline (µs): 0 at the start of
@@ -66,7 +67,7 @@ final class InputWorker: @unchecked Sendable {
         self.clock = clock
         self.pacing = pacing
         self.durationMicros = durationMicros
-        self.events = events
+        health = InputHealth(input: input, events: events)
     }
 
     private var format: String? {
@@ -94,6 +95,8 @@ final class InputWorker: @unchecked Sendable {
     func start() {
         startThread(named: "onair.input.\(input.index)") { [self] in
             run()
+            // An overlaid still is sent once and stays on air in the graph until stopped.
+            if case .file(_, _, true) = input.kind, !interruption.isStopRequested, failure == nil {} else { health.ended() }
             finishedSignal.signal()
         }
     }
@@ -122,6 +125,7 @@ final class InputWorker: @unchecked Sendable {
     /// Stops reading; the compositor sees the end of this input.
     func stop() {
         interruption.requestStop()
+        health.ended()
         mailbox.close()
         doorbell.ring()
     }
@@ -156,19 +160,19 @@ final class InputWorker: @unchecked Sendable {
                     guard isLive, !interruption.isStopRequested else {
                         if !interruption.isStopRequested {
                             failureReason.withLock { $0 = "input '\(input.name)' failed: \(error.description)" }
-                            events.emit(.inputFailed(input: input.name, reason: error.description))
+                            health.failed(reason: error.description)
                         }
                         return
                     }
                     failures += 1
-                    if failures == 1 { events.emit(.inputWaiting(input: input.name, reason: error.description)) }
+                    health.waiting(reason: error.description)
                     Thread.sleep(forTimeInterval: 0.5)
                     continue
                 }
             }
             failures = 0
             anchor = nil
-            events.emit(.inputConnected(input: input.name, url: nil))
+            health.connected()
             var firstStream: Int64?
             while !interruption.isStopRequested {
                 let decoded: DecodedFrame?
@@ -178,7 +182,7 @@ final class InputWorker: @unchecked Sendable {
                     interruption.disarm()
                 } catch {
                     interruption.disarm()
-                    if !interruption.isStopRequested { events.emit(.inputLost(input: input.name, reason: error.description)) }
+                    if !interruption.isStopRequested { health.lost(reason: error.description) }
                     break
                 }
                 guard let decoded else {
@@ -188,7 +192,7 @@ final class InputWorker: @unchecked Sendable {
                         firstStream = nil
                         continue
                     }
-                    if isLive { events.emit(.inputLost(input: input.name, reason: "end of stream")); break }
+                    if isLive { health.lost(reason: "end of stream"); break }
                     return
                 }
                 let stream = decoded.frame.presentationTimestamp.map { decoded.timeBase.convert($0, to: .microseconds) } ?? max(lastMicros + 1, 0)
@@ -240,7 +244,7 @@ extension InputWorker {
                 failureReason.withLock { $0 = "input '\(input.name)': the image has no picture" }
                 return
             }
-            events.emit(.inputConnected(input: input.name, url: nil))
+            health.connected()
             let fps = Int64(max(1, input.video?.fps ?? 30))
             var index: Int64 = 0
             repeat {
@@ -255,7 +259,7 @@ extension InputWorker {
         } catch {
             if !interruption.isStopRequested {
                 failureReason.withLock { $0 = "input '\(input.name)' failed: \(error)" }
-                events.emit(.inputFailed(input: input.name, reason: "\(error)"))
+                health.failed(reason: "\(error)")
             }
         }
     }

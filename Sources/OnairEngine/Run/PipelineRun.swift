@@ -11,8 +11,10 @@ public struct RunOptions: Sendable {
     public var duration: Duration?
     /// Bytes each destination may hold before whole GOPs are dropped.
     public var destinationQueueBytes = 8 << 20
+    /// How often the run publishes a `stats` event (to every subscriber).
+    public var statsInterval: Duration = .seconds(5)
 
-    /// Paced, unbounded, 8 MiB per destination.
+    /// Paced, unbounded, 8 MiB per destination, stats every 5 s.
     public init() {}
 }
 
@@ -28,10 +30,13 @@ public enum RunOutcome: Sendable, Equatable {
 }
 
 /// Runs a `PipelinePlan` in this process: one thread per input, one for the filter graph, one
-/// encoder per rendition, one supervised connection per destination.
-public final class PipelineRun: @unchecked Sendable {
-    /// The plan being run.
+/// encoder per rendition, one supervised connection per destination; watched and steered
+/// through ``RunControl``.
+public final class PipelineRun: RunControl, @unchecked Sendable {
+    /// The plan the run started with.
     public let plan: PipelinePlan
+    /// Every overlay combination, planned for a live switch.
+    public let combinations: OverlayCombinations
     private let options: RunOptions
     private let events: EventSink
     private let keys: StreamKeys
@@ -54,22 +59,30 @@ public final class PipelineRun: @unchecked Sendable {
     private var overlay: String
     private var stopRequests = 0
     private let stopped = DispatchSemaphore(value: 0)
+    private let phase = Monitor(RunState.preparing)
+    /// Wall-clock start (set by `start()`).
+    private var startedAt = Date()
+
+    /// The running pipeline's name.
+    public var pipeline: String { plan.pipeline }
 
     /// Prepares a run: opens local inputs, builds the graph, opens encoders. Nothing connects
     /// until `start()`.
     ///
     /// - Parameters:
+    ///   - combinations: every overlay combination planned for a live switch (by default only
+    ///     the one `plan` puts on air).
     ///   - projectRoot: the folder plan paths are relative to.
     ///   - keys: the resolved stream keys (see `StreamKeys.resolve`).
-    ///   - onEvent: called from engine threads with every event (keys redacted).
-    public init(plan: PipelinePlan, projectRoot: URL, keys: StreamKeys, options: RunOptions,
-                onEvent: @escaping @Sendable (StatusEvent) -> Void) throws {
+    public init(plan: PipelinePlan, combinations: OverlayCombinations? = nil, projectRoot: URL, keys: StreamKeys,
+                options: RunOptions) throws {
         self.plan = plan
+        self.combinations = combinations ?? OverlayCombinations(onAir: plan)
         self.options = options
         self.keys = keys
         self.projectRoot = projectRoot
         overlay = plan.activeOverlay
-        let events = EventSink(keys: keys, handler: onEvent)
+        let events = EventSink(keys: keys, hub: EventHub())
         self.events = events
         LibAV.initialize()
         LibAV.returnLargeBuffersToTheSystem()
@@ -110,11 +123,15 @@ public final class PipelineRun: @unchecked Sendable {
         }
         compositor = Compositor(plan: plan, inputs: inputs, encoders: encoders, doorbell: doorbell, clock: clock, events: events)
         try compositor.build(slate: slate)
-        events.emit(.overlayApplied(overlay: plan.activeOverlay))
     }
 
     /// Starts every thread: destinations connect, inputs read.
     public func start() {
+        startedAt = Date()
+        phase.withLock { $0 = .starting }
+        events.emit(.runStarted(pipeline: plan.pipeline, inputs: plan.inputs.count, overlay: plan.activeOverlay,
+                                renditions: plan.renditions.count, destinations: plan.outputs.map(\.destination)))
+        events.emit(.overlayApplied(overlay: plan.activeOverlay))
         for destination in destinations { destination.start() }
         for encoder in encoders { encoder.start() }
         compositor.start()
@@ -123,31 +140,148 @@ public final class PipelineRun: @unchecked Sendable {
         startThread(named: "onair.supervisor") { [self] in supervise() }
     }
 
-    /// Why an overlay switch was refused; the combination on air stays on air.
-    public struct SwitchError: Error, CustomStringConvertible {
-        public var description: String
+    /// Tells every subscriber something the operator should know that is not an event of the
+    /// engine (a stop request, a refused switch typed on the terminal).
+    public func note(_ message: String) {
+        events.emit(.runNote(message: message))
     }
+
+    // MARK: RunControl
+
+    public func status() -> RunStatus {
+        let micros = clock.micros
+        let elapsed = Double(micros) / 1_000_000
+        let (onAir, running) = lock.withLock { (overlay, inputs) }
+        return RunStatus(
+            pipeline: plan.pipeline, state: currentState, startedAt: startedAt, elapsed: .microseconds(micros), overlay: onAir,
+            overlays: combinations.choices(onAir: onAir), inputs: running.map(\.health.status),
+            renditions: encoders.map { encoder in
+                let progress = encoder.progress
+                let media = Double(progress.micros) / 1_000_000
+                return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
+                                       fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
+                                       speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
+                                       repeated: progress.repeated, bitrate: encoder.rendition.video.bitrate)
+            },
+            destinations: destinations.map(\.status)).redacted(keys.redact)
+    }
+
+    public func readiness() -> Readiness {
+        let state = currentState
+        var reasons: [String] = []
+        switch state {
+        case .live, .switching: break
+        case .preparing, .starting: reasons.append("the run is \(state.rawValue)")
+        case .draining: reasons.append("the run is stopping")
+        case .stopped, .failed: reasons.append("the run has ended (\(state.rawValue))")
+        }
+        for destination in watchedDestinations where destination.state != .live {
+            reasons.append(keys.redact("\(destination.output.destination): \(destination.state.label)"))
+        }
+        return Readiness(ready: reasons.isEmpty, reasons: reasons)
+    }
+
+    public func subscribe(after lastEventID: UInt64?) -> EventSubscription {
+        events.hub.subscribe(after: lastEventID)
+    }
+
+    /// Like ``subscribe(after:)``, with room for `buffer` undelivered events: for a subscriber
+    /// that must not lose any (the log on the console).
+    public func subscribe(after lastEventID: UInt64?, buffer: Int) -> EventSubscription {
+        events.hub.subscribe(after: lastEventID, buffer: buffer)
+    }
+
+    public func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus {
+        let next = try combinations.plan(for: name)
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<OverlaySwitchError?, Never>) in
+            // Opening inputs and building a graph blocks: not on the concurrency pool.
+            startThread(named: "onair.switch") { [self] in
+                do throws(OverlaySwitchError) {
+                    try switchOverlay(to: next)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error)
+                }
+            }
+        }
+        if let result { throw result }
+        return status()
+    }
+
+    public func preview(of destination: String) async throws(PreviewError) -> PreviewPicture {
+        guard destinations.contains(where: { $0.output.destination == destination }) else { throw .unknownDestination(destination) }
+        throw .unavailable(reason: "previews are not available in this version")
+    }
+
+    /// First call: stop gracefully (inputs stop, encoders flush, trailers are written).
+    /// Second call: abort at once.
+    public func stop() {
+        lock.lock()
+        stopRequests += 1
+        let count = stopRequests
+        let inputs = self.inputs
+        lock.unlock()
+        phase.withLock { if !$0.isTerminal { $0 = .draining } }
+        if count == 1 {
+            for input in inputs { input.stop() }
+        } else {
+            for destination in destinations { destination.abort() }
+            for input in inputs { input.stop() }
+            for encoder in encoders { encoder.frames.close() }
+        }
+    }
+
+    /// Waits for the run to end.
+    public func wait() -> RunOutcome {
+        stopped.wait()
+        stopped.signal()
+        return outcome
+    }
+
+    private var outcome: RunOutcome = .completed
 
     /// The overlay combination on air.
     public var overlayOnAir: String { lock.withLock { overlay } }
 
-    /// Puts another overlay combination on air without interrupting encoders or destinations.
+    /// Required destinations decide whether the run serves its purpose; without any, all of
+    /// them do.
+    private var watchedDestinations: [DestinationWorker] {
+        let required = destinations.filter { $0.output.required }
+        return required.isEmpty ? destinations : required
+    }
+
+    /// The state now: `starting` becomes `live` once a destination is live.
+    private var currentState: RunState {
+        phase.withLock { state in
+            if state == .starting, destinations.contains(where: { $0.state == .live }) { state = .live }
+            return state
+        }
+    }
+
+    /// Puts the combination `next` plans on air without interrupting encoders or destinations.
     ///
-    /// `next` is the same pipeline planned with that combination active: it must have the
-    /// same renditions. Inputs the two plans share keep running (a camera stays connected);
-    /// the others are opened, before the switch, and start at the media time reached. The
-    /// old graph's buffered frames are dropped; timestamps continue. When anything fails
-    /// before the switch (an input that cannot be opened, a graph that does not configure),
-    /// the current combination stays on air and the error is thrown.
-    public func switchOverlay(to next: PipelinePlan) throws {
-        switching.lock()
+    /// Inputs the two plans share keep running (a camera stays connected); the others are
+    /// opened, before the switch, and start at the media time reached. The old graph's
+    /// buffered frames are dropped; timestamps continue. When anything fails before the switch
+    /// (an input that cannot be opened, a graph that does not configure), the current
+    /// combination stays on air.
+    private func switchOverlay(to next: PipelinePlan) throws(OverlaySwitchError) {
+        guard switching.try() else { throw .refused(reason: "another overlay switch is under way") }
         defer { switching.unlock() }
         guard next.renditions == plan.renditions else {
-            throw SwitchError(description: "'\(next.activeOverlay)' needs different encoders (its sound or pictures differ); restart with --overlay \(next.activeOverlay)")
+            throw .unavailable(name: next.activeOverlay,
+                               reason: "it needs different encoders (its sound or pictures differ); restart with --overlay \(next.activeOverlay)")
         }
         let (current, running, onAir, stopping) = lock.withLock { (compositor!, inputs, overlay, stopRequests > 0) }
-        guard !stopping else { throw SwitchError(description: "the run is stopping") }
+        guard !stopping else { throw .refused(reason: "the run is stopping") }
         guard next.activeOverlay != onAir else { return }
+        let before = phase.withLock { state -> RunState? in
+            guard state == .live || state == .starting else { return nil }
+            defer { state = .switching }
+            return state
+        }
+        guard let before else { throw .refused(reason: "the run is stopping") }
+        defer { phase.withLock { if $0 == .switching { $0 = before } } }
 
         var kept = Set<ObjectIdentifier>()
         var opened: [InputWorker] = []
@@ -167,11 +301,11 @@ public final class PipelineRun: @unchecked Sendable {
             try successor.build(slate: slate)
         } catch {
             for worker in opened { worker.stop() }
-            throw SwitchError(description: "could not put '\(next.activeOverlay)' on air: \(keys.redact("\(error)"))")
+            throw .unavailable(name: next.activeOverlay, reason: keys.redact("\(error)"))
         }
         guard current.retire() else {
             for worker in opened { worker.stop() }
-            throw SwitchError(description: "the run is ending")
+            throw .refused(reason: "the run is ending")
         }
         let start = current.mediaEnd
         for worker in opened { worker.timelineOffset = start }
@@ -191,65 +325,27 @@ public final class PipelineRun: @unchecked Sendable {
         events.emit(.overlayApplied(overlay: next.activeOverlay))
     }
 
-    /// First call: stop gracefully (inputs stop, encoders flush, trailers are written).
-    /// Second call: abort at once.
-    public func stop() {
-        lock.lock()
-        stopRequests += 1
-        let count = stopRequests
-        let inputs = self.inputs
-        lock.unlock()
-        if count == 1 {
-            for input in inputs { input.stop() }
-        } else {
-            for destination in destinations { destination.abort() }
-            for input in inputs { input.stop() }
-            for encoder in encoders { encoder.frames.close() }
-        }
-    }
-
-    /// Waits for the run to end.
-    public func wait() -> RunOutcome {
-        stopped.wait()
-        stopped.signal()
-        return outcome
-    }
-
-    private var outcome: RunOutcome = .completed
-
-    /// The live status (keys redacted).
-    public var status: EngineStatus {
-        let micros = clock.micros
-        let elapsed = Double(micros) / 1_000_000
-        return EngineStatus(
-            elapsed: .microseconds(micros),
-            renditions: encoders.map { encoder in
-                let progress = encoder.progress
-                let media = Double(progress.micros) / 1_000_000
-                return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
-                                       fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
-                                       speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
-                                       repeated: progress.repeated)
-            },
-            destinations: destinations.map {
-                DestinationStatus(name: $0.output.destination, platform: $0.output.platform, state: $0.state, stats: $0.stats, required: $0.output.required)
-            },
-            overlay: overlayOnAir).redacted(keys.redact)
-    }
-
     /// Ends the run when the duration is reached, when everything has drained, or when every
-    /// required destination has failed.
+    /// required destination has failed; publishes `stats` every `statsInterval`.
     private func supervise() {
-        // Required destinations decide whether the run failed; without any, all of them do.
-        let required = destinations.filter { $0.output.required }
-        let watched = required.isEmpty ? destinations : required
+        let watched = watchedDestinations
+        var nextStats = monotonicSeconds() + options.statsInterval.inSeconds
+        // Asked once: a second stop request means "at once" (exit 4).
+        var durationReached = false
         while true {
             // An overlay switch may replace both between two rounds.
             let (compositor, inputs) = lock.withLock { (self.compositor!, self.inputs) }
             if compositor.wait(timeout: 0.1) { break }
+            if monotonicSeconds() >= nextStats {
+                events.emit(.stats(status()))
+                nextStats += options.statsInterval.inSeconds
+            }
             let hasLiveInputs = inputs.contains { $0.isLive }
             // Local inputs end at the duration by themselves; live ones run on the wall clock.
-            if let durationMicros, hasLiveInputs, clock.micros >= durationMicros { stop() }
+            if let durationMicros, hasLiveInputs, !durationReached, clock.micros >= durationMicros {
+                durationReached = true
+                stop()
+            }
             if case .completed = outcome, let failure = inputs.lazy.compactMap(\.failure).first {
                 outcome = .failed(failure)
                 stop()
@@ -262,6 +358,8 @@ public final class PipelineRun: @unchecked Sendable {
                 break
             }
         }
+        // The inputs ended by themselves (files, the duration): the run drains.
+        phase.withLock { if !$0.isTerminal { $0 = .draining } }
         for encoder in encoders { _ = encoder.wait(timeout: 30) }
         // Inputs were asked to stop; their blocking calls return within the interrupt check.
         for input in lock.withLock({ startedInputs }) {
@@ -284,12 +382,15 @@ public final class PipelineRun: @unchecked Sendable {
                 outcome = .failed("required destination '\(failed.output.destination)' failed")
             }
         }
+        phase.withLock { $0 = outcome == .completed ? .stopped : .failed }
+        events.emit(.stats(status()))
         switch outcome {
         case .completed: events.emit(.runStopped(reason: "completed"))
         case .failed(let reason): events.emit(.runStopped(reason: reason))
         case .aborted: events.emit(.runStopped(reason: "aborted"))
         }
         LibavLog.setHandler(nil)
+        events.hub.finish()
         stopped.signal()
     }
 

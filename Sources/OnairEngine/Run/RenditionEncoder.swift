@@ -9,9 +9,13 @@ final class EncodedPacket: QueuedPacket, @unchecked Sendable {
     /// 0 video, 1 audio: the stream index in every destination's muxer.
     let stream: Int
 
+    /// Where it sits on the media timeline (µs), from its decoding time.
+    let mediaMicros: Int64?
+
     init(packet: Packet, stream: Int) {
         self.packet = packet
         self.stream = stream
+        mediaMicros = (packet.decodingTimestamp ?? packet.presentationTimestamp).map { packet.timeBase.convert($0, to: .microseconds) }
     }
 
     var isVideo: Bool { stream == 0 }

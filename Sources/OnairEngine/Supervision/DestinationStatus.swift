@@ -10,16 +10,26 @@ public struct DestinationStatus: Equatable, Sendable {
     public var stats: DestinationStats
     /// Whether the broadcast fails when this destination fails for good.
     public var required: Bool
+    /// Bytes waiting in its queue.
+    public var queueBytes: Int
+    /// Media time waiting in its queue (ms): how far the destination is behind the encoder.
+    public var queueMilliseconds: Int
+    /// Why it last lost its connection or failed to connect, if it ever did.
+    public var lastError: String?
 
     /// A destination's status.
     public init(
-        name: String, platform: String? = nil, state: DestinationState, stats: DestinationStats = DestinationStats(), required: Bool
+        name: String, platform: String? = nil, state: DestinationState, stats: DestinationStats = DestinationStats(), required: Bool,
+        queueBytes: Int = 0, queueMilliseconds: Int = 0, lastError: String? = nil
     ) {
         self.name = name
         self.platform = platform
         self.state = state
         self.stats = stats
         self.required = required
+        self.queueBytes = queueBytes
+        self.queueMilliseconds = queueMilliseconds
+        self.lastError = lastError
     }
 
     /// The same status with its free text (names, failure reason) passed through `redact`.
@@ -28,13 +38,14 @@ public struct DestinationStatus: Equatable, Sendable {
         copy.name = redact(name)
         copy.platform = platform.map(redact)
         copy.state = state.redacted(redact)
+        copy.lastError = lastError.map(redact)
         return copy
     }
 }
 
 extension DestinationStatus: Codable {
     private enum Key: String, CodingKey {
-        case name, platform, required, stats
+        case name, platform, required, stats, queueBytes = "queue_bytes", queueMilliseconds = "queue_ms", lastError = "last_error"
     }
 
     /// Encodes as `{"name": …, "platform": …, "required": …, "state": "retrying", "attempt": 3,
@@ -45,6 +56,9 @@ extension DestinationStatus: Codable {
         try container.encodeIfPresent(platform, forKey: .platform)
         try container.encode(required, forKey: .required)
         try container.encode(stats, forKey: .stats)
+        try container.encode(queueBytes, forKey: .queueBytes)
+        try container.encode(queueMilliseconds, forKey: .queueMilliseconds)
+        try container.encodeIfPresent(lastError, forKey: .lastError)
         try state.encode(to: encoder)
     }
 
@@ -56,6 +70,9 @@ extension DestinationStatus: Codable {
             platform: try container.decodeIfPresent(String.self, forKey: .platform),
             state: try DestinationState(from: decoder),
             stats: try container.decode(DestinationStats.self, forKey: .stats),
-            required: try container.decode(Bool.self, forKey: .required))
+            required: try container.decode(Bool.self, forKey: .required),
+            queueBytes: try container.decodeIfPresent(Int.self, forKey: .queueBytes) ?? 0,
+            queueMilliseconds: try container.decodeIfPresent(Int.self, forKey: .queueMilliseconds) ?? 0,
+            lastError: try container.decodeIfPresent(String.self, forKey: .lastError))
     }
 }

@@ -30,6 +30,9 @@ public final class PacketQueue<Element: QueuedPacket>: Sendable {
     public var count: Int { storage.withLock { $0.count } }
     /// Bytes waiting.
     public var byteCount: Int { storage.withLock { $0.bytes } }
+    /// Media time waiting (µs): from the oldest to the newest queued packet whose place on the
+    /// timeline is known; 0 when fewer than two are.
+    public var mediaMicros: Int64 { storage.withLock { $0.mediaMicros } }
     /// Packets dropped so far (from the head, or on arrival).
     public var droppedPackets: Int { storage.withLock { $0.droppedPackets } }
     /// Groups of pictures that lost at least one packet so far.
@@ -92,6 +95,7 @@ extension PacketQueue {
         var packet: Element?
         let byteCount: Int
         let isVideoKeyframe: Bool
+        let micros: Int64?
         /// Which group of pictures the packet belongs to.
         let group: Int
     }
@@ -120,6 +124,13 @@ extension PacketQueue {
 
         var count: Int { entries.count - head }
 
+        var mediaMicros: Int64 {
+            guard let oldest = entries[head...].lazy.compactMap(\.micros).first,
+                  let newest = entries[head...].reversed().lazy.compactMap(\.micros).first
+            else { return 0 }
+            return max(0, newest - oldest)
+        }
+
         mutating func push(_ packet: Element) {
             guard !closed else { return }
             let isKeyframe = packet.isVideoKeyframe
@@ -140,7 +151,7 @@ extension PacketQueue {
                     return dropArriving()
                 }
             }
-            entries.append(Entry(packet: packet, byteCount: size, isVideoKeyframe: isKeyframe, group: currentGroup))
+            entries.append(Entry(packet: packet, byteCount: size, isVideoKeyframe: isKeyframe, micros: packet.mediaMicros, group: currentGroup))
             bytes += size
         }
 

@@ -15,9 +15,11 @@ public struct RenditionStatus: Codable, Equatable, Sendable {
     /// Of those, pictures repeated to keep the frame rate where an overlay switch dropped the
     /// frames still inside the old filter graph.
     public var repeated: Int
+    /// The video encoder's target bitrate now (bit/s).
+    public var bitrate: Int
 
     /// A rendition's status.
-    public init(id: String, width: Int, height: Int, fps: Double, speed: Double, frames: Int, repeated: Int = 0) {
+    public init(id: String, width: Int, height: Int, fps: Double, speed: Double, frames: Int, repeated: Int = 0, bitrate: Int = 0) {
         self.id = id
         self.width = width
         self.height = height
@@ -25,5 +27,6 @@ public struct RenditionStatus: Codable, Equatable, Sendable {
         self.speed = speed
         self.frames = frames
         self.repeated = repeated
+        self.bitrate = bitrate
     }
 }

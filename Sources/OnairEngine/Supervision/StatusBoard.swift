@@ -12,7 +12,7 @@ import Foundation
 public enum StatusBoard {
     /// The lines for `status`, each at most `width` characters wide (not counting colour
     /// codes; 0 or less for no limit), coloured with ANSI codes when `color` is true.
-    public static func render(_ status: EngineStatus, color: Bool, width: Int) -> [String] {
+    public static func render(_ status: RunStatus, color: Bool, width: Int) -> [String] {
         var lines: [BoardLine] = [header(status)]
         let idWidth = status.renditions.map(\.id.count).max() ?? 0
         let sizeWidth = status.renditions.map { "\($0.width)x\($0.height)".count }.max() ?? 0
@@ -27,7 +27,7 @@ public enum StatusBoard {
         return lines.map { $0.rendered(color: color, width: width) }
     }
 
-    private static func header(_ status: EngineStatus) -> BoardLine {
+    private static func header(_ status: RunStatus) -> BoardLine {
         let live = status.destinations.filter { $0.state == .live }.count
         var line = BoardLine()
         line.append("onair ", .bold)

@@ -30,7 +30,7 @@ public struct StatusEvent: Equatable, Sendable {
         /// A destination entered `state`; `url` is its address with the key as a placeholder.
         case destinationChanged(destination: String, url: String?, state: DestinationState)
         /// The periodic snapshot of the whole run.
-        case stats(EngineStatus)
+        case stats(RunStatus)
         /// The run started: the pipeline, its inputs, the combination on air, its encoders and
         /// destinations.
         case runStarted(pipeline: String, inputs: Int, overlay: String, renditions: Int, destinations: [String])

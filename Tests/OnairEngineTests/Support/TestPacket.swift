@@ -11,6 +11,8 @@ struct TestPacket: QueuedPacket, Equatable, Sendable, CustomStringConvertible {
     var id: Int
     var kind: Kind
     var byteCount: Int
+    /// Its place on the media timeline (µs), when a test gives one.
+    var mediaMicros: Int64?
 
     var isVideoKeyframe: Bool { kind == .keyframe }
     var isVideo: Bool { kind != .audio }
@@ -23,9 +25,15 @@ struct TestPacket: QueuedPacket, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    static func keyframe(_ id: Int, bytes: Int = 1) -> TestPacket { TestPacket(id: id, kind: .keyframe, byteCount: bytes) }
-    static func frame(_ id: Int, bytes: Int = 1) -> TestPacket { TestPacket(id: id, kind: .frame, byteCount: bytes) }
-    static func audio(_ id: Int, bytes: Int = 1) -> TestPacket { TestPacket(id: id, kind: .audio, byteCount: bytes) }
+    static func keyframe(_ id: Int, bytes: Int = 1, at micros: Int64? = nil) -> TestPacket {
+        TestPacket(id: id, kind: .keyframe, byteCount: bytes, mediaMicros: micros)
+    }
+    static func frame(_ id: Int, bytes: Int = 1, at micros: Int64? = nil) -> TestPacket {
+        TestPacket(id: id, kind: .frame, byteCount: bytes, mediaMicros: micros)
+    }
+    static func audio(_ id: Int, bytes: Int = 1, at micros: Int64? = nil) -> TestPacket {
+        TestPacket(id: id, kind: .audio, byteCount: bytes, mediaMicros: micros)
+    }
 }
 
 /// A packet that is not `Sendable` (like the bridge's libav packets): it can only move between

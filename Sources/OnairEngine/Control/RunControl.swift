@@ -1,0 +1,139 @@
+import Foundation
+
+/// The one way to watch and steer a running pipeline.
+///
+/// The terminal console, the HTTP API (and through it `onair status` and `onair switch`) are
+/// thin adapters over this protocol: whatever one of them can see or do, all of them can. Every
+/// string it hands out has passed the run's redaction, so no adapter can leak a stream key.
+///
+/// Calls are safe from any thread or task. Nothing here blocks an engine thread: a slow caller
+/// (a stalled HTTP client) only ever slows itself.
+public protocol RunControl: AnyObject, Sendable {
+    /// The running pipeline's name.
+    var pipeline: String { get }
+
+    /// A snapshot of everything an operator can see now (keys redacted).
+    func status() -> RunStatus
+
+    /// Whether the run serves its purpose now: every required destination is live and the run
+    /// is not draining. Orchestrators take a pod out of service when it is not.
+    func readiness() -> Readiness
+
+    /// Subscribes to the run's events: first those still retained with an id above
+    /// `lastEventID` (none when nil), then every new one as it happens, until the run ends
+    /// (the sequence finishes) or the subscription is cancelled. Any number of subscribers; one
+    /// that does not keep up loses its oldest undelivered events (counted in
+    /// ``EventSubscription/dropped``), never slows the run or the others.
+    func subscribe(after lastEventID: UInt64?) -> EventSubscription
+
+    /// Puts the overlay combination `name` (its name, or its 1-based number in the pipeline) on
+    /// air without interrupting encoders or destinations, and returns the status once the new
+    /// combination is on air. When it throws, the combination on air stays on air.
+    func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus
+
+    /// Asks the run to stop: the first request drains gracefully (inputs stop, encoders flush,
+    /// recordings are closed, readiness goes false at once); a second one aborts at once.
+    func stop()
+
+    /// The latest picture of what `destination` receives: its rendition, with its crop and
+    /// layers, as a JPEG. Pictures are made only while someone asks for them, at most once a
+    /// second (a request within a second of the last picture gets that picture again).
+    func preview(of destination: String) async throws(PreviewError) -> PreviewPicture
+}
+
+/// Where a run is in its life.
+///
+/// `preparing → starting → live ⇄ switching → draining → stopped`, or `failed` from any state.
+public enum RunState: String, Codable, Sendable, CaseIterable {
+    /// Opening local inputs, building graphs, opening encoders; nothing connects yet.
+    case preparing
+    /// Threads started; destinations connecting, inputs opening.
+    case starting
+    /// On air.
+    case live
+    /// An overlay switch is under way (the combination on air stays on air until it lands).
+    case switching
+    /// A stop was requested (or the inputs ended): encoders flush, recordings close.
+    case draining
+    /// Ended cleanly.
+    case stopped
+    /// Ended because the broadcast failed (every required destination failed for good, or an
+    /// input, the graph or an encoder failed), or aborted.
+    case failed
+
+    /// True once nothing more will happen.
+    public var isTerminal: Bool { self == .stopped || self == .failed }
+}
+
+/// Whether a run serves its purpose, and if not, why.
+public struct Readiness: Codable, Equatable, Sendable {
+    /// True while every required destination is live and the run is not draining.
+    public var ready: Bool
+    /// Why not, one reason per line (`twitch: retrying (attempt 2, in 1.0s)`); empty when ready.
+    public var reasons: [String]
+
+    /// A verdict.
+    public init(ready: Bool, reasons: [String]) {
+        self.ready = ready
+        self.reasons = reasons
+    }
+}
+
+/// Why an overlay switch was refused; the combination on air stays on air.
+public enum OverlaySwitchError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The pipeline has no such combination; `suggestion` is a "did you mean" phrase.
+    case unknown(name: String, suggestion: String?)
+    /// The combination exists but can't go on air (it failed its checks at start, or opening
+    /// its inputs or graph failed now).
+    case unavailable(name: String, reason: String)
+    /// The run can't switch now (it is stopping, or another switch is under way).
+    case refused(reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknown(let name, let suggestion): "no overlay combination '\(name)'" + (suggestion.map { "; \($0)" } ?? "")
+        case .unavailable(let name, let reason): "'\(name)' cannot go on air: \(reason)"
+        case .refused(let reason): reason
+        }
+    }
+}
+
+/// A picture of what one destination receives.
+public struct PreviewPicture: Sendable, Equatable {
+    /// The destination.
+    public var destination: String
+    /// The rendition feeding it (`r0`).
+    public var rendition: String
+    /// JPEG bytes.
+    public var jpeg: Data
+    /// Picture size (the rendition's aspect, scaled down for the preview).
+    public var width: Int
+    public var height: Int
+    /// When the picture left the graph.
+    public var capturedAt: Date
+
+    /// A preview picture.
+    public init(destination: String, rendition: String, jpeg: Data, width: Int, height: Int, capturedAt: Date) {
+        self.destination = destination
+        self.rendition = rendition
+        self.jpeg = jpeg
+        self.width = width
+        self.height = height
+        self.capturedAt = capturedAt
+    }
+}
+
+/// Why no preview could be given.
+public enum PreviewError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The pipeline has no such destination.
+    case unknownDestination(String)
+    /// No picture came in time (the run is starting, stopping, or its graph is stalled).
+    case unavailable(reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknownDestination(let name): "no destination '\(name)'"
+        case .unavailable(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// One event of a run with its place in the run's sequence: ids start at 1 and grow by one, so
+/// a client that saw id N can ask for what came after it (SSE's `Last-Event-ID`).
+public struct RunEvent: Sendable, Equatable {
+    /// Position in the run's sequence (1, 2, 3…).
+    public var id: UInt64
+    /// What happened (redacted).
+    public var event: StatusEvent
+
+    /// An event at `id`.
+    public init(id: UInt64, event: StatusEvent) {
+        self.id = id
+        self.event = event
+    }
+}
+
+/// A subscriber's view of a run's events: an async sequence that ends with the run or when
+/// cancelled.
+public struct EventSubscription: AsyncSequence, Sendable {
+    public typealias Element = RunEvent
+
+    private let stream: AsyncStream<RunEvent>
+    private let counters: SubscriptionCounters
+
+    init(stream: AsyncStream<RunEvent>, counters: SubscriptionCounters) {
+        self.stream = stream
+        self.counters = counters
+    }
+
+    /// Events this subscriber lost because it did not keep up (the oldest undelivered ones go
+    /// first), plus those the history no longer held when it subscribed.
+    public var dropped: Int { counters.dropped }
+
+    public func makeAsyncIterator() -> AsyncStream<RunEvent>.Iterator {
+        stream.makeAsyncIterator()
+    }
+}
+
+/// What a subscription lost, shared between the hub (which counts) and the subscriber.
+final class SubscriptionCounters: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lost = 0
+
+    var dropped: Int { lock.withLock { lost } }
+
+    func add(_ count: Int) {
+        lock.withLock { lost += count }
+    }
+}
+
+/// Fans a run's events out to any number of subscribers and keeps a bounded history for
+/// late subscribers to replay.
+///
+/// Publishing never blocks: each subscriber has its own bounded buffer that drops its oldest
+/// undelivered events when full (counted per subscriber).
+public final class EventHub: @unchecked Sendable {
+    private let lock = NSLock()
+    private var history: [RunEvent] = []
+    private var nextID: UInt64 = 1
+    private var subscribers: [UInt64: (continuation: AsyncStream<RunEvent>.Continuation, counters: SubscriptionCounters)] = [:]
+    private var nextSubscriber: UInt64 = 0
+    private var finished = false
+    /// Events retained for replay.
+    public let historyCapacity: Int
+    /// Undelivered events each subscriber may have waiting.
+    public let subscriberBuffer: Int
+
+    /// A hub retaining `historyCapacity` events, with `subscriberBuffer` events of room per
+    /// subscriber.
+    public init(historyCapacity: Int = 1000, subscriberBuffer: Int = 256) {
+        precondition(historyCapacity > 0 && subscriberBuffer > 0)
+        self.historyCapacity = historyCapacity
+        self.subscriberBuffer = subscriberBuffer
+    }
+
+    /// Numbers `event`, retains it and hands it to every subscriber; returns it numbered.
+    @discardableResult
+    public func publish(_ event: StatusEvent) -> RunEvent {
+        lock.lock()
+        defer { lock.unlock() }
+        let numbered = RunEvent(id: nextID, event: event)
+        nextID += 1
+        history.append(numbered)
+        if history.count > historyCapacity { history.removeFirst(history.count - historyCapacity) }
+        for (_, subscriber) in subscribers {
+            if case .dropped = subscriber.continuation.yield(numbered) { subscriber.counters.add(1) }
+        }
+        return numbered
+    }
+
+    /// The id the last published event got (0 before any).
+    public var lastID: UInt64 { lock.withLock { nextID - 1 } }
+
+    /// The retained events with an id above `id`.
+    public func retained(after id: UInt64) -> [RunEvent] {
+        lock.withLock { history.filter { $0.id > id } }
+    }
+
+    /// A new subscription: retained events after `lastEventID` (none when nil), then live ones.
+    public func subscribe(after lastEventID: UInt64?) -> EventSubscription {
+        subscribe(after: lastEventID, buffer: subscriberBuffer)
+    }
+
+    /// Like ``subscribe(after:)``, with room for `buffer` undelivered events instead of
+    /// ``subscriberBuffer``.
+    public func subscribe(after lastEventID: UInt64?, buffer: Int) -> EventSubscription {
+        precondition(buffer > 0)
+        let counters = SubscriptionCounters()
+        let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self, bufferingPolicy: .bufferingNewest(buffer))
+        lock.lock()
+        defer { lock.unlock() }
+        if let lastEventID {
+            let replay = history.filter { $0.id > lastEventID }
+            // Ids the history no longer holds were lost to this subscriber.
+            let firstRetained = replay.first?.id ?? nextID
+            if firstRetained > lastEventID + 1 { counters.add(Int(firstRetained - lastEventID - 1)) }
+            for event in replay {
+                if case .dropped = continuation.yield(event) { counters.add(1) }
+            }
+        }
+        if finished {
+            continuation.finish()
+        } else {
+            let key = nextSubscriber
+            nextSubscriber += 1
+            subscribers[key] = (continuation, counters)
+            continuation.onTermination = { [weak self] _ in
+                guard let self else { return }
+                self.lock.withLock { _ = self.subscribers.removeValue(forKey: key) }
+            }
+        }
+        return EventSubscription(stream: stream, counters: counters)
+    }
+
+    /// Subscribers now.
+    public var subscriberCount: Int { lock.withLock { subscribers.count } }
+
+    /// Ends every subscription (after what they have buffered); later subscribers get the
+    /// retained history and end at once.
+    public func finish() {
+        lock.lock()
+        finished = true
+        let current = subscribers
+        subscribers = [:]
+        lock.unlock()
+        for (_, subscriber) in current { subscriber.continuation.finish() }
+    }
+}

@@ -1,0 +1,76 @@
+import OnairPlanner
+
+/// Where one input is in its life, as its reading thread and the compositor see it, and the
+/// one place its events come from: each transition is told once (a lost camera is reported
+/// by whichever notices first, its reader or the compositor, not by both).
+final class InputHealth: @unchecked Sendable {
+    /// The source's name (`camera`) or the asset it reads.
+    let name: String
+    /// `file`, `lavfi`, `listen`, `network` or `device`.
+    let kind: String
+    private let events: EventSink
+    private let current: Monitor<InputStatus>
+
+    init(input: PlannedInput, events: EventSink) {
+        name = input.name
+        kind = switch input.kind {
+        case .file: "file"
+        case .lavfi: "lavfi"
+        case .listen: "listen"
+        case .network: "network"
+        case .device: "device"
+        }
+        self.events = events
+        current = Monitor(InputStatus(name: input.name, kind: kind, state: .idle))
+    }
+
+    /// A snapshot (not yet redacted).
+    var status: InputStatus { current.withLock { $0 } }
+
+    /// Frames flow (again).
+    func connected() {
+        guard transition(to: .connected, reason: nil) else { return }
+        events.emit(.inputConnected(input: name, url: nil))
+    }
+
+    /// A listening or network input is not delivering yet.
+    func waiting(reason: String) {
+        guard transition(to: .waiting, reason: reason) else { return }
+        events.emit(.inputWaiting(input: name, reason: reason))
+    }
+
+    /// A delivering input stopped delivering; counted once per outage.
+    func lost(reason: String) {
+        let isNew = current.withLock { status -> Bool in
+            status.lastError = reason
+            guard status.state == .connected || status.state == .idle else { return false }
+            status.state = .lost
+            status.losses += 1
+            return true
+        }
+        if isNew { events.emit(.inputLost(input: name, reason: reason)) }
+    }
+
+    /// A local input could not be read.
+    func failed(reason: String) {
+        guard transition(to: .failed, reason: reason) else { return }
+        events.emit(.inputFailed(input: name, reason: reason))
+    }
+
+    /// Its reader ended (a file that does not loop, or a stop).
+    func ended() {
+        current.withLock { status in
+            if status.state != .failed { status.state = .ended }
+        }
+    }
+
+    /// Moves to `state`; false when it was there already.
+    private func transition(to state: InputState, reason: String?) -> Bool {
+        current.withLock { status in
+            if let reason { status.lastError = reason }
+            guard status.state != state else { return false }
+            status.state = state
+            return true
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import OnairEngine
+import Testing
+
+@Suite("EventHub: one run's events to any number of subscribers")
+struct EventHubTests {
+    private func note(_ text: String) -> StatusEvent { StatusEvent(.runNote(message: text)) }
+
+    private func collect(_ subscription: EventSubscription) async -> [UInt64] {
+        var ids: [UInt64] = []
+        for await event in subscription { ids.append(event.id) }
+        return ids
+    }
+
+    @Test("ids start at 1 and grow by one; every subscriber gets every event, then the end")
+    func fanOut() async {
+        let hub = EventHub()
+        let first = hub.subscribe(after: nil)
+        let second = hub.subscribe(after: nil)
+        #expect(hub.subscriberCount == 2)
+        for index in 1...5 { hub.publish(note("n\(index)")) }
+        hub.finish()
+        #expect(await collect(first) == [1, 2, 3, 4, 5])
+        #expect(await collect(second) == [1, 2, 3, 4, 5])
+        #expect(hub.lastID == 5)
+    }
+
+    @Test("a late subscriber replays what came after its last event id, then lives on")
+    func replay() async {
+        let hub = EventHub()
+        for index in 1...4 { hub.publish(note("n\(index)")) }
+        let late = hub.subscribe(after: 2)
+        hub.publish(note("n5"))
+        hub.finish()
+        #expect(await collect(late) == [3, 4, 5])
+        #expect(late.dropped == 0)
+    }
+
+    @Test("history is bounded; what it no longer holds is counted as dropped for the replaying subscriber")
+    func boundedHistory() async {
+        let hub = EventHub(historyCapacity: 3, subscriberBuffer: 16)
+        for index in 1...10 { hub.publish(note("n\(index)")) }
+        #expect(hub.retained(after: 0).map(\.id) == [8, 9, 10])
+        let late = hub.subscribe(after: 4)
+        hub.finish()
+        #expect(await collect(late) == [8, 9, 10])
+        #expect(late.dropped == 3)
+    }
+
+    @Test("a subscriber that does not read loses its oldest events, counted; publishing never waits")
+    func slowSubscriber() async {
+        let hub = EventHub(historyCapacity: 100, subscriberBuffer: 4)
+        let slow = hub.subscribe(after: nil)
+        for index in 1...10 { hub.publish(note("n\(index)")) }
+        hub.finish()
+        #expect(await collect(slow) == [7, 8, 9, 10])
+        #expect(slow.dropped == 6)
+    }
+
+    @Test("a cancelled subscription is let go; after finish, new subscribers end at once")
+    func cancelAndFinish() async throws {
+        let hub = EventHub()
+        let task = Task { await collect(hub.subscribe(after: nil)) }
+        while hub.subscriberCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        task.cancel()
+        _ = await task.value
+        #expect(hub.subscriberCount == 0)
+        hub.publish(note("n1"))
+        hub.finish()
+        #expect(await collect(hub.subscribe(after: 0)) == [1])
+        #expect(hub.subscriberCount == 0)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import OnairConfig
+import OnairEngine
+import OnairPlanner
+import OnairTestSupport
+import Testing
+
+/// A pipeline run in this process, watched and steered only through ``RunControl``: a red and
+/// a blue camera (test sources), a combination whose avatar is not a picture, a recording that
+/// is required and an optional RTMP destination whose ingest refuses connections.
+final class ControlledRun {
+    let project: ScratchProject
+    let run: PipelineRun
+    static let key = "sentinel-key-7f3a9c"
+
+    init(statsInterval: Duration = .milliseconds(500)) throws {
+        project = try ScratchProject()
+        let refusing = try LoopbackPort.free()
+        try project.write("assets/not-a-picture.png", "text, not a picture\n")
+        try project.write("Pipelines/t.yaml", """
+            sources:
+              camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: 320x180, fps: 30}
+              screen: {kind: test, pattern: color, color: "#0000C0", tone: false, size: 320x180, fps: 30}
+            overlays:
+              red: {kind: real-scene, camera: camera}
+              blue: {kind: real-scene, camera: screen}
+              broken: {kind: scene-avatar, scene: camera, avatar: {image: ../assets/not-a-picture.png}}
+            active: red
+            quality:
+              width: 320
+              height: 180
+              fps: 30
+              video: {codec: h264, bitrate: 300k, keyframe_interval: 1s, profile: main, preset: ultrafast, tune: zerolatency}
+              audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
+            destinations:
+              rec: {kind: record, path: ../out/rec.mkv}
+              far:
+                kind: url
+                url: "rtmp://127.0.0.1:\(refusing)/live/{key}"
+                key: {env: KEY_FAR}
+                required: false
+                retry: {initial_delay: 200ms, max_delay: 500ms, max_attempts: unlimited}
+
+            """)
+        let log = DiagnosticLog()
+        let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: ["t"], log: log)
+        let spec = try #require(loaded.pipeline("t"))
+        let planner = CheckedPlanner(
+            planner: Planner(catalogue: PlatformCatalogue(project: loaded), environment: ["KEY_FAR": Self.key], mode: .run, fileExists: { _ in true }),
+            projectRoot: project.root)
+        let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
+        var options = RunOptions()
+        options.statsInterval = statsInterval
+        run = try PipelineRun(plan: plan, combinations: OverlayCombinations(pipeline: spec, onAir: plan, planner: planner),
+                              projectRoot: project.root, keys: StreamKeys(["far": Self.key]), options: options)
+    }
+
+    /// Polls the status until `condition` holds; the last status either way.
+    @discardableResult
+    func waitForStatus(timeout: Duration = .seconds(20), _ condition: (RunStatus) -> Bool) async throws -> RunStatus {
+        let deadline = ContinuousClock.now + timeout
+        var status = run.status()
+        while !condition(status), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            status = run.status()
+        }
+        return status
+    }
+
+    deinit {
+        project.remove()
+    }
+}
+
+/// Collects a subscription's events on a task.
+final class EventCollector: @unchecked Sendable {
+    private let events = Shared<[RunEvent]>([])
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ subscription: EventSubscription) {
+        Task.detached { [events, finished] in
+            for await event in subscription { events.withLock { $0.append(event) } }
+            finished.signal()
+        }
+    }
+
+    var all: [RunEvent] { events.current }
+
+    /// Waits for the subscription to end.
+    func waitForEnd(timeout: TimeInterval) -> Bool {
+        finished.wait(timeout: .now() + timeout) == .success
+    }
+}
+
+@Suite("RunControl: one way to watch and steer a run", .serialized)
+struct RunControlTests {
+    @Test("status, readiness, events, switching by name and number, refusals, stop", .timeLimit(.minutes(2)))
+    func controlsARun() async throws {
+        let controlled = try ControlledRun()
+        let run = controlled.run
+        #expect(run.status().state == .preparing)
+        #expect(!run.readiness().ready)
+        let early = EventCollector(run.subscribe(after: nil))
+
+        run.start()
+        let live = try await controlled.waitForStatus { $0.state == .live && $0.destinations.first?.state == .live && $0.inputs.allSatisfy { $0.state == .connected } }
+        #expect(live.state == .live)
+        #expect(live.pipeline == "t")
+        #expect(live.overlay == "red")
+        #expect(live.overlays.map(\.name) == ["red", "blue", "broken"])
+        #expect(live.overlays.map(\.number) == [1, 2, 3])
+        #expect(live.overlays.map(\.onAir) == [true, false, false])
+        #expect(live.overlays.map(\.available) == [true, true, false])
+        #expect(live.overlays[2].reason?.contains("not-a-picture.png") == true, "\(live.overlays[2])")
+        // The test source's pictures and its tone are two lavfi inputs.
+        #expect(!live.inputs.isEmpty && live.inputs.allSatisfy { $0.name == "camera" && $0.kind == "lavfi" }, "\(live.inputs)")
+        #expect(live.renditions.count == 1 && live.renditions[0].bitrate == 300_000, "\(live.renditions)")
+
+        // The optional destination can't connect: ready all the same (the recording is required),
+        // and its last error says why.
+        let retrying = try await controlled.waitForStatus { $0.destinations.last?.lastError != nil }
+        let far = try #require(retrying.destinations.last)
+        #expect(far.name == "far" && !far.required)
+        #expect(far.lastError?.contains("refused") == true, "\(String(describing: far.lastError))")
+        #expect(run.readiness() == Readiness(ready: true, reasons: []))
+        // Stats come from the run itself, every `statsInterval`.
+        try await Task.sleep(for: .milliseconds(1200))
+        let rec = try #require(retrying.destinations.first)
+        #expect(rec.queueBytes >= 0 && rec.queueMilliseconds >= 0 && rec.queueMilliseconds < 2000, "\(rec)")
+
+        // By number, by name; a typo and an unavailable combination are refused with the reason.
+        let blue = try await run.switchOverlay(to: "2")
+        #expect(blue.overlay == "blue" && blue.overlays[1].onAir, "\(blue)")
+        #expect(blue.inputs.map(\.name).contains("screen"), "\(blue.inputs)")
+        await #expect(throws: OverlaySwitchError.unknown(name: "bleu", suggestion: "did you mean 'blue'?")) {
+            try await run.switchOverlay(to: "bleu")
+        }
+        do {
+            _ = try await run.switchOverlay(to: "broken")
+            Issue.record("an unavailable combination went on air")
+        } catch {
+            guard case .unavailable(let name, let reason) = error else { throw error }
+            #expect(name == "broken" && reason.contains("not-a-picture.png"), "\(reason)")
+        }
+        #expect(try await run.switchOverlay(to: "red").overlay == "red")
+        #expect(run.status().overlay == "red")
+
+        await #expect(throws: PreviewError.unknownDestination("nowhere")) { try await run.preview(of: "nowhere") }
+
+        // Stop: readiness goes false at once, the run drains and ends cleanly.
+        run.stop()
+        let stopping = run.readiness()
+        #expect(!stopping.ready && stopping.reasons.contains("the run is stopping"), "\(stopping)")
+        #expect([.draining, .stopped].contains(run.status().state))
+        await #expect(throws: OverlaySwitchError.refused(reason: "the run is stopping")) { try await run.switchOverlay(to: "blue") }
+        #expect(run.wait() == .completed)
+        #expect(run.status().state == .stopped)
+        #expect(early.waitForEnd(timeout: 10), "the subscription did not end with the run")
+
+        // One numbered sequence: started first, stopped last, stats from the run itself; no key.
+        let events = early.all
+        #expect(events.map(\.id) == Array(1...UInt64(events.count)))
+        #expect(events.first?.event.name == "run.started")
+        #expect(events.last?.event.name == "run.stopped")
+        #expect(events.filter { $0.event.name == "overlay.applied" }.compactMap { event -> String? in
+            if case .overlayApplied(let overlay) = event.event.kind { overlay } else { nil }
+        } == ["red", "blue", "red"])
+        #expect(events.count { $0.event.name == "stats" } >= 2)
+        let log = events.map { $0.event.jsonLine(redact: { $0 }) }.joined(separator: "\n")
+        #expect(!log.contains(ControlledRun.key))
+        #expect(events.count { $0.event.name == "input.connected" && $0.event.detail == "camera" } >= 1)
+
+        // A late subscriber gets what is retained after the id it saw, then the end.
+        let late = EventCollector(run.subscribe(after: events[events.count - 3].id))
+        #expect(late.waitForEnd(timeout: 5))
+        #expect(late.all.map(\.id) == events.suffix(2).map(\.id))
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import OnairTestSupport
+import Testing
+
+/// `onair export kubernetes|systemd` on the shipped examples and on pipelines that reach the
+/// rest of the exports, checked by the tools orchestrators themselves trust:
+/// kubernetes-validate (the Kubernetes 1.37 schemas, strict) and `systemd-analyze verify`.
+@Suite struct ExportCommandTests {
+    @Test(arguments: ["demo", "studio"])
+    func kubernetesManifestsOfTheExamplesMatchTheirGoldens(name: String) throws {
+        let output = try onair(["export", "kubernetes", name, "--project", repositoryRoot.path])
+        #expect(output.status == 0, "\(output)")
+        try expectExportGolden(output.stdout, named: "\(name).kubernetes.yaml")
+    }
+
+    @Test(arguments: ["demo", "studio"])
+    func systemdUnitsOfTheExamplesMatchTheirGoldens(name: String) throws {
+        let output = try onair(["export", "systemd", name, "--project", repositoryRoot.path, "--project-path", "/srv/onair"])
+        #expect(output.status == 0, "\(output)")
+        try expectExportGolden(output.stdout, named: "\(name).service")
+    }
+
+    @Test func goldensHoldNoMachinePaths() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            #expect(!text.contains(repositoryRoot.path) && !text.contains("/tmp/onair") && !text.contains("/root/"), "\(name)")
+        }
+    }
+
+    @Test func kubernetesValidateAcceptsEveryManifest() throws {
+        let validate = try tool("kubernetes-validate")
+        let project = try exportProject(unusualPipelines)
+        defer { project.remove() }
+        let folder = project.root.appendingPathComponent("deploy")
+        let export = try onair(["export", "kubernetes", "--all", "--project", project.path, "--output", folder.path,
+                                "--image", "registry.example/onair:1.2.3", "--http-port", "9100"])
+        try #require(export.status == 0, "\(export)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files == ["onair-demo.yaml", "onair-device.yaml", "onair-keyfile.yaml", "onair-studio.yaml"])
+        for file in files {
+            let path = folder.appendingPathComponent(file).path
+            let result = try Subprocess.run(validate, ["--strict", "--kubernetes-version", "1.37.0", path], timeout: .seconds(60))
+            #expect(result.status == 0, "\(file): \(result)")
+            #expect(!result.stdout.contains("ERROR") && !result.stdout.contains("WARN") && !result.stderr.contains("WARN"), "\(file): \(result)")
+            let passed = result.stdout.components(separatedBy: " passed for resource ").count - 1
+            #expect(passed >= 3, "\(file): only \(passed) resources validated: \(result.stdout)")
+        }
+        let keyfile = try String(contentsOf: folder.appendingPathComponent("onair-keyfile.yaml"), encoding: .utf8)
+        // The key file comes from the Secret, next to the pipeline files, where the pipeline reads it.
+        #expect(keyfile.contains("- secret:\n              name: onair-keyfile-keys\n              items:\n              - key: twitch.key\n                path: keys/twitch.key"),
+                "\(keyfile)")
+        // RTMP is TCP, SRT UDP; both published before the pod is ready.
+        #expect(keyfile.contains("port: 1935\n    targetPort: in-camera\n    protocol: TCP"), "\(keyfile)")
+        #expect(keyfile.contains("port: 9000\n    targetPort: in-phone\n    protocol: UDP"), "\(keyfile)")
+        #expect(keyfile.contains("publishNotReadyAddresses: true"))
+        #expect(keyfile.contains("mountPath: /srv/onair/archive/show") && keyfile.contains("subPath: archive-show"))
+    }
+
+    @Test func systemdAnalyzeVerifiesEveryUnit() throws {
+        let analyze = try tool("systemd-analyze")
+        let binary = try #require(OnairBinary.path)
+        let project = try exportProject(unusualPipelines)
+        defer { project.remove() }
+        let folder = project.root.appendingPathComponent("units")
+        for name in ["demo", "studio", "keyfile", "device"] {
+            let export = try onair(["export", "systemd", name, "--project", project.path, "--executable", binary,
+                                    "--output", folder.path] + (name == "studio" ? ["--http", "0.0.0.0:8750"] : []))
+            try #require(export.status == 0, "\(export)")
+            let unit = folder.appendingPathComponent("onair-\(name).service")
+            // verify works without systemd as PID 1; it warns (exit 0) about unknown settings,
+            // so any output at all is a failure.
+            let result = try Subprocess.run(analyze, ["verify", unit.path], timeout: .seconds(60))
+            #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty, "\(name): \(result)")
+        }
+        let studio = try String(contentsOf: folder.appendingPathComponent("onair-studio.service"), encoding: .utf8)
+        #expect(studio.contains("--http 0.0.0.0:8750") && studio.contains("#   ONAIR_API_TOKEN=…"))
+        let device = try String(contentsOf: folder.appendingPathComponent("onair-device.service"), encoding: .utf8)
+        #expect(device.contains("DeviceAllow=/dev/video0 rw") && !device.contains("PrivateDevices=yes"))
+        let keyfile = try String(contentsOf: folder.appendingPathComponent("onair-keyfile.service"), encoding: .utf8)
+        // Port 1935 needs no capability; a key file needs no environment file.
+        #expect(keyfile.contains("CapabilityBoundingSet=\n") && !keyfile.contains("EnvironmentFile="))
+        #expect(keyfile.contains("ReadWritePaths=\(project.path)/archive/show \(project.path)/.onair"))
+    }
+
+    @Test func sentinelKeysNeverAppearInAnyExport() throws {
+        let sentinel = "SENTINEL-" + UUID().uuidString.prefix(8)
+        let project = try exportProject(unusualPipelines)
+        defer { project.remove() }
+        try project.write("Pipelines/keys/twitch.key", "\(sentinel)-file\n")
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["YOUTUBE_STREAM_KEY", "TWITCH_STREAM_KEY", "TIKTOK_STREAM_KEY", "ONAIR_API_TOKEN"] {
+            environment[name] = "\(sentinel)-\(name)"
+        }
+        let folder = project.root.appendingPathComponent("out")
+        var outputs: [Subprocess.Output] = []
+        outputs.append(try onair(["export", "kubernetes", "--all", "--project", project.path], environment: environment))
+        outputs.append(try onair(["export", "kubernetes", "--all", "--project", project.path, "--output", folder.path], environment: environment))
+        for name in ["demo", "studio", "keyfile", "device"] {
+            outputs.append(try onair(["export", "systemd", name, "--project", project.path, "--http", "0.0.0.0:8750"], environment: environment))
+            outputs.append(try onair(["export", "systemd", name, "--project", project.path, "--output", folder.path], environment: environment))
+            outputs.append(try onair(["plan", name, "--project", project.path, "--format", "json"], environment: environment))
+        }
+        for output in outputs {
+            #expect(output.status == 0, "\(output)")
+            #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"), "\(output)")
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(written.count == 8)
+        for file in written {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            #expect(!text.contains("SENTINEL"), "\(file) holds a key")
+        }
+    }
+
+    @Test func exportNeedsANameOrAll() throws {
+        let neither = try onair(["export", "kubernetes", "--project", repositoryRoot.path])
+        #expect(neither.status == 2 && neither.stderr.contains("name a pipeline or give --all"), "\(neither)")
+        let unknown = try onair(["export", "systemd", "studoi", "--project", repositoryRoot.path])
+        #expect(unknown.status == 2 && unknown.stderr.contains("did you mean 'studio'"), "\(unknown)")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import OnairTestSupport
+import Testing
+
+/// `onair ARGUMENTS…` run to completion (the built executable), failing the test when it
+/// can't be started.
+func onair(_ arguments: [String], environment: [String: String]? = nil,
+           sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> Subprocess.Output {
+    let binary = try #require(OnairBinary.path, "\(OnairBinary.notFound)", sourceLocation: sourceLocation)
+    return try Subprocess.run(binary, arguments, environment: environment, timeout: .seconds(60))
+}
+
+/// A checker installed by scripts/ensure-deps (`kubernetes-validate`, `hadolint`,
+/// `systemd-analyze`): its path, or a failure saying how to install it. Never skipped.
+func tool(_ name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> String {
+    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
+    let found = folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    return try #require(found, "\(name) is not installed: run scripts/ensure-deps", sourceLocation: sourceLocation)
+}
+
+/// Compares `actual` with `Golden/NAME` in this folder of the source tree; with
+/// `ONAIR_UPDATE_GOLDEN=1` rewrites it instead (review with `git diff Tests/OnairExportTests`).
+func expectExportGolden(_ actual: String, named name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name)")
+    if ProcessInfo.processInfo.environment["ONAIR_UPDATE_GOLDEN"] == "1" {
+        try Data(actual.utf8).write(to: file)
+        Issue.record("rewrote Golden/\(name): review it with git diff, then run without ONAIR_UPDATE_GOLDEN", sourceLocation: sourceLocation)
+        return
+    }
+    let expected = try String(contentsOf: file, encoding: .utf8)
+    guard actual != expected else { return }
+    let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
+    let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
+    let line = zip(actualLines, expectedLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actualLines.count, expectedLines.count)
+    let got = line < actualLines.count ? String(actualLines[line]) : "<end>"
+    let wanted = line < expectedLines.count ? String(expectedLines[line]) : "<end>"
+    Issue.record("Golden/\(name) differs at line \(line + 1):\n  got:      \(got)\n  expected: \(wanted)\n(ONAIR_UPDATE_GOLDEN=1 rewrites it)",
+                 sourceLocation: sourceLocation)
+}
+
+/// A project with the shipped presets and assets and pipelines of the test's own.
+func exportProject(_ pipelines: [String: String]) throws -> ScratchProject {
+    let project = try ScratchProject(shipped: true)
+    for (name, yaml) in pipelines { try project.write("Pipelines/\(name).yaml", yaml) }
+    return project
+}
+
+/// Pipelines that reach the parts of the exports the shipped examples don't: a key in a file,
+/// cameras pushing RTMP and SRT, an HLS output, a capture device.
+let unusualPipelines: [String: String] = [
+    "keyfile": """
+        title: Key file
+        sources:
+          camera: {kind: listen, url: "rtmp://0.0.0.0:1935/live/cam"}
+          phone: {kind: listen, url: "srt://0.0.0.0:9000"}
+        overlays:
+          room: {kind: real-scene, camera: camera}
+        active: room
+        layers:
+          - {kind: pip, source: phone, position: top-left, scale: 0.25}
+        quality: 720p30
+        destinations:
+          twitch: {kind: platform, platform: twitch, key: {file: keys/twitch.key}}
+          archive: {kind: record, path: ../archive/show/keyfile.ts}
+        """,
+    "device": """
+        title: Device
+        sources:
+          webcam: {kind: device, device: /dev/video0, format: v4l2}
+        overlays:
+          room: {kind: real-scene, camera: webcam}
+        active: room
+        quality: 720p30
+        destinations:
+          youtube: {kind: platform, platform: youtube, key: {env: YOUTUBE_STREAM_KEY}}
+        """,
+]
