@@ -44,11 +44,7 @@ public struct FuzzTarget: Sendable {
         let loaded = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode,
                                   only: input.layout == .presets ? nil : [FuzzProject.pipelineName], log: log)
         let planner = Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: input.mode,
-                              fileExists: { path in
-                                  // As the command line resolves key files: from the project folder.
-                                  let expanded = (path as NSString).expandingTildeInPath
-                                  return FileManager.default.fileExists(atPath: expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path)
-                              })
+                              fileExists: Planner.keyFileExists(inProject: root))
         var diagnostics = log.all
         for name in loaded.pipelineNames {
             guard let spec = loaded.pipeline(name) else {

@@ -91,13 +91,7 @@ struct LoadedProject {
     func planner(mode: Planner.Mode) -> CheckedPlanner {
         let root = project.root
         let planner = Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
-                              fileExists: { path in
-                                  // Key file paths are project-relative (or absolute, or ~/…), not relative to
-                                  // the working directory.
-                                  let expanded = (path as NSString).expandingTildeInPath
-                                  let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
-                                  return FileManager.default.fileExists(atPath: absolute)
-                              })
+                              fileExists: Planner.keyFileExists(inProject: root))
         return CheckedPlanner(planner: planner, projectRoot: root)
     }
 }
