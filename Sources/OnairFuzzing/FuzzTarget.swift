@@ -5,8 +5,8 @@ import OnairPlanner
 /// What the fuzzer runs for each input: the input's files are written into their project, the
 /// project is loaded and decoded as `onair validate` loads it, every pipeline is planned with each
 /// of its overlay combinations on air (as `validate` checks them: started with it, and switched
-/// to live), every plan is rendered in every format, every diagnostic is rendered in every report
-/// format, and the ``Invariant``s are checked.
+/// to live), each pipeline's plan as written is rendered in every format, every diagnostic is
+/// rendered in every report format, and the ``Invariant``s are checked.
 ///
 /// The checks `validate` adds through libav (the filter graph configures, local media decode)
 /// belong to the engine and are not run: this target covers the YAML loader, the decoder and the
@@ -53,22 +53,23 @@ public struct FuzzTarget: Sendable {
                 }
                 continue
             }
+            // Planning twice and rendering (the costliest checks: a third of a valid input's time
+            // each) for the combination as written; the others go through the same code.
             for (index, (variant, onAir)) in Self.combinations(of: spec).enumerated() {
                 let planLog = DiagnosticLog()
                 let plan = planner.plan(variant, log: planLog)
                 if plan == nil, planLog.errorCount == 0, variant.isComplete || log.errorCount == 0 {
                     outcome.violations.append(Violation(.explained, "pipeline '\(name)' (\(onAir)) was not planned and nothing reported an error"))
                 }
+                diagnostics += planLog.all
+                guard let plan else { continue }
+                outcome.plans.append(plan)
+                guard index == 0 else { continue }
                 let again = DiagnosticLog()
                 if planner.plan(variant, log: again) != plan || again.all != planLog.all {
                     outcome.violations.append(Violation(.deterministic, "pipeline '\(name)' (\(onAir)) planned twice differs"))
                 }
-                if let plan {
-                    // The JSON round trip, the costliest check, for the combination as written.
-                    outcome.violations += Self.render(plan, pipeline: "\(name) (\(onAir))", roundTrip: index == 0)
-                    outcome.plans.append(plan)
-                }
-                diagnostics += planLog.all
+                outcome.violations += Self.render(plan, pipeline: "\(name) (\(onAir))")
             }
         }
         var files = loaded.files
@@ -94,14 +95,13 @@ public struct FuzzTarget: Sendable {
         return all
     }
 
-    /// Renders `plan` in every format `onair plan` prints; with `roundTrip`, a JSON rendering that
-    /// does not decode to the same plan is a violation.
-    static func render(_ plan: PipelinePlan, pipeline: String, roundTrip: Bool) -> [Violation] {
+    /// Renders `plan` in every format `onair plan` prints; a JSON rendering that does not decode
+    /// to the same plan is a violation.
+    static func render(_ plan: PipelinePlan, pipeline: String) -> [Violation] {
         _ = PlanSummary.render(plan)
         _ = PlanGraphviz.render(plan)
         _ = plan.graph.description(multiline: true)
         _ = FFmpegCommand(plan: plan).shell(multiline: true)
-        guard roundTrip else { return [] }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {

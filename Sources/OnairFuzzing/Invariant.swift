@@ -19,7 +19,8 @@ public enum Invariant: String, CaseIterable, Sendable {
     /// from the load, and a pipeline that does not plan with an error from the planner (or from
     /// the load, when a part of it did not decode).
     case explained
-    /// Planning the same pipeline twice gives the same plan and the same diagnostics.
+    /// Planning the same pipeline twice gives the same plan and the same diagnostics (checked for
+    /// each pipeline as written).
     case deterministic
     /// A plan encoded as JSON decodes to the same plan (checked for each pipeline as written).
     case roundTrip
