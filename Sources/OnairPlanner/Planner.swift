@@ -71,6 +71,15 @@ public struct Planner: Sendable {
 }
 
 extension Planner {
+    /// `fileExists` as onair resolves key files: from the project folder `root`, not the working
+    /// directory (absolute and `~/…` paths as written).
+    public static func keyFileExists(inProject root: URL) -> @Sendable (String) -> Bool {
+        { path in
+            let expanded = (path as NSString).expandingTildeInPath
+            return FileManager.default.fileExists(atPath: expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path)
+        }
+    }
+
     /// The source whose sound `spec` broadcasts with its `active:` combination on air: the one
     /// `audio:` names, else the combination's lead source when it has sound; nil for none.
     public static func soundSource(of spec: PipelineSpec) -> String? {

@@ -130,13 +130,7 @@ extension CheckedPlanner {
     /// `catalogue`.
     init(catalogue: PlatformCatalogue, root: URL, mode: Planner.Mode) {
         let planner = Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
-                              fileExists: { path in
-                                  // Key file paths are project-relative (or absolute, or ~/…), not relative to
-                                  // the working directory.
-                                  let expanded = (path as NSString).expandingTildeInPath
-                                  let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
-                                  return FileManager.default.fileExists(atPath: absolute)
-                              }, projectRoot: root)
+                              fileExists: Planner.keyFileExists(inProject: root), projectRoot: root)
         self.init(planner: planner, projectRoot: root)
     }
 }
