@@ -65,6 +65,7 @@ public enum FuzzDictionary {
         case .color: return ["\"#00FF00\"", "\"#FFFFFF80\""]
         case .size: return ["1280x720", "1x1", "7681x4321"]
         case .aspect: return ["\"9:16\"", "\"16:9\"", "\"0:1\""]
+        case .listenAddress: return ["\"127.0.0.1:8750\"", "\"0.0.0.0:0\"", "\"[::1]:65536\""]
         case .choice(let words): return words
         case .list(let element): return values(of: element)
         case .nameOrObject: return []
