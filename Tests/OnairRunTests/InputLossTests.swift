@@ -36,11 +36,11 @@ extension EndToEnd {
 
             // A red camera for 3 s (smaller than the canvas: the held picture is scaled once),
             // gone for about 3 s, then a green one until the end.
-            let red = try Self.camera(colour: "red", seconds: 3, port: port)
+            let red = try EndToEnd.pushedCamera(colour: "red", seconds: 3, port: port)
             defer { red.terminate() }
             #expect(red.wait(timeout: .seconds(20)), "the red camera did not finish")
             Thread.sleep(forTimeInterval: 3)
-            let green = try Self.camera(colour: "lime", seconds: 30, port: port)
+            let green = try EndToEnd.pushedCamera(colour: "lime", seconds: 30, port: port)
             defer { green.terminate() }
             let output = run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
@@ -79,16 +79,6 @@ extension EndToEnd {
                 input_loss: {after: 1s, hold_last_frame: 1s, slate: {color: "#0000C0"}}
                 """
             return try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
-        }
-
-        /// A camera pushing a plain `colour` picture with sound to onair's SRT listener on `port`.
-        private static func camera(colour: String, seconds: Int, port: Int) throws -> Subprocess {
-            try Subprocess("/usr/bin/env", [
-                "ffmpeg", "-v", "error", "-re",
-                "-f", "lavfi", "-i", "color=c=\(colour):s=320x180:r=30", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-                "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30",
-                "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
-            ])
         }
     }
 }

@@ -121,7 +121,8 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private func graph(for plan: PipelinePlan, sharing running: [InputWorker]) throws -> CombinationGraph {
         var kept = Set<ObjectIdentifier>()
         var opened: [InputWorker] = []
-        let inputs = plan.inputs.map { planned -> InputWorker in
+        let inputs = plan.inputs.map { declared -> InputWorker in
+            let planned = readingEverythingUsed(declared)
             if let match = running.first(where: { !kept.contains(ObjectIdentifier($0)) && $0.canServe(planned) }) {
                 kept.insert(ObjectIdentifier(match))
                 return match
@@ -140,6 +141,21 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
             for worker in opened { worker.stop() }
             throw error
         }
+    }
+
+    /// `planned` reading every stream that any combination reads from the same input: a camera
+    /// one combination shows and another only hears (its `audio:`) is opened once with both, so
+    /// a switch between the two keeps it running. Opened for the one stream only, the other
+    /// combination's graph opened it a second time: a listening socket then found its port taken
+    /// and pictures and sound stopped for seconds at every switch. The graph takes from an
+    /// input only the streams its plan reads.
+    private func readingEverythingUsed(_ planned: PlannedInput) -> PlannedInput {
+        var widened = planned
+        for other in combinations.all.compactMap(\.plan).flatMap(\.inputs) where other.name == planned.name && other.kind == planned.kind {
+            if widened.video == nil { widened.video = other.video }
+            if widened.audio == nil { widened.audio = other.audio }
+        }
+        return widened
     }
 
     /// Where `output` writes: its URL with the key filled in, or its recording path (dated).
