@@ -22,15 +22,8 @@ public struct VideoEncoderSettings: Sendable, Hashable {
     /// Constant bitrate: the cap equals the bitrate; with a fixed bitrate, also padded with
     /// filler data and signalled as CBR (NAL HRD).
     public var constantBitrate: Bool
-    /// Whether the bitrate may change while encoding (``Encoder/setBitrate(_:)``).
-    ///
-    /// x264 (0.164, Debian 12) refuses to change its rate control while it signals NAL HRD: with
-    /// `nal-hrd=cbr` a reconfiguration only logs "VBV parameters cannot be changed when NAL HRD
-    /// is in use". An adjustable constant-bitrate encoder is therefore capped at its bitrate
-    /// (VBV) without HRD and without filler: with filler, x264 pads away the part of its buffer
-    /// a cut leaves over, at once (2000k → 500k sent 2.9 Mb in the next second of media; without
-    /// filler 1.4 Mb, the new buffer's worth).
-    public var adjustableBitrate = false
+    /// Whether the bitrate may change while encoding, and how a constant one is kept.
+    public var bitrateMode = BitrateMode.fixed
 
     /// Creates settings.
     public init(width: Int, height: Int, frameRate: FrameRate, bitrate: Int, maxBitrate: Int, bufferSize: Int, gopSize: Int,
@@ -49,6 +42,25 @@ public struct VideoEncoderSettings: Sendable, Hashable {
         self.scenecut = scenecut
         self.constantBitrate = constantBitrate
     }
+}
+
+/// Whether an encoder's bitrate may change while it encodes (``Encoder/setBitrate(_:)``), and
+/// how a constant bitrate is kept.
+///
+/// x264 (0.164, Debian 12) refuses to change its rate control while it signals NAL HRD: with
+/// `nal-hrd=cbr` a reconfiguration only logs "VBV parameters cannot be changed when NAL HRD is
+/// in use". So only a fixed bitrate is signalled as CBR.
+public enum BitrateMode: Sendable, Hashable {
+    /// Fixed; a constant bitrate is padded with filler and signalled as CBR (NAL HRD).
+    case fixed
+    /// Adjustable; a constant bitrate is capped at the bitrate (VBV), without filler. With
+    /// filler, x264 pads away at once the part of its buffer a cut leaves over (2000k → 500k
+    /// sent 2.9 Mb in the next second of media; without filler 1.4 Mb, the new buffer's worth).
+    case adjustable
+    /// Adjustable, and a constant bitrate is padded with filler: every second carries the
+    /// bitrate even for a still picture, and a raise shows within the buffer. For test streams
+    /// whose bytes are what counts and whose bitrate only rises.
+    case adjustablePadded
 }
 
 /// Settings of an audio encoder.
@@ -108,7 +120,14 @@ public final class Encoder {
         if let level = settings.level { options.append(("level", level)) }
         var x264: [String] = []
         if !settings.scenecut { x264.append("scenecut=0") }
-        if settings.constantBitrate { x264 += (settings.adjustableBitrate ? [] : ["nal-hrd=cbr"]) + ["force-cfr=1"] }
+        if settings.constantBitrate {
+            switch settings.bitrateMode {
+            case .fixed: x264.append("nal-hrd=cbr")
+            case .adjustable: break
+            case .adjustablePadded: x264.append("filler=1")
+            }
+            x264.append("force-cfr=1")
+        }
         if !x264.isEmpty { options.append(("x264-params", x264.joined(separator: ":"))) }
         try self.init(named: settings.encoder, kind: .video, options: options, video: settings) { codec in
             let rate = settings.frameRate
@@ -172,8 +191,8 @@ public final class Encoder {
     /// The video bitrate asked for now (bit/s): the opening bitrate until ``setBitrate(_:)``.
     public var bitrate: Int { Int(codec!.pointee.bit_rate) }
 
-    /// Changes the bitrate of an open video encoder opened with
-    /// ``VideoEncoderSettings/adjustableBitrate``; it applies from the next frame sent. The cap
+    /// Changes the bitrate of an open video encoder whose ``VideoEncoderSettings/bitrateMode`` is
+    /// adjustable; it applies from the next frame sent. The cap
     /// (VBV max rate) and the buffer keep their ratio to the bitrate, so the buffer holds the
     /// same time of media.
     ///
@@ -183,7 +202,7 @@ public final class Encoder {
     /// to the bitrate) both move. For a variable bitrate x264 keeps its average target and only
     /// the cap moves, which is what holds the rate down.
     public func setBitrate(_ bitrate: Int) throws(LibavError) {
-        guard let settings = videoSettings, settings.adjustableBitrate, bitrate > 0 else {
+        guard let settings = videoSettings, settings.bitrateMode != .fixed, bitrate > 0 else {
             throw LibavError(function: "x264 reconfiguration (encoder opened without an adjustable bitrate)", code: .invalidArgument)
         }
         let scale = Double(bitrate) / Double(settings.bitrate)

@@ -12,7 +12,7 @@ struct EncoderBitrateTests {
             width: 640, height: 360, frameRate: FrameRate(30), bitrate: bitrate, maxBitrate: maxBitrate ?? bitrate,
             bufferSize: (maxBitrate ?? bitrate) * 2, gopSize: 30, profile: "main", level: nil, preset: "ultrafast", tune: "zerolatency",
             scenecut: false, constantBitrate: constant)
-        settings.adjustableBitrate = adjustable
+        settings.bitrateMode = adjustable ? .adjustable : .fixed
         return settings
     }
 
@@ -71,6 +71,33 @@ struct EncoderBitrateTests {
         // The cap scales with the bitrate: 400k × 2000/1500 ≈ 533k.
         #expect(after < 533_000 * 1.1, "\(after) bit/s after lowering to 400k (cap 533k); \(before) before")
         #expect(after < before / 2)
+    }
+
+    @Test("padded: a still picture carries the whole bitrate, each raise within half a second (the buffer)")
+    func paddedStillPictureCarriesTheBitrate() throws {
+        var settings = settings(bitrate: 1_000_000)
+        settings.bitrateMode = .adjustablePadded
+        settings.bufferSize = 500_000
+        let encoder = try Encoder(video: settings)
+        let input = try MediaInput(url: "smptehdbars=size=640x360:rate=30", format: "lavfi", options: [], interruption: Interruption())
+        let still = try #require(try input.nextFrame()).frame
+        var bits = [Int](repeating: 0, count: 6)
+        let packet = try Packet()
+        for index in 0..<(6 * 30) {
+            if index % 30 == 0 { try encoder.setBitrate(1_000_000 * (index / 30 + 1)) }
+            let copy = try still.reference()
+            copy.presentationTimestamp = Int64(index)
+            _ = try encoder.send(copy)
+            while case .done = try encoder.receive(into: packet) {
+                bits[Int(packet.decodingTimestamp ?? 0) / 30] += packet.size * 8
+                packet.clear()
+            }
+        }
+        print("EncoderBitrate: padded \(bits.map { $0 / 1000 }) kb/s per second of media, 1000k more each second")
+        // Second n gets half a second at n Mb/s and half at n+1 (the buffer is 0.5 s).
+        for second in 1..<6 {
+            #expect(abs(Double(bits[second]) - (Double(second) + 0.5) * 1e6) < 150_000, "second \(second): \(bits[second])")
+        }
     }
 
     @Test("an encoder opened with a fixed bitrate refuses a change (x264 ignores one while it signals NAL HRD)")
