@@ -57,6 +57,18 @@ public struct PipelineSpec: Hashable, Sendable {
         return copy
     }
 
+    /// The same pipeline with `destination` streaming `quality` instead of its own (or the
+    /// scene's), its ladder set aside: how it would stream with another preset.
+    public func replacingQuality(of destination: String, with quality: QualitySpec) -> PipelineSpec {
+        var copy = self
+        for index in copy.destinations.indices where copy.destinations[index].name == destination {
+            copy.destinations[index].quality = quality
+            copy.destinations[index].ladder = nil
+            copy.destinations[index].chosenRung = nil
+        }
+        return copy
+    }
+
     /// The same pipeline with the combination `name` on air instead of the one `active:` names
     /// (`onair run --overlay`); nil when it has no such combination. Diagnostics about the
     /// combination on air still point at `active:`.

@@ -194,12 +194,27 @@ public struct QualityLadderPlan: Codable, Equatable, Sendable {
         public var fps: Int
         /// What the destination receives with it, bit/s (video, or its cap for VBR, plus sound).
         public var bitrate: Int
+
+        /// A rung.
+        public init(name: String, width: Int, height: Int, fps: Int, bitrate: Int) {
+            self.name = name
+            self.width = width
+            self.height = height
+            self.fps = fps
+            self.bitrate = bitrate
+        }
     }
 
     /// Best first.
     public var rungs: [Rung]
     /// The rung a measurement picked at run start; nil before (the plan streams the first).
     public var chosen: String?
+
+    /// A ladder of `rungs`, `chosen` once measured.
+    public init(rungs: [Rung], chosen: String?) {
+        self.rungs = rungs
+        self.chosen = chosen
+    }
 }
 
 /// Audio encoder settings, fully resolved.
