@@ -68,6 +68,12 @@ final class Console: @unchecked Sendable {
         self.timer = timer
     }
 
+    /// Something the operator should know before the run exists (a `run.note` line, text or
+    /// JSON): what the measurement at start picked.
+    func note(_ message: String) {
+        write(StatusEvent(.runNote(message: message)))
+    }
+
     /// A line for the operator on the terminal only (not an event of the run).
     func hint(_ text: String) {
         guard format == .text else { return }
