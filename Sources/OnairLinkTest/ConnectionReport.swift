@@ -24,7 +24,7 @@ public struct ConnectionReport: Codable, Sendable {
             self.measurement = measurement
             current = destination.current
             qualities = destination.candidates.map {
-                QualityFit(quality: $0.name, bitrate: $0.bitrate, measurement: measurement, refused: $0.refused)
+                QualityFit(quality: $0.name, videoBitrate: $0.videoBitrate, bitrate: $0.bitrate, measurement: measurement, refused: $0.refused)
             }
             recommended = qualities.first { $0.refused == nil && $0.fits == true }?.quality
             if let ladder = destination.ladder {
@@ -34,14 +34,10 @@ public struct ConnectionReport: Codable, Sendable {
             } else {
                 currentFits = QualityFit.fits(destination.currentBitrate, measurement)
             }
-            videoBitrates = Dictionary(destination.candidates.map { ($0.name, $0.videoBitrate) }, uniquingKeysWith: { first, _ in first })
         }
 
-        /// Presets' video bitrates, by name, for naming them as presets are named (`6000k`).
-        private var videoBitrates: [String: Int]
-
         private enum CodingKeys: String, CodingKey {
-            case measurement, current, currentFits = "current_fits", qualities, recommended, rung, videoBitrates = "video_bitrates"
+            case measurement, current, currentFits = "current_fits", qualities, recommended, rung
         }
 
         /// `twitch: 7.8 Mb/s sustained (connected in 95 ms) — 1080p60 6000k fits, 1080p30 4500k fits; recommended: 1080p60 (now 1080p30)`.
@@ -59,7 +55,7 @@ public struct ConnectionReport: Codable, Sendable {
                     case false?: "doesn't fit"
                     case nil: "can't tell"
                     }
-                    return "\(fit.quality) \(Units.formatBitrate(videoBitrates[fit.quality] ?? fit.bitrate)) \(verdict)"
+                    return "\(fit.quality) \(Units.formatBitrate(fit.videoBitrate)) \(verdict)"
                 }.joined(separator: ", ")
             }
             text += "; recommended: " + (recommended ?? "none of the presets") + " (now \(current)"

@@ -78,6 +78,7 @@ final class LinkProbe: @unchecked Sendable {
         }
         let connectMilliseconds = Int((ContinuousClock.now - connectStart).inSeconds * 1000)
         defer {
+            pattern.finish()
             // Closing flushes what is buffered: bounded like any write.
             interruption.arm(timeout: .seconds(1))
             output.close()

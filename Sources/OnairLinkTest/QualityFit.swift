@@ -8,6 +8,8 @@ public struct QualityFit: Codable, Equatable, Sendable {
 
     /// The quality preset.
     public var quality: String
+    /// Its video bitrate, as presets are named by it (`6000k`).
+    public var videoBitrate: Int
     /// What a destination receives with it, bit/s (video, or its cap for VBR, plus sound).
     public var bitrate: Int
     /// True when the link carries `bitrate` × 1.3; false when it does not; nil when the test
@@ -17,11 +19,16 @@ public struct QualityFit: Codable, Equatable, Sendable {
     public var refused: String?
 
     /// A quality weighed against a measured link.
-    public init(quality: String, bitrate: Int, measurement: LinkMeasurement, refused: String? = nil) {
+    public init(quality: String, videoBitrate: Int, bitrate: Int, measurement: LinkMeasurement, refused: String? = nil) {
         self.quality = quality
+        self.videoBitrate = videoBitrate
         self.bitrate = bitrate
         self.refused = refused
         fits = Self.fits(bitrate, measurement)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case quality, videoBitrate = "video_bitrate", bitrate, fits, refused
     }
 
     /// Whether `bitrate` fits `measurement` with the headroom; nil when it can't be told.

@@ -73,6 +73,17 @@ final class TestPattern {
         return out
     }
 
+    /// Flushes the encoders, dropping what they still held (the test is over; closing them
+    /// unflushed makes libav warn).
+    func finish() {
+        var dropped: [(Packet, Int)] = []
+        for (stream, encoder) in [video, audio].enumerated() {
+            guard let encoder else { continue }
+            _ = try? encoder.send(nil)
+            try? drain(encoder, stream: stream, into: &dropped)
+        }
+    }
+
     private func drain(_ encoder: Encoder, stream: Int, into out: inout [(Packet, Int)]) throws {
         while case .done = try encoder.receive(into: packet) {
             out.append((try packet.reference(), stream))

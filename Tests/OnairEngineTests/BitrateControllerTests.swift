@@ -140,6 +140,7 @@ struct BitrateControllerTests {
         #expect(trace.queue(0, from: 50, to: 70).max() ?? 0 < 1000, "\(trace.queue(0, from: 50, to: 70))")
         #expect(trace.bitrates.allSatisfy { $0 >= 1_000_000 && $0 <= 4_500_000 })
         let back = try #require(trace.firstReaching(4_500_000, after: 70), "never back to 4.5 Mb/s")
+        print("BitrateController: first cuts \(firstCut - 10) s and \(secondCut - 40) s after the link narrowed, back at 4.5 Mb/s \(back - 70) s after it widened")
         #expect(back - 70 <= 20, "back to 4.5 Mb/s \(back - 70) s after the link widened")
         let congested = trace.events.filter { if case .destinationCongested = $0 { true } else { false } }
         #expect(congested.count >= 2 && congested.count <= 8, "one event per congestion, not per tick: \(congested.count)")

@@ -44,8 +44,8 @@ struct LinkAnalysisTests {
         // 6000k of video and 128k of sound need 7.97 Mb/s.
         let measured = LinkMeasurement(destination: "twitch", connectMilliseconds: 90, sustainedBitrate: 8_000_000, carriedBitrate: 5_000_000,
                                        encoderLimited: false, failure: nil)
-        #expect(QualityFit(quality: "1080p60", bitrate: 6_128_000, measurement: measured).fits == true)
-        #expect(QualityFit(quality: "1080p60-fat", bitrate: 6_500_000, measurement: measured).fits == false)
+        #expect(QualityFit(quality: "1080p60", videoBitrate: 6_000_000, bitrate: 6_128_000, measurement: measured).fits == true)
+        #expect(QualityFit(quality: "1080p60-fat", videoBitrate: 6_372_000, bitrate: 6_500_000, measurement: measured).fits == false)
         let atLeast = LinkMeasurement(destination: "twitch", connectMilliseconds: 90, sustainedBitrate: nil, carriedBitrate: 9_000_000,
                                       encoderLimited: false, failure: nil)
         #expect(atLeast.isLowerBound && atLeast.capacity == 9_000_000)
