@@ -96,6 +96,12 @@ final class LinkProbe: @unchecked Sendable {
             let media = pattern.videoSeconds
             if media > elapsed { Thread.sleep(forTimeInterval: min(0.05, media - elapsed)); continue }
             let wanted = max(100_000, ramp.bitrate(at: media) - audioBitrate)
+            // A write still blocked half a second past the end of the test ends it (the link is
+            // full: what it carried is known); one blocked for the write timeout before then is
+            // a stall.
+            let remaining = duration + 0.5 - (ContinuousClock.now - start).inSeconds
+            let endsTest = remaining * 1000 < Double(target.retry.writeTimeoutMs)
+            var deadlinePassed = false
             do {
                 if wanted != videoBitrate {
                     try pattern.setVideoBitrate(wanted)
@@ -104,15 +110,21 @@ final class LinkProbe: @unchecked Sendable {
                 for (packet, stream) in try pattern.nextPackets() {
                     let bytes = packet.size
                     let before = ContinuousClock.now
-                    interruption.arm(timeout: .milliseconds(target.retry.writeTimeoutMs))
-                    defer { interruption.disarm() }
-                    try output.write(packet, stream: stream)
+                    interruption.arm(timeout: endsTest ? .milliseconds(max(1, Int(remaining * 1000))) : .milliseconds(target.retry.writeTimeoutMs))
+                    do {
+                        try output.write(packet, stream: stream)
+                    } catch {
+                        deadlinePassed = interruption.deadlinePassed
+                        interruption.disarm()
+                        throw error
+                    }
+                    interruption.disarm()
                     window.blocked += (ContinuousClock.now - before).inSeconds
                     window.bytes += bytes
                 }
             } catch {
-                if !interruption.isStopRequested {
-                    failure = interruption.deadlinePassed ? "stalled: no progress for \(target.retry.writeTimeoutMs) ms" : redact("\(error)")
+                if !interruption.isStopRequested, !(endsTest && deadlinePassed) {
+                    failure = deadlinePassed ? "stalled: no progress for \(target.retry.writeTimeoutMs) ms" : redact("\(error)")
                 }
                 break
             }
