@@ -18,6 +18,12 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // FFmpeg's C libraries (Debian 12: FFmpeg 5.1) plus a shim for the macros Swift can't import.
@@ -31,8 +37,11 @@ let package = Package(
         ),
         // C bodies a system library target can't hold (the av_log va_list trampoline).
         .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
+        // Per-pixel kernels libavfilter does too slowly for live 1080p (chroma key, auto lighting);
+        // plain C on plane pointers, no FFmpeg.
+        .target(name: "CFrameKernels"),
         // Owns every libav pointer; no C type leaves this module.
-        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog"], swiftSettings: strictness),
+        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels"], swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.
         .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
         // Pure Swift: validation rules, platform catalogue, compiler to PipelinePlan, renderers.
@@ -42,6 +51,22 @@ let package = Package(
         // Measures destinations' links: a test pattern pushed to each ingest with a rising
         // bitrate, the throughput it sustains, which qualities fit, which ladder rung to stream.
         .target(name: "OnairLinkTest", dependencies: ["OnairConfig", "OnairPlanner", "OnairEngine", "AVBridge"], swiftSettings: strictness),
+        // The HTTP API, Prometheus metrics, health probes and dashboard of a running pipeline,
+        // served over RunControl (Hummingbird 2).
+        .target(
+            name: "OnairHTTP",
+            dependencies: [
+                "OnairEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.embedInCode("Dashboard"), .embedInCode("openapi.yaml")],
+            swiftSettings: strictness
+        ),
         // Runs pipelines on orchestrators: Kubernetes manifests and systemd units from plans.
         .target(name: "OnairExport", dependencies: ["OnairPlanner", "Yams"], swiftSettings: strictness),
         // What the end-to-end tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback
@@ -50,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairExport", "OnairLinkTest",
+                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -63,6 +88,7 @@ let package = Package(
                     swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]
 )

@@ -187,6 +187,29 @@ final class FilterGraph {
         try LibavError.check(avfilter_graph_config(pointer, nil), "avfilter_graph_config")
     }
 
+    /// The converters format negotiation inserted (filters libavfilter names `auto_*`), once
+    /// the graph is configured.
+    func insertedConversions() -> [FormatConversion] {
+        var conversions: [FormatConversion] = []
+        let graph = pointer.pointee
+        for index in 0..<Int(graph.nb_filters) {
+            guard let filter = graph.filters?[index], Self.instanceName(of: filter).hasPrefix("auto_"),
+                  filter.pointee.nb_inputs == 1, filter.pointee.nb_outputs == 1,
+                  let input = filter.pointee.inputs?[0], let output = filter.pointee.outputs?[0] else { continue }
+            func format(_ link: UnsafeMutablePointer<AVFilterLink>) -> String {
+                let name = link.pointee.type == AVMEDIA_TYPE_VIDEO
+                    ? av_get_pix_fmt_name(AVPixelFormat(rawValue: link.pointee.format))
+                    : av_get_sample_fmt_name(AVSampleFormat(rawValue: link.pointee.format))
+                return name.map { String(cString: $0) } ?? "?"
+            }
+            conversions.append(FormatConversion(
+                after: input.pointee.src.flatMap { FilterInstance(instanceName: Self.instanceName(of: $0)) },
+                before: output.pointee.dst.flatMap { FilterInstance(instanceName: Self.instanceName(of: $0)) },
+                from: format(input), to: format(output)))
+        }
+        return conversions
+    }
+
     static func instanceName(of filter: UnsafeMutablePointer<AVFilterContext>) -> String {
         filter.pointee.name.map { String(cString: $0) } ?? ""
     }

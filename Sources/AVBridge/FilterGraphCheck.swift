@@ -109,7 +109,7 @@ public struct FilterGraphCheck: Sendable {
         } catch {
             return .failure(FilterGraphFailure(stage: .configuration, error: error, filters: filters, unusedInputs: unused))
         }
-        return .success(FilterGraphSummary(filters: filters, unusedInputs: unused, warnings: []))
+        return .success(FilterGraphSummary(filters: filters, unusedInputs: unused, warnings: [], conversions: graph.insertedConversions()))
     }
 
     /// What keeps the open pads of the parsed description and the declarations from fitting
@@ -218,6 +218,26 @@ public struct FilterGraphSummary: Sendable, Hashable {
     public var unusedInputs: [String]
     /// libav lines of level warning or worse logged while building the graph.
     public var warnings: [LibavLogLine]
+    /// The converters libavfilter inserted where two filters agreed on no common format: each
+    /// costs a pass over every frame through it (a still repeated by `loop` is converted once).
+    public var conversions: [FormatConversion] = []
+}
+
+/// A converter (`auto_scale_N`, `auto_aresample_N`) that format negotiation put between two
+/// filters.
+public struct FormatConversion: Sendable, Hashable, CustomStringConvertible {
+    /// The filter the converter reads from (`nil` for a buffer source: `in_0:v`).
+    public var after: FilterInstance?
+    /// The filter it feeds (`nil` for a sink).
+    public var before: FilterInstance?
+    /// The pixel or sample format it converts from and to, e.g. `"rgba"`, `"yuva420p"`.
+    public var from: String
+    public var to: String
+
+    /// E.g. `"rgba → yuva420p before Parsed_format_17"`.
+    public var description: String {
+        "\(from) → \(to)" + (before.map { " before \($0.instanceName)" } ?? "") + (after.map { " after \($0.instanceName)" } ?? "")
+    }
 }
 
 /// The step of a ``FilterGraphCheck`` that failed.

@@ -3,21 +3,33 @@ import CFFmpeg
 /// A configured filter graph that frames flow through: decoded frames are pushed into its
 /// sources, processed frames pulled from its sinks. Owned by one thread at a time.
 public final class FilterGraphRunner {
-    /// A source the graph reads: the label it has in the description, and the frames' format.
+    /// A source the graph reads: the label it has in the description, the frames' format, and
+    /// the kernel (if any) that processes them before the graph does.
     public struct Source: Sendable {
         /// The label (`0:v`).
         public var label: String
-        /// The frames' format; frames that differ are converted before entering the graph.
+        /// The format of frames pushed here (with a kernel, always its input pixel format);
+        /// frames that differ are converted first.
         public var media: InputMedia
         /// The unit of pushed frames' timestamps.
         public var timeBase: TimeBase
+        /// Pixel work done on every picture before the graph reads it.
+        public var kernel: FrameKernel?
 
         /// Creates a source.
-        public init(label: String, media: InputMedia, timeBase: TimeBase) {
+        public init(label: String, media: InputMedia, timeBase: TimeBase, kernel: FrameKernel? = nil) {
             self.label = label
-            self.media = media
             self.timeBase = timeBase
+            self.kernel = kernel
+            if kernel != nil, case let .video(width, height, frameRate, _) = media {
+                self.media = .video(width: width, height: height, frameRate: frameRate, pixelFormat: FrameKernel.inputPixelFormat)
+            } else {
+                self.media = media
+            }
         }
+
+        /// What the graph itself reads: the kernel's output, or what is pushed.
+        public var graphMedia: InputMedia { kernel?.output(of: media) ?? media }
     }
 
     /// A sink the graph writes: its label and, for audio, the number of samples per frame the
@@ -45,6 +57,8 @@ public final class FilterGraphRunner {
     /// What brings a frame of another format to each source's (its libav context is made on
     /// first use, so an input that always matches costs nothing).
     private let converters: [SourceConverter]
+    /// Each source's kernel at work, if it has one.
+    private let kernels: [FrameKernelStage?]
 
     private enum SourceConverter {
         case video(VideoFrameConverter)
@@ -63,11 +77,16 @@ public final class FilterGraphRunner {
                 .audio(AudioFrameConverter(sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat))
             }
         }
+        do {
+            kernels = try sources.map { source throws(LibavError) in try source.kernel.map { kernel throws(LibavError) in try FrameKernelStage(kernel) } }
+        } catch {
+            throw FilterGraphFailure(stage: .configuration, error: error, issues: [], log: [], filter: nil, filters: [], unusedInputs: [])
+        }
         let (built, lines) = LibavLog.capturingResult { () throws(LibavError) -> (FilterGraph, GraphEndpoints) in
             let graph = try FilterGraph(threads: threads)
             let endpoints = try graph.connect(
                 try graph.parse(description),
-                inputs: sources.map { (GraphInput($0.label, $0.media), $0.timeBase) },
+                inputs: sources.map { (GraphInput($0.label, $0.graphMedia), $0.timeBase) },
                 outputs: sinks.map { GraphOutput($0.label, $0.kind) })
             try graph.configure()
             for (sink, filter) in zip(sinks, endpoints.sinks) {
@@ -87,9 +106,10 @@ public final class FilterGraphRunner {
 
     /// Hands `frame` to source `index`, at every pad that reads its label (the frame is
     /// emptied: the graph takes its data). A frame whose format differs from the source's is
-    /// converted first.
+    /// converted first, then the source's kernel processes it.
     public func push(_ frame: Frame, source index: Int) throws(LibavError) {
         var input = frame
+        defer { if input !== frame { frame.clear() } }
         switch converters[index] {
         case .video(let converter) where converter.changes(frame):
             input = try converter.convert(frame)
@@ -100,6 +120,7 @@ public final class FilterGraphRunner {
         default:
             break
         }
+        if let kernel = kernels[index] { input = try kernel.apply(to: input) }
         for (pad, source) in sources[index].enumerated() {
             // Each pad but the last gets a new reference; the last takes the frame over.
             let flags = pad == sources[index].count - 1 ? 0 : Int32(AV_BUFFERSRC_FLAG_KEEP_REF)

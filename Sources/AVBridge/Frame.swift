@@ -110,6 +110,19 @@ public final class Frame {
         Int(cffmpeg_frame_linesize(pointer, Int32(plane)))
     }
 
+    /// The byte at column `x`, row `y` of `plane` (for a 4:2:0 chroma plane, in chroma samples);
+    /// nil outside the picture or for a plane the format does not have. For checks, not for
+    /// per-pixel work.
+    public func byte(plane: Int, x: Int, y: Int) -> UInt8? {
+        guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: pointer.pointee.format)),
+              plane >= 0, plane < Int(descriptor.pointee.nb_components), let base = cffmpeg_frame_data(pointer, Int32(plane)) else { return nil }
+        let chroma = plane == 1 || plane == 2
+        let width = chroma ? (self.width + (1 << descriptor.pointee.log2_chroma_w) - 1) >> descriptor.pointee.log2_chroma_w : self.width
+        let height = chroma ? (self.height + (1 << descriptor.pointee.log2_chroma_h) - 1) >> descriptor.pointee.log2_chroma_h : self.height
+        guard x >= 0, y >= 0, x < width, y < height else { return nil }
+        return base[y * bytesPerRow(plane: plane) + x]
+    }
+
     /// A new frame sharing this one's data (reference counted, no copy).
     public func reference() throws(LibavError) -> Frame {
         let copy = try Frame()

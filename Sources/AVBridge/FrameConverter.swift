@@ -8,6 +8,8 @@ public final class VideoFrameConverter {
     private let height: Int
     /// Looked up once: libav finds a format by comparing its name with every known one.
     private let pixelFormat: AVPixelFormat
+    /// Buffers for the converted pictures, made on first use.
+    private var pool: FramePool?
 
     /// A converter to `width`×`height` in `pixelFormat`.
     public init(width: Int, height: Int, pixelFormat: String) {
@@ -26,9 +28,12 @@ public final class VideoFrameConverter {
         return Int(source.pointee.width) != width || Int(source.pointee.height) != height || source.pointee.format != pixelFormat.rawValue
     }
 
-    /// A new frame holding `frame` converted (timestamp kept).
+    /// A new frame holding `frame` converted (timestamp kept), in pooled buffers: an input whose
+    /// every frame needs converting reuses the same few.
     public func convert(_ frame: Frame) throws(LibavError) -> Frame {
-        let output = try Frame(width: width, height: height, format: pixelFormat)
+        guard pixelFormat != AV_PIX_FMT_NONE else { throw LibavError(function: "av_get_pix_fmt", code: .invalidArgument) }
+        if pool == nil { pool = try FramePool(width: width, height: height, format: pixelFormat) }
+        let output = try pool!.picture()
         let source = frame.pointer
         context = sws_getCachedContext(
             context, source.pointee.width, source.pointee.height, AVPixelFormat(rawValue: source.pointee.format),

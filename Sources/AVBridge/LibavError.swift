@@ -22,6 +22,9 @@ public struct LibavErrorCode: RawRepresentable, Sendable, Hashable, CustomString
     public static let outOfMemory = LibavErrorCode(rawValue: cffmpeg_averror_enomem())
     /// `AVERROR(EPIPE)`: the peer closed the connection (a dead RTMP server, for instance).
     public static let brokenPipe = LibavErrorCode(rawValue: cffmpeg_averror_epipe())
+    /// `AVERROR(ETIMEDOUT)`: a connection was not made in time (libav's TCP gives up after its
+    /// own 5 s unless told otherwise).
+    public static let timedOut = LibavErrorCode(rawValue: cffmpeg_averror_etimedout())
     /// `AVERROR_INVALIDDATA`: the input data is malformed.
     public static let invalidData = LibavErrorCode(rawValue: cffmpeg_averror_invaliddata())
     /// `AVERROR_OPTION_NOT_FOUND`: an option name is unknown.

@@ -39,6 +39,7 @@ static inline int cffmpeg_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int cffmpeg_averror_einval(void) { return AVERROR(EINVAL); }
 static inline int cffmpeg_averror_enomem(void) { return AVERROR(ENOMEM); }
 static inline int cffmpeg_averror_epipe(void) { return AVERROR(EPIPE); }
+static inline int cffmpeg_averror_etimedout(void) { return AVERROR(ETIMEDOUT); }
 static inline int cffmpeg_averror_eof(void) { return AVERROR_EOF; }
 static inline int cffmpeg_averror_exit(void) { return AVERROR_EXIT; }
 static inline int cffmpeg_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
@@ -50,13 +51,11 @@ static inline int cffmpeg_averror_demuxer_not_found(void) { return AVERROR_DEMUX
 static inline int cffmpeg_averror_input_changed(void) { return AVERROR_INPUT_CHANGED; }
 static inline int cffmpeg_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
 
-/// Fixes glibc's mmap threshold (which also stops its dynamic adjustment); 0 where not glibc.
-static inline int cffmpeg_set_mmap_threshold(int bytes) {
+/// Returns the free memory of every malloc heap to the system (`malloc_trim`); nothing where
+/// not glibc.
+static inline void cffmpeg_trim_freed_memory(void) {
 #if defined(__GLIBC__)
-    return mallopt(M_MMAP_THRESHOLD, bytes);
-#else
-    (void)bytes;
-    return 0;
+    malloc_trim(0);
 #endif
 }
 
@@ -103,6 +102,37 @@ static inline enum AVMediaType cffmpeg_filter_output_type(const AVFilterContext 
 /// `AVFrame.linesize[plane]` without going through Swift's 8-tuple.
 static inline int cffmpeg_frame_linesize(const AVFrame *frame, int plane) {
     return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->linesize[plane] : 0;
+}
+
+/// `AVFrame.data[plane]` without going through Swift's 8-tuple.
+static inline uint8_t *cffmpeg_frame_data(const AVFrame *frame, int plane) {
+    return (plane >= 0 && plane < AV_NUM_DATA_POINTERS) ? frame->data[plane] : NULL;
+}
+
+/// Makes `buffer` (a reference the frame takes over) plane `plane` of `frame`, `linesize` bytes
+/// a row, in the frame's first free buffer slot. AVERROR(EINVAL) when every slot is taken.
+static inline int cffmpeg_frame_attach_plane(AVFrame *frame, int plane, AVBufferRef *buffer, int linesize) {
+    for (int slot = 0; slot < AV_NUM_DATA_POINTERS; slot++) {
+        if (frame->buf[slot]) continue;
+        frame->buf[slot] = buffer;
+        frame->data[plane] = buffer->data;
+        frame->linesize[plane] = linesize;
+        return 0;
+    }
+    return AVERROR(EINVAL);
+}
+
+/// Gives `destination` (without buffers) planes 0..<`planes` of `source`, by reference.
+static inline int cffmpeg_frame_share_planes(AVFrame *destination, const AVFrame *source, int planes) {
+    for (int slot = 0; slot < AV_NUM_DATA_POINTERS && source->buf[slot]; slot++) {
+        destination->buf[slot] = av_buffer_ref(source->buf[slot]);
+        if (!destination->buf[slot]) return AVERROR(ENOMEM);
+    }
+    for (int plane = 0; plane < planes && plane < AV_NUM_DATA_POINTERS; plane++) {
+        destination->data[plane] = source->data[plane];
+        destination->linesize[plane] = source->linesize[plane];
+    }
+    return 0;
 }
 
 #endif

@@ -203,6 +203,22 @@ public enum ConfigSchema {
             FieldSchema("file", .path, "File holding the key (first line)."),
         ])
 
+    /// An API token reference.
+    public static let apiToken = ObjectSchema(
+        "API token", doc: "Where the HTTP API's bearer token is read from; never the token itself.",
+        fields: [
+            FieldSchema("env", .text, "Environment variable holding the token."),
+            FieldSchema("file", .path, "File holding the token (first line); it must not be readable by others (mode 0600)."),
+        ])
+
+    /// The HTTP API, metrics and dashboard of a run.
+    public static let http = ObjectSchema(
+        "http", doc: "Where a run serves its HTTP API, Prometheus metrics, health probes and dashboard.",
+        fields: [
+            FieldSchema("listen", .listenAddress, "Address and port, e.g. \"127.0.0.1:8750\" (default: 127.0.0.1 on a free port); anything but loopback needs a token."),
+            FieldSchema("token", .object(apiToken), "Where the bearer token clients must send is read from (Authorization: Bearer …)."),
+        ])
+
     /// Reconnection policy.
     public static let retry = ObjectSchema(
         "retry policy", doc: "How a destination reconnects after a failure.",
@@ -272,6 +288,7 @@ public enum ConfigSchema {
             FieldSchema("destinations", .map(.object(destination)), required: true, "Named destinations."),
             FieldSchema("retry", .object(retry), "Default reconnection policy of every destination."),
             FieldSchema("input_loss", .object(inputLoss), "What to show when an input is lost."),
+            FieldSchema("http", .object(http), "Where the run serves its HTTP API, metrics and dashboard (onair run --http overrides listen)."),
         ])
 
     /// A platform definition (built-in or from Presets/).

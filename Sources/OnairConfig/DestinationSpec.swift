@@ -15,6 +15,12 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
     /// Where the reference was written.
     public var location: SourceLocation
 
+    /// A reference to the secret at `origin`, written at `location`.
+    public init(origin: Origin, location: SourceLocation) {
+        self.origin = origin
+        self.location = location
+    }
+
     /// `env:NAME` or `file:PATH`: how plans and logs name the key without revealing it.
     public var description: String {
         switch origin {
@@ -26,31 +32,54 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
     /// Decodes `key: {env: NAME}` / `key: {file: PATH}` of the destination `name`; a literal key
     /// is an error that never repeats the key.
     static func decode(_ node: ConfigNode, destination name: String, context: DecodingContext) -> SecretReference? {
-        let subject = "destination '\(name)'"
+        decode(node, of: Secret(subject: "destination '\(name)'", what: "stream key", plural: "keys", field: "key",
+                                variable: suggestedVariable(for: name), file: "~/.config/onair/\(name.isEmpty ? "stream" : name).key",
+                                schema: ConfigSchema.secret), context: context)
+    }
+
+    /// What kind of secret a reference names, for messages: whose it is and how to write it.
+    struct Secret {
+        /// Whose secret it is: "destination 'youtube'", "http".
+        var subject: String
+        /// "stream key", "API token".
+        var what: String
+        var plural: String
+        /// The key the reference is written under (`key`, `token`).
+        var field: String
+        /// A variable name to suggest.
+        var variable: String
+        /// A file to suggest.
+        var file: String
+        var schema: ObjectSchema
+    }
+
+    /// Decodes `FIELD: {env: NAME}` / `FIELD: {file: PATH}`; a literal value is an error that
+    /// never repeats it (nor quotes its line: what was pasted there may be the secret itself).
+    static func decode(_ node: ConfigNode, of secret: Secret, context: DecodingContext) -> SecretReference? {
+        let subject = secret.subject
         if case .scalar = node.content {
             context.log.report(Diagnostic(
-                .error, "literal-key", "\(subject) has a literal stream key; keys must not be written in configuration files",
+                .error, "literal-key", "\(subject) has a literal \(secret.what); \(secret.plural) must not be written in configuration files",
                 at: node.location,
-                suggestion: "put it in an environment variable and write key: {env: \(suggestedVariable(for: name))}, or in a file: key: {file: ~/.config/onair/\(name.isEmpty ? "stream" : name).key}",
+                suggestion: "put it in an environment variable and write \(secret.field): {env: \(secret.variable)}, or in a file: \(secret.field): {file: \(secret.file)}",
                 hidesSource: true))
             return nil
         }
-        guard let reader = ObjectReader(node, ConfigSchema.secret, subject: "key of \(subject)", context: context) else { return nil }
+        guard let reader = ObjectReader(node, secret.schema, subject: "\(secret.field) of \(subject)", context: context) else { return nil }
         let env = reader.text("env"), file = reader.path("file", mustExist: false)
         switch (env, file) {
         case (let env?, nil):
             guard env.value.range(of: "^[A-Za-z_][A-Za-z0-9_]*$", options: .regularExpression) != nil else {
-                // Not repeated, and its line not quoted: what was pasted here may be the key itself.
                 context.log.report(Diagnostic(
-                    .error, "bad-variable", "'env' in key of \(subject) is not an environment variable name", at: env.location,
-                    suggestion: "use letters, digits and _, e.g. \(suggestedVariable(for: name))", hidesSource: true))
+                    .error, "bad-variable", "'env' in \(secret.field) of \(subject) is not an environment variable name", at: env.location,
+                    suggestion: "use letters, digits and _, e.g. \(secret.variable)", hidesSource: true))
                 return nil
             }
             return SecretReference(origin: .environment(env.value), location: node.location)
         case (nil, let file?):
             return SecretReference(origin: .file(file), location: node.location)
         default:
-            context.log.error("conflicting-keys", "key of \(subject) needs exactly one of 'env:' or 'file:'", at: node.location)
+            context.log.error("conflicting-keys", "\(secret.field) of \(subject) needs exactly one of 'env:' or 'file:'", at: node.location)
             return nil
         }
     }

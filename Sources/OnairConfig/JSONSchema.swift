@@ -60,6 +60,7 @@ public enum JSONSchema {
         case .color: return ["type": "string", "pattern": "^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$"]
         case .size: return ["type": "string", "pattern": "^[0-9]+x[0-9]+$"]
         case .aspect: return ["type": "string", "pattern": "^[0-9]+:[0-9]+$"]
+        case .listenAddress: return ["type": "string", "pattern": "^(\\[[0-9A-Fa-f:.%]+\\]|[A-Za-z0-9.\\-_]+):[0-9]{1,5}$"]
         case .choice(let words):
             let numbers = words.compactMap { Int($0) }
             return numbers.count == words.count ? ["enum": numbers] : ["enum": words]

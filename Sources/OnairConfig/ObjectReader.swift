@@ -281,6 +281,16 @@ public struct ObjectReader {
         return Located(value, at: node.location)
     }
 
+    /// A listen address, `HOST:PORT`.
+    public func listenAddress(_ key: String) -> Located<ListenAddress>? {
+        guard let (node, text) = scalarText(key, .listenAddress) else { return nil }
+        guard let value = ListenAddress(text) else {
+            wrongValue(key, node, .listenAddress, suggestion: text.contains(":") ? "write [ADDRESS]:PORT for IPv6, e.g. \"[::1]:8750\"" : "add the port, e.g. \"\(text):8750\"")
+            return nil
+        }
+        return Located(value, at: node.location)
+    }
+
     /// One of the schema's words.
     public func choice(_ key: String) -> Located<String>? {
         guard case .choice(let choices) = declaredType(of: key) else { misread(key, as: "choice") }

@@ -28,6 +28,8 @@ public struct PipelineSpec: Hashable, Sendable {
     public var destinations: [DestinationSpec]
     /// What viewers see when an input is lost.
     public var inputLoss: InputLossPolicy
+    /// Where a run serves its HTTP API (nil: not written, 127.0.0.1 on a free port).
+    public var http: HTTPSpec?
 
     /// The source called `name`.
     public func source(_ name: String) -> SourceSpec? { sources.first { $0.name == name } }
@@ -147,6 +149,7 @@ extension PipelineSpec {
                       suggestion: "add one, e.g. archive: {kind: record, path: ../recordings/\(name).mkv}")
         }
         let inputLoss = InputLossPolicy.decode(reader["input_loss"], context: context)
+        let http = reader["http"].flatMap { HTTPSpec.decode($0, pipeline: name, context: context) }
         if case .source(let reference) = inputLoss.slate { checkSource(reference, role: "slate") }
 
         guard let active, let quality = qualityChoice?.quality else { return nil }
@@ -154,6 +157,6 @@ extension PipelineSpec {
             isComplete: log.errorCount == errorsBefore,
             name: name, file: root.location.file, title: reader.text("title")?.value ?? name,
             sources: sources, overlays: overlays, active: active, audio: audio, layers: layers, quality: quality,
-            ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss)
+            ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http)
     }
 }

@@ -22,6 +22,8 @@ public indirect enum ValueType: Sendable {
     case size
     /// `9:16`.
     case aspect
+    /// `127.0.0.1:8750`, `[::1]:8750`.
+    case listenAddress
     /// One of a fixed set of words.
     case choice([String])
     /// A file or directory path, relative to the file that names it.
@@ -53,6 +55,7 @@ public indirect enum ValueType: Sendable {
         case .color: "a colour such as \"#00FF00\""
         case .size: "a size such as 1280x720"
         case .aspect: "an aspect ratio such as \"9:16\""
+        case .listenAddress: "an address and port such as \"127.0.0.1:8750\""
         case .choice(let words): "one of " + words.map { "'\($0)'" }.joined(separator: ", ")
         case .path: "a file path"
         case .object(let schema): "a mapping (\(schema.title))"

@@ -9,9 +9,7 @@ public enum PlanGraphCheck {
     /// Configures `plan`'s graph in libavfilter; a failure becomes a `libavfilter` error at the
     /// YAML behind the failing filter (or at the start of `pipelineFile`).
     public static func run(_ plan: PipelinePlan, pipelineFile: String, log: DiagnosticLog) {
-        LibAV.initialize()
-        let check = FilterGraphCheck(plan.graph.description(), inputs: inputs(of: plan), outputs: outputs(of: plan))
-        guard case .failure(let failure) = check.run() else { return }
+        guard case .failure(let failure) = configure(plan) else { return }
         let filters = plan.graph.filtersInOrder
         let culprit = failure.filter.flatMap { $0.index < filters.count ? filters[$0.index] : nil }
         let reasons = failure.errors.map(\.message) + failure.issues.map(\.description)
@@ -23,8 +21,15 @@ public enum PlanGraphCheck {
             suggestion: "check the values this part of the pipeline sets; onair plan \(plan.pipeline) --format filtergraph shows the graph")
     }
 
+    /// Configures `plan`'s graph as the engine builds it (kernels applied before the graph) and
+    /// says what libavfilter made of it: its filters and the format conversions it inserted.
+    public static func configure(_ plan: PipelinePlan) -> Result<FilterGraphSummary, FilterGraphFailure> {
+        LibAV.initialize()
+        return FilterGraphCheck(plan.graph.description(kernels: .appliedToSources), inputs: inputs(of: plan), outputs: outputs(of: plan)).run()
+    }
+
     static func inputs(of plan: PipelinePlan) -> [GraphInput] {
-        PlannedSource.all(in: plan).map { GraphInput($0.pad, $0.media) }
+        PlannedSource.all(in: plan).map { GraphInput($0.pad, $0.graphMedia) }
     }
 
     static func outputs(of plan: PipelinePlan) -> [GraphOutput] {

@@ -13,6 +13,11 @@ struct PlannedSource {
     /// The planned format: what a live input (not opened before the graph is built) delivers,
     /// and what the check assumes for every input.
     var media: InputMedia
+    /// The plan's kernel for this pad's pictures, if any.
+    var kernel: FrameKernel?
+
+    /// What the graph reads at the pad: the kernel's output, or `media` itself.
+    var graphMedia: InputMedia { FilterGraphRunner.Source(label: pad, media: media, timeBase: .microseconds, kernel: kernel).graphMedia }
 
     /// Pictures or sound, as `media` says.
     var kind: MediaKind {
@@ -33,7 +38,18 @@ struct PlannedSource {
             if case .file(_, _, let isStill) = input.kind { still = isStill } else { still = false }
             return PlannedSource(pad: pad, input: index,
                                  media: .video(width: input.video?.width ?? plan.canvas.width, height: input.video?.height ?? plan.canvas.height,
-                                               frameRate: FrameRate(input.video?.fps ?? plan.fps), pixelFormat: still ? "rgba" : "yuv420p"))
+                                               frameRate: FrameRate(input.video?.fps ?? plan.fps), pixelFormat: still ? "rgba" : "yuv420p"),
+                                 kernel: plan.graph.kernel(at: pad).map(FrameKernel.init))
+        }
+    }
+}
+
+extension FrameKernel {
+    /// The engine's kernel for a plan's.
+    init(_ kernel: SourceKernel) {
+        switch kernel.work {
+        case let .chromaKey(color, similarity, blend, spill): self = .chromaKey(color: color, similarity: similarity, blend: blend, spill: spill)
+        case let .autoLighting(strength, smoothing): self = .autoLighting(strength: strength, smoothing: smoothing)
         }
     }
 }

@@ -1,20 +1,30 @@
 import OnairConfig
 
-/// A libavfilter graph as a value: chains of filters between named pads.
+/// A libavfilter graph as a value: chains of filters between named pads, and the kernels the
+/// engine runs on some input pads' pictures before the graph reads them.
 ///
 /// Input pads are named `INDEX:v` / `INDEX:a` after the plan's inputs (the names ffmpeg's
 /// `-filter_complex` uses); output pads `vN` / `aN` feed renditions.
 public struct FilterGraph: Codable, Equatable, Sendable {
     /// The chains, in the order they are written.
     public var chains: [FilterChain]
+    /// Pixel work done on input pads' pictures before the chains read them.
+    public var kernels: [SourceKernel]
 
     /// Creates a graph.
-    public init(chains: [FilterChain] = []) {
+    public init(chains: [FilterChain] = [], kernels: [SourceKernel] = []) {
         self.chains = chains
+        self.kernels = kernels
     }
 
-    /// Every filter in description order, which is the order libavfilter numbers them
-    /// (`Parsed_NAME_INDEX`), so a libav message can be traced back to its filter.
+    /// The kernel that processes `pad`'s pictures, if any.
+    public func kernel(at pad: String) -> SourceKernel? {
+        kernels.first { $0.pad == pad }
+    }
+
+    /// Every filter of the chains in description order, which is the order libavfilter numbers
+    /// them (`Parsed_NAME_INDEX`) in the text `.appliedToSources` gives, so a libav message can be
+    /// traced back to its filter.
     public var filtersInOrder: [Filter] { chains.flatMap(\.filters) }
 
     /// The pads no chain consumes: the graph's outputs.
@@ -30,9 +40,11 @@ public struct FilterGraph: Codable, Equatable, Sendable {
         return chains.flatMap(\.inputs).filter { !produced.contains($0) && seen.insert($0).inserted }
     }
 
-    /// The `-filter_complex` text, one chain per line when `multiline`.
-    public func description(multiline: Bool = false) -> String {
-        chains.map(\.description).joined(separator: multiline ? ";\n" : ";")
+    /// The `-filter_complex` text, one chain per line when `multiline`: self-contained (kernels as
+    /// their libavfilter equivalents) unless `kernels` is `.appliedToSources`.
+    public func description(multiline: Bool = false, kernels text: KernelText = .asFilters) -> String {
+        let graph = text == .asFilters ? withKernelsAsFilters : self
+        return graph.chains.map(\.description).joined(separator: multiline ? ";\n" : ";")
     }
 }
 

@@ -19,6 +19,9 @@ public enum PlanSummary {
         }
         lines.append("")
         lines.append("Filter graph: \(plan.graph.filtersInOrder.count) filters in \(plan.graph.chains.count) chains (onair plan \(plan.pipeline) --format filtergraph)")
+        for kernel in plan.graph.kernels {
+            lines.append("  before the graph, input \(kernel.pad): \(kernel.purpose) (onair's own; ffmpeg: \(kernel.equivalent.map(\.name).joined(separator: ", ")))")
+        }
         lines.append("")
         lines.append("Renditions (one encoder each)")
         for rendition in plan.renditions {
@@ -108,6 +111,12 @@ public enum PlanGraphviz {
             lines.append("  \(id) [shape=box, style=filled, fillcolor=\"#dfefff\", label=\(quote("\(input.index): \(input.name)"))];")
             producers["\(input.index):v"] = id
             producers["\(input.index):a"] = id
+        }
+        for (index, kernel) in plan.graph.kernels.enumerated() {
+            let id = "kernel\(index)"
+            lines.append("  \(id) [shape=ellipse, style=dashed, label=\(quote("\(kernel.purpose)\nonair kernel"))];")
+            lines.append("  \(producers[kernel.pad] ?? quote(kernel.pad)) -> \(id) [label=\(quote(kernel.pad))];")
+            producers[kernel.pad] = id
         }
         var filterIndex = 0
         for chain in plan.graph.chains {

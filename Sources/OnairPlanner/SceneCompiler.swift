@@ -3,8 +3,12 @@ import OnairConfig
 
 /// Builds the filter graph of the active overlay combination, its layers and one output pad
 /// per rendition, and the list of inputs it reads. Decisions that keep it fast:
-/// - every picture is scaled to its final size before keying or compositing (keying a 720p
-///   frame and then scaling ran at 28 fps on 2 cores; scaling first ran at 63 fps);
+/// - a moving picture is keyed, and a camera's lighting corrected, by the engine's kernels
+///   before the graph (`SourceKernel`): libavfilter's chromakey + despill and normalize cost
+///   more than a 1080p frame's whole budget on 2 cores;
+/// - a still is keyed once, at the smaller of its own size and its place;
+/// - a still background under a moving picture is processed once and repeated, and the moving
+///   picture sets the pace;
 /// - the scene is split once per distinct canvas (crop), then once per distinct size;
 /// - only what the active combination, the layers and the audio use is opened.
 struct SceneCompiler {
@@ -16,6 +20,7 @@ struct SceneCompiler {
     private(set) var usedSources: Set<String> = []
     private(set) var hasAudio = false
     private var chains: [FilterChain] = []
+    private var kernels: [SourceKernel] = []
     private var labels: [String: Int] = [:]
     private var videoPads: [String: String] = [:]
     private var audioPads: [String: String] = [:]
@@ -26,6 +31,8 @@ struct SceneCompiler {
     private var baseStills: Set<Int> = []
     /// Still-image pads overlaid on something: computed once, then repeated by `loop`.
     private var frozenPads: [String] = []
+    /// Of those, the ones a moving picture is drawn onto (a background under a camera).
+    private var frozenBases: Set<String> = []
 
     init(spec: PipelineSpec) {
         self.spec = spec
@@ -63,7 +70,9 @@ struct SceneCompiler {
                 splitAudio(audioPad(source), renditions: renditions)
             }
         }
-        return FilterGraph(chains: chains)
+        var graph = FilterGraph(chains: chains, kernels: kernels)
+        graph.inlineSharedKernels()
+        return graph
     }
 
     /// A still image overlaid on the scene (a logo, a keyed presenter photo, an avatar) is
@@ -81,10 +90,20 @@ struct SceneCompiler {
         for pad in frozenPads {
             guard let origin = stillOrigin[pad], !baseStills.contains(origin),
                   let chainIndex = chains.firstIndex(where: { $0.outputs == [pad] }) else { continue }
-            chains[chainIndex].filters += [
-                Filter("loop", [FilterOption("loop", "-1"), FilterOption("size", "1"), FilterOption("start", "0")], purpose: "repeat the processed still"),
-                Filter("setpts", [FilterOption(nil, "STARTPTS+N/\(fps)/TB")], purpose: "\(fps) fps timestamps for the repeats, from when the still arrived"),
-            ]
+            chains[chainIndex].filters.append(Filter("loop", [FilterOption("loop", "-1"), FilterOption("size", "1"), FilterOption("start", "0")],
+                                                     purpose: "repeat the processed still"))
+            if frozenBases.contains(pad) {
+                // Exactly on the scene's frame grid, where the moving picture drawn on it is: repeat
+                // N meets picture N. At N/30 s in microseconds they missed each other by a rounding
+                // every third frame (one picture shown twice, the next skipped).
+                chains[chainIndex].filters += [
+                    Filter("settb", [FilterOption(nil, "1/\(fps)")], purpose: "the scene's frame grid"),
+                    Filter("setpts", [FilterOption(nil, "STARTPTS+N")], purpose: "one repeat per frame, from when the still arrived"),
+                ]
+            } else {
+                chains[chainIndex].filters.append(Filter("setpts", [FilterOption(nil, "STARTPTS+N/\(fps)/TB")],
+                                                         purpose: "\(fps) fps timestamps for the repeats, from when the still arrived"))
+            }
         }
     }
 
@@ -96,26 +115,34 @@ struct SceneCompiler {
         case .virtualBackground(let person, let background, let key, let placement):
             let backdrop = cover(background, origin: origin)
             let personHeight = DestinationTarget.even(Double(height) * placement.scale)
-            let keyColor = String(format: "0x%06X", key.color)
-            var filters = [
-                Filter("scale", [FilterOption("w", "-2"), FilterOption("h", String(personHeight))], purpose: "scale the person before keying", origin: origin),
-                Filter("chromakey", [FilterOption("color", keyColor), FilterOption("similarity", FFmpegCommand.number(key.similarity)), FilterOption("blend", FFmpegCommand.number(key.blend))],
-                       purpose: "key out the screen", origin: origin),
-            ]
-            if key.spill > 0 {
-                let blue = key.color & 0xFF > (key.color >> 8) & 0xFF
-                filters.append(Filter("despill", [FilterOption("type", blue ? "blue" : "green"), FilterOption("mix", FFmpegCommand.number(key.spill))],
-                                      purpose: "remove colour spill", origin: origin))
+            let pad = videoPad(named: person.value)
+            let kernel = SourceKernel.Work.chromaKey(color: key.color, similarity: key.similarity, blend: key.blend, spill: key.spill)
+            let keyed: String
+            if isMovingInput(pad) {
+                // Keyed by the engine at the camera's own size, then scaled with its alpha. On the
+                // scene's frame grid, so that each repeat of a frozen background meets the person
+                // picture of its own instant (overlay pairs them by timestamp).
+                keyed = chain([pad], [Filter("fps", [FilterOption(nil, String(fps))], purpose: "the person at the scene's \(fps) fps", origin: origin),
+                                      scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)], "person")
+                kernels.append(SourceKernel(pad: pad, work: kernel, consumer: keyed, purpose: "key out the screen", origin: origin))
+            } else {
+                // A still is keyed once, at the smaller of its own size and its place.
+                let filters = [Filter("scale", [FilterOption("w", "-2"), FilterOption("h", "min(ih,\(personHeight))")], purpose: "shrink the person before keying, never enlarge", origin: origin)]
+                    + kernel.filters(purpose: "key out the screen", origin: origin)
+                    + [scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)]
+                keyed = chain([pad], filters, "person")
             }
-            let keyed = chain([videoPad(named: person.value)], filters, "person")
             return overlayPad(keyed, on: backdrop, placement, purpose: "person over background", origin: origin, label: "composed")
         case .realScene(let camera, let lighting):
-            var filters = fit(purpose: "fit the camera to the canvas", origin: origin)
-            if let strength = lighting {
-                filters.append(Filter("normalize", [FilterOption("smoothing", String(fps)), FilterOption("independence", "0"), FilterOption("strength", FFmpegCommand.number(strength))],
-                                      purpose: "automatic lighting", origin: origin))
+            let pad = videoPad(named: camera.value)
+            guard let strength = lighting else { return chain([pad], fit(purpose: "fit the camera to the canvas", origin: origin), "composed") }
+            let kernel = SourceKernel.Work.autoLighting(strength: strength, smoothing: fps)
+            if isMovingInput(pad) {
+                let composed = chain([pad], fit(purpose: "fit the camera to the canvas", origin: origin), "composed")
+                kernels.append(SourceKernel(pad: pad, work: kernel, consumer: composed, purpose: "automatic lighting", origin: origin))
+                return composed
             }
-            return chain([videoPad(named: camera.value)], filters, "composed")
+            return chain([pad], kernel.filters(purpose: "automatic lighting", origin: origin) + fit(purpose: "fit the camera to the canvas", origin: origin), "composed")
         case .sceneAvatar(let scene, let avatar, let placement):
             let base = chain([videoPad(named: scene.value)], fit(purpose: "fit the scene to the canvas", origin: origin), "scene_base")
             let avatarHeight = DestinationTarget.even(Double(height) * placement.scale)
@@ -288,6 +315,18 @@ struct SceneCompiler {
 
     // MARK: - Pictures and inputs
 
+    /// Whether `pad` is an input's own moving pictures (a camera, a file, a test pattern), which
+    /// a kernel can process before the graph; stills are processed once inside it.
+    private func isMovingInput(_ pad: String) -> Bool {
+        guard stillOrigin[pad] == nil, pad.hasSuffix(":v"), let index = Int(pad.dropLast(2)), index < inputs.count else { return false }
+        if case .file(_, _, true) = inputs[index].kind { return false }
+        return true
+    }
+
+    private func scaleToHeight(_ height: Int, purpose: String, origin: SourceLocation) -> Filter {
+        Filter("scale", [FilterOption("w", "-2"), FilterOption("h", String(height))], purpose: purpose, origin: origin)
+    }
+
     private func fit(purpose: String, origin: SourceLocation) -> [Filter] {
         [
             Filter("scale", [FilterOption("w", String(width)), FilterOption("h", String(height)), FilterOption("force_original_aspect_ratio", "decrease")],
@@ -427,7 +466,20 @@ struct SceneCompiler {
     private mutating func overlayPad(_ top: String, on base: String, _ placement: Placement,
                                      purpose: String, origin: SourceLocation, label: String) -> String {
         let (x, y) = Self.position(placement, margin: placement.margin, outer: ("W", "H"), inner: ("w", "h"))
-        if let origin = stillOrigin[base] { baseStills.insert(origin) }
+        // A still base under a moving picture is processed once and repeated like any overlaid
+        // still, the moving picture setting the pace (scaling the studio picture to 1080p for
+        // every frame cost more than keying the person). Under another still it is read as a
+        // paced stream instead: something has to set the pace.
+        let baseProducer = chains.lastIndex(where: { $0.outputs == [base] })
+        let frozenBase = stillOrigin[base].map { !baseStills.contains($0) } == true && stillOrigin[top] == nil && baseProducer != nil
+        if frozenBase, let producer = baseProducer {
+            // Converted once, before `loop`, to the format overlay blends onto.
+            chains[producer].filters.append(Filter("format", [FilterOption(nil, "yuv420p")], purpose: "overlay's native format", origin: origin))
+            frozenPads.append(base)
+            frozenBases.insert(base)
+        } else if let origin = stillOrigin[base] {
+            baseStills.insert(origin)
+        }
         // overlay blends yuva420p onto yuv420p; converting here (before any `loop`) means a
         // repeated still is converted once, not on every frame by an auto-inserted scaler.
         if let producer = chains.lastIndex(where: { $0.outputs == [top] }) {
@@ -436,7 +488,9 @@ struct SceneCompiler {
         var options = [FilterOption("x", x), FilterOption("y", y)]
         if stillOrigin[top] != nil {
             frozenPads.append(top)
-            // A repeated still never ends: the scene ends when its base does.
+        }
+        if stillOrigin[top] != nil || frozenBase {
+            // A repeated still never ends: the scene ends when the moving picture does.
             options.append(FilterOption("shortest", "1"))
         }
         return chain([base, top], [Filter("overlay", options, purpose: purpose, origin: origin)], label)

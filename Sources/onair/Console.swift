@@ -21,6 +21,9 @@ final class Console: @unchecked Sendable {
     /// that the log loses nothing (what it would lose is counted and said).
     private static let eventBuffer = 8192
 
+    /// The run's dashboard, shown in the live block (known once the API serves).
+    private var dashboard: String?
+
     init(format: Run.LogFormat) {
         self.format = format
         live = format == .text && Terminal.isInteractive(STDERR_FILENO)
@@ -39,6 +42,11 @@ final class Console: @unchecked Sendable {
 
     deinit {
         if restoreTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal) }
+    }
+
+    /// Shows the run's dashboard at `url` in the live block from now on.
+    func show(dashboard url: String) {
+        lock.withLock { dashboard = url }
     }
 
     /// Follows `run`'s events from its first one until it ends, and on a terminal redraws its
@@ -155,7 +163,7 @@ final class Console: @unchecked Sendable {
     /// Caller holds the lock.
     private func redraw() {
         guard live, let status = lastStatus else { return }
-        let lines = StatusBoard.render(status, color: color, width: 100)
+        let lines = StatusBoard.render(status, color: color, width: 100, dashboard: dashboard)
         for text in lines { writeError(text) }
         drawnLines = lines.count
     }

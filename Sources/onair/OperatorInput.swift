@@ -24,50 +24,18 @@ enum OperatorInput {
         thread.name = "onair.operator"
         thread.start()
     }
-
-    /// Serves a control-socket request (`switch COMBINATION`): `ok on air: …` or `error …`.
-    static func answer(_ request: String, for run: any RunControl) -> String {
-        let words = request.split(separator: " ", maxSplits: 1).map(String.init)
-        guard words.count == 2, words[0] == "switch" else { return "error unknown request (expected: switch COMBINATION)" }
-        switch run.switchOverlayWaiting(to: words[1]) {
-        case .success(let status): return "ok on air: " + (status.overlay ?? words[1])
-        case .failure(let refusal): return "error " + refusal.description
-        }
-    }
 }
 
 extension RunControl {
-    /// ``switchOverlay(to:)`` for a thread outside Swift concurrency (the terminal, the control
-    /// socket): waits for the outcome.
+    /// ``switchOverlay(to:)`` for a thread outside Swift concurrency (the terminal): waits for
+    /// the outcome.
     func switchOverlayWaiting(to name: String) -> Result<RunStatus, OverlaySwitchError> {
-        let outcome = Locked<Result<RunStatus, OverlaySwitchError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do throws(OverlaySwitchError) {
-                let status = try await switchOverlay(to: name)
-                outcome.set(.success(status))
-            } catch {
-                outcome.set(.failure(error))
-            }
-            done.signal()
+        do {
+            return .success(try blockingAwait { try await self.switchOverlay(to: name) })
+        } catch let error as OverlaySwitchError {
+            return .failure(error)
+        } catch {
+            return .failure(.refused(reason: "\(error)"))
         }
-        done.wait()
-        return outcome.value!
-    }
-}
-
-/// A value shared between threads behind a lock.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) {
-        stored = value
-    }
-
-    var value: Value { lock.withLock { stored } }
-
-    func set(_ value: Value) {
-        lock.withLock { stored = value }
     }
 }

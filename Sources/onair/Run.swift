@@ -12,6 +12,9 @@ struct Run: ParsableCommand {
         discussion: """
             While it runs, type an overlay combination's number or name and Enter to put it on air \
             (or run 'onair switch NAME COMBINATION' from another terminal or a script).
+            The run serves an HTTP API, Prometheus metrics (/metrics), health probes (/healthz, /readyz) \
+            and a live dashboard, on 127.0.0.1 and a free port unless --http or the pipeline's http: says \
+            otherwise; the URL is printed at start. Anything but loopback needs the pipeline's http: {token: …}.
             Ctrl-C or SIGTERM stops gracefully (inputs stop, encoders flush, recordings are finalised); \
             a second Ctrl-C stops at once.
             A destination with quality: {auto: [...]} gets, before anything goes live, the first rung its link \
@@ -42,6 +45,10 @@ struct Run: ParsableCommand {
     @Option(help: "Seconds between stats lines in the JSON log.")
     var statsInterval: Double = 5
 
+    @Option(help: ArgumentHelp("Serve the HTTP API, metrics and dashboard here, e.g. 127.0.0.1:8750 (default: the pipeline's "
+                               + "http: listen, else 127.0.0.1 on a free port).", valueName: "HOST:PORT"))
+    var http: String?
+
     func run() throws {
         var options = RunOptions()
         options.pacing = !noPacing
@@ -61,6 +68,8 @@ struct Run: ParsableCommand {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
+        let apiPlan = try RunAPI.Plan(listen: http, pipeline: compiled.pipeline, projectRoot: projectOptions.root)
+        try RunAPI.checkNotRunning(pipeline: choice.name, projectRoot: projectOptions.root)
         // One publisher per stream key: held until this process exits.
         let keyLock: StreamKeyLock
         do {
@@ -100,25 +109,20 @@ struct Run: ParsableCommand {
             Terminal.printError("error: could not start '\(choice.name)': \(keys.redact("\(error)"))")
             throw ExitCode(3)
         }
+        let api = try RunAPI(plan: apiPlan, control: pipelineRun, redact: keys.redact, projectRoot: projectOptions.root)
+        console.show(dashboard: api.url)
         console.follow(pipelineRun)
-        guard stopper.running(pipelineRun) else { return }
-        pipelineRun.start()
+        guard stopper.running(pipelineRun) else {
+            api.close()
+            return
+        }
+        pipelineRun.start(api: api.url)
         if combinations.all.count > 1 {
             console.hint(OperatorInput.hint(pipelineRun.status()))
             OperatorInput.listen(to: pipelineRun)
         }
-        // `onair switch NAME COMBINATION` from another terminal or a script.
-        let control: ControlListener?
-        do {
-            control = try ControlListener(path: ControlSocket.path(pipeline: choice.name, projectRoot: projectOptions.root)) { request in
-                OperatorInput.answer(request, for: pipelineRun)
-            }
-        } catch {
-            control = nil
-            pipelineRun.note("onair switch is off for this run: \(error)")
-        }
-        defer { control?.close() }
         let outcome = pipelineRun.wait()
+        api.close()
         console.finish(status: pipelineRun.status())
         withExtendedLifetime(signals) {}
         switch outcome {

@@ -1,12 +1,16 @@
 import ArgumentParser
 import Foundation
+import OnairEngine
+import OnairHTTP
 
 /// `onair switch NAME COMBINATION`: puts another overlay combination on air in a pipeline that
-/// `onair run` is running (from another terminal, a script, a control surface).
+/// `onair run` is running (from another terminal, a script, a control surface), through the
+/// run's HTTP API.
 struct Switch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put another overlay combination on air in a running pipeline.",
-        discussion: "Exit 0 when it is on air, 1 when the run refused (the reply says why) or no run of NAME is listening, 2 on usage errors.")
+        discussion: "Exit 0 when it is on air, 1 when the run refused (the reply says why) or no run of NAME is running, 2 on usage errors."
+    )
 
     @OptionGroup var projectOptions: ProjectOptions
 
@@ -17,23 +21,13 @@ struct Switch: ParsableCommand {
     var overlay: String
 
     func run() throws {
-        let path = ControlSocket.path(pipeline: name, projectRoot: projectOptions.root)
-        let reply: String
+        let running = try RunningPipeline(name, project: projectOptions)
         do {
             // A switch opens the new combination's inputs first: allow it time.
-            reply = try ControlSocket.request("switch \(overlay)", at: path, timeout: 30)
-        } catch let failure as ControlSocket.Failure {
-            let reason = failure.description == "not running"
-                ? "no run of '\(name)' in \(projectOptions.project) is listening (start it with: onair run \(name))"
-                : failure.description
-            Terminal.printError("error: \(reason)")
-            throw ExitCode.failure
+            let status = try running.client.switchOverlay(to: overlay, timeout: 30)
+            print("on air: \(status.overlay ?? overlay)")
+        } catch {
+            throw RunningPipeline.fail(error)
         }
-        if reply.hasPrefix("ok ") {
-            print(reply.dropFirst(3))
-            return
-        }
-        Terminal.printError("error: " + (reply.hasPrefix("error ") ? String(reply.dropFirst(6)) : reply))
-        throw ExitCode.failure
     }
 }

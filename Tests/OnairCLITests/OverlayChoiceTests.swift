@@ -46,7 +46,8 @@ struct OverlayChoiceTests {
         let graph = try #require(plan["graph"] as? [String: Any])
         let chains = try #require(graph["chains"] as? [[String: Any]])
         let filterNames = chains.flatMap { ($0["filters"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
-        #expect(filterNames.contains("normalize"), "room has auto lighting: \(filterNames)")
+        let kernels = try #require(graph["kernels"] as? [[String: Any]])
+        #expect(kernels.compactMap { ($0["work"] as? [String: Any])?.keys.first } == ["autoLighting"], "room has auto lighting: \(kernels)")
         #expect(!filterNames.contains("chromakey"), "the green screen is not on air: \(filterNames)")
     }
 
@@ -62,10 +63,13 @@ struct OverlayChoiceTests {
         #expect(run.stderr.contains("expected one of 'virtual-studio', 'room', 'avatar'"), "\(run)")
     }
 
-    @Test func switchWithoutARunSaysSo() throws {
-        let output = try onair("switch", "demo", "room", "--project", repositoryRoot.path)
+    @Test(arguments: [["switch", "demo", "room"], ["status", "demo"], ["status", "demo", "--json"]])
+    func withoutARunSaysSo(arguments: [String]) throws {
+        let project = try ScratchProject(shipped: true)
+        defer { project.remove() }
+        let output = try onair(arguments + ["--project", project.path])
         #expect(output.status == 1, "\(output)")
-        #expect(output.stderr.contains("no run of 'demo' in \(repositoryRoot.path) is listening (start it with: onair run demo)"), "\(output)")
+        #expect(output.stderr.contains("'demo' is not running in \(project.path) (start it with: onair run demo)"), "\(output)")
         #expect(output.stdout.isEmpty)
     }
 

@@ -47,4 +47,17 @@ struct PictureCadenceTests {
         #expect(cadence.admit(nil) == .encode(repeatingLastAt: 0..<0))
         #expect(cadence.last == 7)
     }
+
+    @Test("a fill at a switch repeats the last picture up to a time, and the pictures after it go on from there")
+    func fillAhead() {
+        var cadence = PictureCadence(longestFill: 30)
+        #expect(cadence.fill(until: 10) == 0..<0, "nothing to repeat before the first picture")
+        #expect(cadence.admit(100) == .encode(repeatingLastAt: 0..<0))
+        #expect(cadence.fill(until: 104) == 101..<104)
+        #expect(cadence.admit(103) == .late, "a picture the fill covered is late")
+        #expect(cadence.admit(105) == .encode(repeatingLastAt: 104..<105))
+        #expect(cadence.fill(until: 106) == 0..<0, "nothing missing")
+        #expect(cadence.fill(until: 200) == 0..<0, "longer than the longest fill")
+        #expect(cadence.last == 105)
+    }
 }

@@ -1,3 +1,4 @@
+import AVBridge
 import Foundation
 import OnairConfig
 import OnairEngine
@@ -12,6 +13,27 @@ struct PlanGraphCheckTests {
         let log = DiagnosticLog()
         PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
         #expect(log.all.isEmpty, "\(log.all)")
+    }
+
+    @Test("every combination of the studio converts pixel formats only where a still is processed once",
+          arguments: ["room", "keyed", "avatar"])
+    func noConversionOnTheWayOfEveryFrame(combination: String) throws {
+        let (plan, _) = try plannedPipeline("studio", overlay: combination)
+        guard case .success(let summary) = PlanGraphCheck.configure(plan) else {
+            Issue.record("the graph of '\(combination)' does not configure")
+            return
+        }
+        // A conversion libavfilter inserts runs on every frame through it, unless it comes before
+        // the `loop` that repeats a processed still (a logo, an avatar, a background).
+        let filters = plan.graph.filtersInOrder
+        let chains = plan.graph.chains
+        for conversion in summary.conversions {
+            let before = try #require(conversion.before, "a conversion right before a sink: \(conversion)")
+            let filter = filters[before.index]
+            let chain = try #require(chains.first { $0.filters.contains(filter) })
+            #expect(chain.filters.contains { $0.name == "loop" }, "\(conversion) converts every frame, in \(chain.description)")
+        }
+        if combination != "avatar" { #expect(plan.graph.kernels.count == 1, "the camera is keyed or lit by a kernel") }
     }
 
     @Test("a bad option is reported at the YAML that produced the filter")

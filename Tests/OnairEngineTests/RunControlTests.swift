@@ -17,6 +17,15 @@ final class ControlledRun {
         project = try ScratchProject()
         let refusing = try LoopbackPort.free()
         try project.write("assets/not-a-picture.png", "text, not a picture\n")
+        try project.write("Presets/quality.yaml", """
+            quality:
+              320x180:
+                width: 320
+                height: 180
+                fps: 30
+                video: {codec: h264, bitrate: 300k, keyframe_interval: 1s, profile: main, preset: ultrafast, tune: zerolatency}
+                audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
+            """)
         try project.write("Pipelines/t.yaml", """
             sources:
               camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: 320x180, fps: 30}
@@ -26,14 +35,14 @@ final class ControlledRun {
               blue: {kind: real-scene, camera: screen}
               broken: {kind: scene-avatar, scene: camera, avatar: {image: ../assets/not-a-picture.png}}
             active: red
-            quality:
-              width: 320
-              height: 180
-              fps: 30
-              video: {codec: h264, bitrate: 300k, keyframe_interval: 1s, profile: main, preset: ultrafast, tune: zerolatency}
-              audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
+            quality: 320x180
             destinations:
               rec: {kind: record, path: ../out/rec.mkv}
+              vertical:
+                kind: record
+                path: ../out/vertical.mkv
+                quality: {extends: 320x180, width: 180, height: 320}
+                canvas: {aspect: "9:16", focus: 0.5}
               far:
                 kind: url
                 url: "rtmp://127.0.0.1:\(refusing)/live/{key}"
@@ -75,20 +84,23 @@ final class ControlledRun {
 /// Collects a subscription's events on a task.
 final class EventCollector: @unchecked Sendable {
     private let events = Shared<[RunEvent]>([])
-    private let finished = DispatchSemaphore(value: 0)
+    private let finished = Shared(false)
 
     init(_ subscription: EventSubscription) {
         Task.detached { [events, finished] in
             for await event in subscription { events.withLock { $0.append(event) } }
-            finished.signal()
+            finished.withLock { $0 = true }
         }
     }
 
     var all: [RunEvent] { events.current }
 
-    /// Waits for the subscription to end.
-    func waitForEnd(timeout: TimeInterval) -> Bool {
-        finished.wait(timeout: .now() + timeout) == .success
+    /// Waits for the subscription to end (without blocking a thread of the concurrency pool,
+    /// which the collecting task needs).
+    func waitForEnd(timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !finished.current, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return finished.current
     }
 }
 
@@ -114,7 +126,7 @@ struct RunControlTests {
         #expect(live.overlays[2].reason?.contains("not-a-picture.png") == true, "\(live.overlays[2])")
         // The test source's pictures and its tone are two lavfi inputs.
         #expect(!live.inputs.isEmpty && live.inputs.allSatisfy { $0.name == "camera" && $0.kind == "lavfi" }, "\(live.inputs)")
-        #expect(live.renditions.count == 1 && live.renditions[0].bitrate == 300_000, "\(live.renditions)")
+        #expect(live.renditions.count == 2 && live.renditions.allSatisfy { $0.bitrate == 300_000 }, "\(live.renditions)")
 
         // The optional destination can't connect: ready all the same (the recording is required),
         // and its last error says why.
@@ -153,9 +165,9 @@ struct RunControlTests {
         #expect(!stopping.ready && stopping.reasons.contains("the run is stopping"), "\(stopping)")
         #expect([.draining, .stopped].contains(run.status().state))
         await #expect(throws: OverlaySwitchError.refused(reason: "the run is stopping")) { try await run.switchOverlay(to: "blue") }
-        #expect(run.wait() == .completed)
+        #expect(await run.outcome() == .completed)
         #expect(run.status().state == .stopped)
-        #expect(early.waitForEnd(timeout: 10), "the subscription did not end with the run")
+        #expect(try await early.waitForEnd(timeout: .seconds(10)), "the subscription did not end with the run")
 
         // One numbered sequence: started first, stopped last, stats from the run itself; no key.
         let events = early.all
@@ -172,7 +184,63 @@ struct RunControlTests {
 
         // A late subscriber gets what is retained after the id it saw, then the end.
         let late = EventCollector(run.subscribe(after: events[events.count - 3].id))
-        #expect(late.waitForEnd(timeout: 5))
+        #expect(try await late.waitForEnd(timeout: .seconds(10)))
         #expect(late.all.map(\.id) == events.suffix(2).map(\.id))
+    }
+
+    @Test("a second stop aborts: the run ends at once as aborted, and says so", .timeLimit(.minutes(1)))
+    func secondStopAborts() async throws {
+        let controlled = try ControlledRun()
+        let run = controlled.run
+        let events = EventCollector(run.subscribe(after: nil))
+        run.start()
+        try await controlled.waitForStatus { $0.state == .live }
+        run.stop()
+        run.stop()
+        #expect(await run.outcome() == .aborted)
+        #expect(run.status().state == .failed)
+        #expect(try await events.waitForEnd(timeout: .seconds(10)))
+        let stopped = events.all.last { $0.event.name == "run.stopped" }
+        #expect(stopped?.event.detail == "aborted", "\(String(describing: stopped))")
+    }
+
+    @Test("a preview shows what a destination receives: its rendition's aspect, scaled down, the colour on air", .timeLimit(.minutes(1)))
+    func previews() async throws {
+        let controlled = try ControlledRun()
+        let run = controlled.run
+        await #expect(throws: PreviewError.unknownDestination("nowhere")) { try await run.preview(of: "nowhere") }
+        run.start()
+        try await controlled.waitForStatus { $0.state == .live }
+
+        let red = try await run.preview(of: "rec")
+        #expect(red.rendition == "r0" && red.width == 320 && red.height == 180, "\(red)")
+        let again = try await run.preview(of: "rec")
+        #expect(again.capturedAt == red.capturedAt, "a request within a second gets the same picture")
+        #expect(try Self.colour(of: red, in: controlled) == "red")
+
+        let vertical = try await run.preview(of: "vertical")
+        #expect(vertical.rendition == "r1" && vertical.width == 180 && vertical.height == 320, "9:16 kept: \(vertical)")
+        #expect(try Self.colour(of: vertical, in: controlled) == "red")
+
+        _ = try await run.switchOverlay(to: "blue")
+        try await Task.sleep(for: .milliseconds(1100))
+        let blue = try await run.preview(of: "rec")
+        #expect(blue.capturedAt > red.capturedAt)
+        #expect(try Self.colour(of: blue, in: controlled) == "blue")
+
+        run.stop()
+        _ = await run.outcome()
+        await #expect(throws: PreviewError.unavailable(reason: "the run is stopped")) { try await run.preview(of: "rec") }
+    }
+
+    /// Decodes `picture` with ffprobe: a JPEG of its stated size, red, blue or other.
+    static func colour(of picture: PreviewPicture, in controlled: ControlledRun) throws -> String {
+        let file = controlled.project.root.appendingPathComponent("preview-\(UUID().uuidString).jpg")
+        try picture.jpeg.write(to: file)
+        let streams = FFprobe.streams(of: file.path, timeout: .seconds(20))
+        #expect(streams.count == 1 && streams.first?.codecName == "mjpeg", "\(streams)")
+        #expect(streams.first?.width == picture.width && streams.first?.height == picture.height, "\(streams)")
+        let colour = try #require(FFprobe.frameColours(of: file.path)?.first, "the JPEG does not decode")
+        return colour.v > 180 && colour.u < 120 ? "red" : colour.u > 180 && colour.v < 140 ? "blue" : "other (u \(colour.u), v \(colour.v))"
     }
 }

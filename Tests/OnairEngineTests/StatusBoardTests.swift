@@ -43,6 +43,9 @@ struct StatusBoardTests {
         #expect(lines[4].contains("retrying (attempt 3, in 4.0s)") && lines[4].contains("0.00 Mb/s"))
         #expect(lines[4].contains("dropped 48") && lines[4].contains("reconnects 2"))
         #expect(lines[5].contains("failed: disk full"))
+        let announced = StatusBoard.render(sampleStatus(), color: false, width: 0, dashboard: "http://127.0.0.1:8750/")
+        #expect(announced[0] == lines[0] + "  http://127.0.0.1:8750/")
+        #expect(Array(announced.dropFirst()) == Array(lines.dropFirst()))
     }
 
     @Test("columns line up across destinations")

@@ -67,6 +67,11 @@ struct StatusEventTests {
         #expect(fields["overlay"] as? String == "room")
         #expect(fields["renditions"] as? Int == 2)
         #expect(fields["destinations"] as? [String] == ["youtube", "archive"])
+        #expect(fields["api"] == nil, "no API, no key")
+        let announced = StatusEvent(.runStarted(pipeline: "studio", inputs: 3, overlay: "room", renditions: 2, destinations: ["youtube"],
+                                                api: "http://127.0.0.1:8750/"), at: time)
+        #expect(try object(announced.jsonLine(redact: { $0 }))["api"] as? String == "http://127.0.0.1:8750/")
+        #expect(announced.detail.hasSuffix("→ youtube · dashboard http://127.0.0.1:8750/"), "\(announced.detail)")
         let note = StatusEvent(.runNote(message: "no overlay combination 'x'"), at: time).jsonLine(redact: { $0 })
         #expect(note == #"{"ts":"2025-01-01T12:00:00.250Z","event":"run.note","message":"no overlay combination 'x'"}"#)
     }

@@ -11,14 +11,7 @@ private func filters(named name: String, in graph: FilterGraph) -> [(chain: Filt
 }
 
 /// A vertical destination (here and in the cost tests): a 9:16 crop re-encoded at 720x1280.
-let vertical = """
-      vertical:
-        kind: record
-        path: ../recordings/vertical.mkv
-        quality:
-    \(YAML.quality(width: 720, height: 1280, indent: 6))
-        canvas: {aspect: "9:16", focus: 0.5}
-    """
+let vertical = YAML.verticalDestination()
 
 @Suite struct RenditionTests {
     @Test func equalQualityAndCanvasShareOneEncoder() throws {

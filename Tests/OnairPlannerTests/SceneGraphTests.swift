@@ -40,21 +40,19 @@ private let virtualStudio = """
         return try #require(outcome.plan)
     }
 
-    @Test func personIsScaledBeforeKeyingInTheSameChain() throws {
+    @Test func stillPersonIsKeyedOnceAtTheSmallerOfItsSizeAndItsPlace() throws {
         let plan = try plan()
         let presenter = try #require(plan.inputs.first { $0.name == "presenter" })
         let chain = try #require(plan.graph.chains.first { $0.filters.contains { $0.name == "chromakey" } })
         #expect(chain.inputs == ["\(presenter.index):v"], "the keying chain reads the person's input directly")
-        let names = chain.filters.map(\.name)
-        let scale = try #require(names.firstIndex(of: "scale"))
-        let chromakey = try #require(names.firstIndex(of: "chromakey"))
-        #expect(scale < chromakey, "\(names)")
-        // The presenter is a still photo: keyed once, converted to overlay's format once, then
-        // repeated by `loop` instead of being keyed on every frame.
-        #expect(names == ["scale", "chromakey", "despill", "format", "loop", "setpts"])
-        // Scaled to its final height (0.9 x 720) before the key, not after.
-        #expect(chain.filters[scale].description == "scale=w=-2:h=648")
-        #expect(chain.filters[chromakey].description == "chromakey=color=0x00FF00:similarity=0.25:blend=0.08")
+        #expect(plan.graph.kernels.isEmpty, "a still is keyed inside the graph, once")
+        // The presenter is a still photo: shrunk to its place if it is larger (never enlarged
+        // before the key), keyed once, brought to its height (0.9 x 720) and overlay's format
+        // once, then repeated by `loop` instead of being keyed on every frame.
+        #expect(chain.filters.map(\.name) == ["scale", "chromakey", "despill", "format", "scale", "format", "loop", "setpts"])
+        #expect(chain.filters[0].description == "scale=w=-2:h=min(ih\\,648)")
+        #expect(chain.filters[1].description == "chromakey=color=0x00FF00:similarity=0.25:blend=0.08")
+        #expect(chain.filters[4].description == "scale=w=-2:h=648")
         // No chain scales the keyed picture afterwards: the overlay takes it as it is.
         let keyed = try #require(chain.outputs.first)
         let consumer = try #require(plan.graph.chains.first { $0.inputs.contains(keyed) })

@@ -51,7 +51,7 @@ extension EndToEnd {
             #expect(run.events.contains { $0.event == "run.stopped" && $0.reason == "completed" })
             let after = try onairCommand(["switch", RunProject.pipeline, "blue", "--project", project.path])
             #expect(after.status == 1, "\(after)")
-            #expect(after.stderr.contains("no run of 't'"), "\(after)")
+            #expect(after.stderr.contains("'t' is not running"), "\(after)")
 
             // Every frame is there and the timestamps run on through both switches.
             let video = try decodeRecording(project, "out/rec.mkv")
@@ -79,10 +79,4 @@ extension EndToEnd {
             #expect(segments.allSatisfy { $0.frames >= RunProject.fps }, "\(segments)")
         }
     }
-}
-
-/// Runs the built onair with `arguments` (a short command, not a run) and waits for it.
-private func onairCommand(_ arguments: [String]) throws -> Subprocess.Output {
-    guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
-    return try Subprocess.run(binary, arguments, environment: OnairRun.environment(keys: [:]), timeout: .seconds(40))
 }

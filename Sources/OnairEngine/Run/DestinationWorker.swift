@@ -6,9 +6,14 @@ import OnairPlanner
 /// One destination on its own thread: connects, writes its rendition's packets from its own
 /// bounded queue, and on any failure reconnects by itself with backoff — never disturbing the
 /// encoder or the other destinations.
-final class DestinationWorker: @unchecked Sendable {
+///
+/// Ending: ``requestStop()`` (its encoder has nothing more) sends what is queued and closes
+/// cleanly; ``stopConnecting()`` (the run is stopping) gives up a connection not yet made at
+/// once, since it has nothing to finish; ``abort()`` cuts everything off.
+final class DestinationWorker: RunWorker, @unchecked Sendable {
     let output: PlannedOutput
     let queue: PacketQueue<EncodedPacket>
+    let end = WorkerEnd()
     private let target: String
     private let streams: [StreamParameters]
     private let interruption = Interruption()
@@ -17,24 +22,31 @@ final class DestinationWorker: @unchecked Sendable {
     private var currentState: DestinationState = .idle
     private var currentStats = DestinationStats()
     private var lastError: String?
-    private let finishedSignal = DispatchSemaphore(value: 0)
+    /// Connected now (a connection made and not yet lost).
+    private var connected = false
+    /// Set by ``stopConnecting()``: no connection is made from now on.
+    private let ending = Monitor(false)
+    private var aborted = false
+    /// Called (on this worker's thread) after every state change.
+    private let onChange: @Sendable () -> Void
 
     /// - Parameters:
     ///   - target: the URL with the key filled in, or the recording's absolute path.
-    init(output: PlannedOutput, target: String, streams: [StreamParameters], queueBytes: Int, events: EventSink) {
+    ///   - onChange: told after every state change (the supervisor watches for `live` and `failed`).
+    init(output: PlannedOutput, target: String, streams: [StreamParameters], queueBytes: Int, events: EventSink,
+         onChange: @escaping @Sendable () -> Void = {}) {
         self.output = output
         self.target = target
         self.streams = streams
         self.events = events
+        self.onChange = onChange
         queue = PacketQueue(capacityBytes: queueBytes)
     }
 
+    var workerName: String { "destination \(output.destination)" }
+
     /// The current state.
-    var state: DestinationState {
-        lock.lock()
-        defer { lock.unlock() }
-        return currentState
-    }
+    var state: DestinationState { lock.withLock { currentState } }
 
     /// Counters, with the queue's drops; the rate decays to 0 while nothing is sent.
     var stats: DestinationStats {
@@ -61,60 +73,76 @@ final class DestinationWorker: @unchecked Sendable {
         if case .failed(let reason) = state { lastError = reason }
         lock.unlock()
         events.emit(.destinationChanged(destination: output.destination, url: output.target, state: state))
+        onChange()
     }
 
     func start() {
         startThread(named: "onair.destination.\(output.destination)") { [self] in
-            run()
-            finishedSignal.signal()
+            let outcome = run()
+            end.finish(lock.withLock { aborted } ? .aborted : outcome)
         }
     }
 
-    /// Aborts at once: blocked connects and writes return, no trailer is written.
-    func abort() {
-        interruption.requestStop()
+    /// Nothing more will be queued: send what is, close cleanly, end. Not connected now: end at once.
+    func requestStop() {
         queue.close()
+        stopConnecting()
     }
 
-    func wait(timeout: TimeInterval) -> Bool {
-        finishedSignal.wait(timeout: .now() + timeout) == .success
+    /// The run is stopping: a connection not made yet is not made (its attempt is interrupted,
+    /// its wait for the next attempt ends); a connected destination goes on sending.
+    func stopConnecting() {
+        let isConnected = lock.withLock { connected }
+        ending.withLock { $0 = true }
+        if !isConnected { interruption.requestStop() }
+    }
+
+    /// Cuts off at once: blocked connects and writes return, no trailer is written.
+    func abort() {
+        lock.withLock { aborted = true }
+        interruption.requestStop()
+        queue.close()
+        ending.withLock { $0 = true }
     }
 
     private var isNetwork: Bool { output.kind == .rtmp || output.kind == .srt }
 
     /// The plan's muxer options; a recording also hands every packet to the file at once.
     /// libavformat otherwise buffers 256 KiB per file (seconds of video at streaming rates),
-    /// all of which a crash or a SIGKILL would lose.
+    /// all of which a crash or a SIGKILL would lose. An SRT caller gets the connect timeout
+    /// (libsrt's own is 3 s).
     private var muxerOptions: [(String, String)] {
         var options = output.options.map { ($0.key, $0.value) }
         if output.kind == .recording, !options.contains(where: { $0.0 == "flush_packets" }) { options.append(("flush_packets", "1")) }
+        if output.kind == .srt, !options.contains(where: { $0.0 == "connect_timeout" }) {
+            options.append(("connect_timeout", String(output.retry.connectTimeoutMs)))
+        }
         return options
     }
 
-    private func run() {
+    /// Whether the run is ending: a stop was requested, or the encoder closed the queue
+    /// (nothing new will come, so there is nothing to reconnect for).
+    private var isEnding: Bool { interruption.isStopRequested || queue.isClosed || ending.withLock { $0 } }
+
+    private func run() -> WorkerOutcome {
         var backoff = Backoff(policy: output.retry)
         var part = 1
         var hadConnection = false
-        while !interruption.isStopRequested {
+        while !isEnding {
             set(.connecting(attempt: backoff.attempts + 1))
             let path = Self.partPath(target, part: part, kind: output.kind)
             if !isNetwork { Self.createParentFolder(of: path) }
             let media: MediaOutput
             do {
-                if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.connectTimeoutMs)) }
-                media = try MediaOutput(url: path, format: output.format, options: muxerOptions,
-                                        streams: streams, interruption: interruption)
-                interruption.disarm()
+                media = try connect(to: path)
             } catch {
-                interruption.disarm()
-                if !retry(after: "\(error)", backoff: &backoff) { return }
+                if let failed = retry(after: error.description, backoff: &backoff) { return failed }
                 continue
             }
             let hadConnectionBefore = hadConnection
-            if hadConnection {
-                lock.lock()
-                currentStats.reconnects += 1
-                lock.unlock()
+            lock.withLock {
+                connected = true
+                if hadConnection { currentStats.reconnects += 1 }
             }
             hadConnection = true
             set(.live)
@@ -127,19 +155,7 @@ final class DestinationWorker: @unchecked Sendable {
             var failure: String?
             while !interruption.isStopRequested {
                 guard let item = queue.pop(timeout: .milliseconds(250)) else {
-                    if queue.isClosed {
-                        do {
-                            // A stalled peer must not hold the trailer for good either.
-                            if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
-                            try media.finish()
-                            interruption.disarm()
-                            set(.stopped)
-                        } catch {
-                            interruption.disarm()
-                            set(.failed(reason: "\(error)"))
-                        }
-                        return
-                    }
+                    if queue.isClosed { return finish(media) }
                     continue
                 }
                 let bytes = item.packet.size
@@ -153,14 +169,13 @@ final class DestinationWorker: @unchecked Sendable {
                     failure = stalled ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : "\(error)"
                     break
                 }
-                lock.lock()
-                currentStats.record(bytes: bytes, at: .now)
-                lock.unlock()
+                lock.withLock { currentStats.record(bytes: bytes, at: .now) }
                 if !resetDone, monotonicSeconds() - liveSince > 10 {
                     backoff.reset()
                     resetDone = true
                 }
             }
+            lock.withLock { connected = false }
             // Closing flushes what is buffered and says goodbye to the server, which blocks for
             // good on a connection that stalled: it gets the write timeout too.
             if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
@@ -168,41 +183,86 @@ final class DestinationWorker: @unchecked Sendable {
             interruption.disarm()
             if interruption.isStopRequested { break }
             if !isNetwork { part += 1 }
-            if !retry(after: failure ?? "connection lost", backoff: &backoff) { return }
+            if let failed = retry(after: failure ?? "connection lost", backoff: &backoff) { return failed }
         }
         set(.stopped)
+        return .finished
     }
 
-    /// Whether the run is ending: a stop was requested, or the encoder closed the queue (nothing
-    /// new will come, so there is nothing to reconnect for).
-    private var isEnding: Bool { interruption.isStopRequested || queue.isClosed }
+    /// Why a connection attempt failed, for the operator.
+    private struct ConnectionFailure: Error, CustomStringConvertible {
+        var description: String
+    }
 
-    /// Waits out the next backoff delay; false (after entering `failed`, or `stopped` when the
-    /// run ends meanwhile) when attempts are exhausted.
-    private func retry(after reason: String, backoff: inout Backoff) -> Bool {
-        lock.withLock { lastError = reason }
+    /// Opens the output within the connect timeout. libav's TCP gives up on a connection that
+    /// gets no answer after its own 5 s whatever its caller allows (RTMP does not hand it a
+    /// timeout), so a connect that times out early is tried again until the timeout is spent.
+    private func connect(to path: String) throws(ConnectionFailure) -> MediaOutput {
+        let open = { () throws(LibavError) -> MediaOutput in
+            try MediaOutput(url: path, format: self.output.format, options: self.muxerOptions, streams: self.streams,
+                            interruption: self.interruption)
+        }
+        guard isNetwork else {
+            do { return try open() } catch { throw ConnectionFailure(description: "\(error)") }
+        }
+        let deadline = monotonicSeconds() + Double(output.retry.connectTimeoutMs) / 1000
+        interruption.arm(timeout: .milliseconds(output.retry.connectTimeoutMs))
+        defer { interruption.disarm() }
+        while true {
+            do {
+                return try open()
+            } catch where error.code == .timedOut && monotonicSeconds() < deadline - 0.05 && !isEnding {
+                continue
+            } catch {
+                let timedOut = interruption.deadlinePassed || error.code == .timedOut
+                throw ConnectionFailure(description: timedOut && !isEnding ? "no connection within \(output.retry.connectTimeoutMs) ms" : "\(error)")
+            }
+        }
+    }
+
+    /// Writes the trailer and closes; `stopped`, or `failed` when the trailer can't be written.
+    private func finish(_ media: MediaOutput) -> WorkerOutcome {
+        // Still connected while the trailer goes out: the run's stop must not interrupt it.
+        defer { lock.withLock { connected = false } }
+        do {
+            // A stalled peer must not hold the trailer for good either.
+            if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
+            try media.finish()
+            interruption.disarm()
+            set(.stopped)
+            return .finished
+        } catch {
+            interruption.disarm()
+            set(.failed(reason: "\(error)"))
+            return .failed("\(error)")
+        }
+    }
+
+    /// Waits out the next backoff delay (ending early when the run ends). Nil to try again;
+    /// otherwise how the worker ends: `stopped` when the run ended meanwhile, `failed` when the
+    /// attempts are exhausted.
+    private func retry(after reason: String, backoff: inout Backoff) -> WorkerOutcome? {
         if isEnding {
             set(.stopped)
-            return false
+            return .finished
         }
+        lock.withLock { lastError = reason }
         // While disconnected keep only the freshest GOP, so memory stays bounded and the
         // reconnection starts on the most recent keyframe.
         queue.beginWaitingForKeyframe()
         guard let delay = backoff.next() else {
             set(.failed(reason: reason))
             queue.close()
-            return false
+            return .failed(reason)
         }
         set(.retrying(attempt: backoff.attempts, nextTryIn: delay))
-        let deadline = monotonicSeconds() + delay.inSeconds
-        while monotonicSeconds() < deadline, !isEnding {
-            Thread.sleep(forTimeInterval: min(0.05, max(0, deadline - monotonicSeconds())))
-        }
+        // Woken early by requestStop(), stopConnecting() and abort().
+        ending.withLock(waitingUntil: { $0 }, deadline: .now + delay) { _ in }
         if isEnding {
             set(.stopped)
-            return false
+            return .finished
         }
-        return true
+        return nil
     }
 
     /// The path of the `part`-th file of a recording (after a write failure a recording goes on

@@ -16,11 +16,15 @@ struct InputFrame {
 /// Reads one planned input on its own thread: opens it (waiting for a camera to connect, for
 /// listening inputs), decodes, puts every frame on the run's timeline, paces files and
 /// synthetic sources at real time, loops files, and hands frames to the compositor.
-final class InputWorker: @unchecked Sendable {
+final class InputWorker: RunWorker, @unchecked Sendable {
     let input: PlannedInput
     let url: String
     let mailbox = Handoff<InputFrame>(capacity: 6)
+    let end = WorkerEnd()
     private let interruption = Interruption()
+    /// Set by stop(); what a wait between two attempts to open a live input waits on.
+    private let stopping = Monitor(false)
+    private let startedFlag = Monitor(false)
     private let doorbell: Doorbell
     private let clock: RunClock
     private let pacing: Bool
@@ -90,27 +94,66 @@ final class InputWorker: @unchecked Sendable {
         videoFormat = media.video
         audioFormat = media.audio
         opened = media
+        // A still is decoded now, so that a combination switched to has its picture at once.
+        if case .file(_, _, true) = input.kind {
+            guard let picture = try media.nextFrame()?.frame else {
+                throw StillWithoutPicture(input: input.name)
+            }
+            still = picture
+        }
     }
 
+    /// The decoded picture of a prepared still.
+    private var still: Frame?
+    /// Set when the still was handed to a graph directly (``handOverStill(at:)``).
+    private var handedOver = false
+
+    /// For a prepared overlaid still (a still the graph repeats itself) that was not started:
+    /// its picture as the graph's one frame of it, at `micros`. The input then counts as
+    /// delivered: started, it only says it is connected. Nil for any other input.
+    func handOverStill(at micros: Int64) -> InputFrame? {
+        guard case .file(_, false, true) = input.kind, !isStarted, !handedOver, let picture = still else { return nil }
+        handedOver = true
+        still = nil
+        opened = nil
+        mailbox.close()
+        let length = Int64(1_000_000 / max(1, input.video?.fps ?? 30))
+        return InputFrame(frame: picture, kind: .video, micros: micros, lengthMicros: length)
+    }
+
+    /// A still image file that holds no picture.
+    struct StillWithoutPicture: Error, CustomStringConvertible {
+        var input: String
+        var description: String { "input '\(input)': the image has no picture" }
+    }
+
+    var workerName: String { "input \(input.name)" }
+
+    /// Whether ``start()`` was called (an input opened for an overlay combination that is
+    /// not on air yet is prepared, not started).
+    var isStarted: Bool { startedFlag.withLock { $0 } }
+
+    /// Starts reading. Its end (``end``) comes once the thread has left libav: a run must not
+    /// end the process while an input is still inside a library call (libsrt's cleanup at exit
+    /// frees what a listener still waiting for its camera uses).
     func start() {
+        startedFlag.withLock { $0 = true }
+        if handedOver {
+            health.connected()
+            end.finish(.finished)
+            return
+        }
         startThread(named: "onair.input.\(input.index)") { [self] in
             run()
             // An overlaid still is sent once and stays on air in the graph until stopped.
             if case .file(_, _, true) = input.kind, !interruption.isStopRequested, failure == nil {} else { health.ended() }
-            finishedSignal.signal()
+            end.finish(failure.map { .failed($0) } ?? .finished)
         }
     }
 
-    private let finishedSignal = DispatchSemaphore(value: 0)
+    func requestStop() { stop() }
 
-    /// Waits until the started thread has left libav (true), or `timeout` passes. A run must not end
-    /// the process while an input is still inside a library call: libsrt's cleanup at exit
-    /// frees what a listener still waiting for its camera uses.
-    func wait(timeout: TimeInterval) -> Bool {
-        guard finishedSignal.wait(timeout: .now() + timeout) == .success else { return false }
-        finishedSignal.signal()
-        return true
-    }
+    func abort() { stop() }
 
     /// Whether this running worker can feed `planned` in another plan (an overlay switch keeps
     /// it instead of reopening the input: a camera stays connected). Stills are always read
@@ -122,9 +165,16 @@ final class InputWorker: @unchecked Sendable {
         return same == planned && failure == nil && !interruption.isStopRequested
     }
 
+    /// How far ahead of the clock a paced input reads: one picture. A graph's frame-rate filter
+    /// gives out a picture once it has the next one, so an input that starts (at the start, or
+    /// for a combination switched to) would otherwise hold the first picture back by a frame
+    /// interval.
+    static func pacingLead(_ pictureMicros: Int64) -> Int64 { pictureMicros }
+
     /// Stops reading; the compositor sees the end of this input.
     func stop() {
         interruption.requestStop()
+        stopping.withLock { $0 = true }
         health.ended()
         mailbox.close()
         doorbell.ring()
@@ -166,7 +216,7 @@ final class InputWorker: @unchecked Sendable {
                     }
                     failures += 1
                     health.waiting(reason: error.description)
-                    Thread.sleep(forTimeInterval: 0.5)
+                    stopping.withLock(waitingUntil: { $0 }, deadline: .now + .milliseconds(500)) { _ in }
                     continue
                 }
             }
@@ -221,7 +271,7 @@ final class InputWorker: @unchecked Sendable {
                     : pictureMicros
                 endMicros = max(endMicros, micros + length)
                 if let limit = durationMicros, micros >= limit, !isLive { return }
-                if pacing && !isLive { clock.sleep(until: micros) }
+                if pacing && !isLive { clock.sleep(until: micros - Self.pacingLead(pictureMicros)) }
                 if !mailbox.push(InputFrame(frame: decoded.frame, kind: decoded.kind, micros: micros, lengthMicros: length)) { return }
                 doorbell.ring()
             }
@@ -240,17 +290,18 @@ extension InputWorker {
                 media = try MediaInput(url: url, format: format, options: [], wantAudio: false, interruption: interruption)
             }
             opened = nil
-            guard let picture = try media.nextFrame()?.frame else {
-                failureReason.withLock { $0 = "input '\(input.name)': the image has no picture" }
+            guard let picture = try still ?? media.nextFrame()?.frame else {
+                failureReason.withLock { $0 = StillWithoutPicture(input: input.name).description }
                 return
             }
+            still = nil
             health.connected()
             let fps = Int64(max(1, input.video?.fps ?? 30))
             var index: Int64 = 0
             repeat {
                 let micros = timelineOffset + index * 1_000_000 / fps
                 if let limit = durationMicros, micros >= limit { return }
-                if pacing { clock.sleep(until: micros) }
+                if pacing { clock.sleep(until: micros - Self.pacingLead(1_000_000 / fps)) }
                 let frame = try picture.reference()
                 if !mailbox.push(InputFrame(frame: frame, kind: .video, micros: micros, lengthMicros: 1_000_000 / fps)) { return }
                 doorbell.ring()
@@ -265,12 +316,22 @@ extension InputWorker {
     }
 }
 
-/// The run's clock: microseconds since the run started.
+/// The run's clock: microseconds since the run started (since ``restart()``, called when the
+/// run starts; until then, since it was made).
 final class RunClock: @unchecked Sendable {
-    private let start = monotonicSeconds()
+    private let lock = NSLock()
+    private var start = monotonicSeconds()
 
     /// Microseconds since start.
-    var micros: Int64 { Int64((monotonicSeconds() - start) * 1_000_000) }
+    var micros: Int64 {
+        let start = lock.withLock { self.start }
+        return Int64((monotonicSeconds() - start) * 1_000_000)
+    }
+
+    /// Makes now the clock's zero: media time 0 is when the run starts, not when it was prepared.
+    func restart() {
+        lock.withLock { start = monotonicSeconds() }
+    }
 
     /// Sleeps until `micros` on this clock (paced reading).
     func sleep(until target: Int64) {

@@ -38,4 +38,17 @@ struct PictureCadence {
         guard !hole.isEmpty, Int64(hole.count) <= longestFill else { return .encode(repeatingLastAt: 0..<0) }
         return .encode(repeatingLastAt: hole)
     }
+
+    /// The timestamps at which to repeat the last picture now so that the cadence reaches `end`
+    /// (exclusive): a switch dropped the pictures the old graph still held, and repeating the
+    /// last one at once, while the new graph makes its first picture, spares that picture the
+    /// wait. They count as encoded. Empty when there is no last picture, nothing to fill, or
+    /// more than ``longestFill``.
+    mutating func fill(until end: Int64) -> Range<Int64> {
+        guard let last, end > last + 1 else { return 0..<0 }
+        let hole = (last + 1)..<end
+        guard Int64(hole.count) <= longestFill else { return 0..<0 }
+        self.last = end - 1
+        return hole
+    }
 }

@@ -24,22 +24,26 @@ final class EncodedPacket: QueuedPacket, @unchecked Sendable {
 }
 
 /// One encoder per unique rendition, on its own thread: frames from the compositor in, packets
-/// out to each destination's queue (which never blocks the encoder).
-final class RenditionEncoder: @unchecked Sendable {
+/// out to each destination's queue (which never blocks the encoder). It ends when the
+/// compositor closes its frames (flushing what the encoder holds) or when it is aborted.
+final class RenditionEncoder: RunWorker, @unchecked Sendable {
     let rendition: Rendition
-    let frames = Handoff<SinkFrame>(capacity: 4)
+    let frames = Handoff<EncoderInput>(capacity: 4)
+    let end = WorkerEnd()
     private let video: Encoder
     private let audio: Encoder?
     private var destinations: [DestinationWorker] = []
-    private let finishedSignal = DispatchSemaphore(value: 0)
     /// What has been encoded (see `Progress`).
     private let counters = Monitor(Progress())
-    private let failureReason = Monitor<String?>(nil)
-    /// Why encoding failed, if it did.
-    var failure: String? { failureReason.withLock { $0 } }
+    private let aborted = Monitor(false)
+    /// The newest graph generation of which a picture was encoded.
+    private let encodedGeneration = Monitor(0)
+    /// Preview pictures, taken only while somebody asks.
+    let preview: PreviewTap
 
     init(rendition: Rendition) throws {
         self.rendition = rendition
+        preview = PreviewTap(rendition: rendition)
         let settings = rendition.video
         video = try Encoder(video: VideoEncoderSettings(
             width: settings.width, height: settings.height, frameRate: FrameRate(settings.fps), bitrate: settings.bitrate,
@@ -74,22 +78,42 @@ final class RenditionEncoder: @unchecked Sendable {
         destinations.append(destination)
     }
 
+    var workerName: String { "encoder \(rendition.id)" }
+
     func start() {
         startThread(named: "onair.encoder.\(rendition.id)") { [self] in
+            var outcome = WorkerOutcome.finished
             do {
                 try run()
             } catch {
-                failureReason.withLock { $0 = "\(error)" }
+                outcome = .failed("\(error)")
             }
-            // Unblock the compositor if this encoder stopped early.
+            if aborted.withLock({ $0 }) { outcome = .aborted }
+            // Unblock the compositor if this encoder stopped early; the destinations get nothing more.
             frames.close()
-            for destination in destinations { destination.queue.close() }
-            finishedSignal.signal()
+            for destination in destinations { destination.requestStop() }
+            end.finish(outcome)
+            // Wakes anyone waiting for a picture that will not come.
+            encodedGeneration.withLock { _ in }
         }
     }
 
-    func wait(timeout: TimeInterval) -> Bool {
-        finishedSignal.wait(timeout: .now() + timeout) == .success
+    /// Waits until a picture of graph `generation` (or a later one) was encoded, or `deadline`
+    /// passes; whether it was.
+    func waitForPicture(ofGeneration generation: Int, deadline: ContinuousClock.Instant) -> Bool {
+        encodedGeneration.withLock(waitingUntil: { $0 >= generation || self.end.hasEnded }, deadline: deadline) { $0 >= generation }
+    }
+
+    /// Encodes what the compositor already handed over, flushes and ends.
+    func requestStop() {
+        frames.close()
+    }
+
+    /// Ends at once: frames waiting and those inside the encoder are dropped; the destinations
+    /// close with what they have.
+    func abort() {
+        aborted.withLock { $0 = true }
+        frames.close()
     }
 
     private func run() throws {
@@ -97,7 +121,22 @@ final class RenditionEncoder: @unchecked Sendable {
         var cadence = PictureCadence(longestFill: Int64(max(1, rendition.video.fps)))
         var lastPicture: Frame?
         var nextAudio: Int64?
-        while let item = frames.pop() {
+        while let input = frames.pop(), !aborted.withLock({ $0 }) {
+            let item: SinkFrame
+            switch input {
+            case .frame(let frame):
+                item = frame
+            case .repeatLastPicture(let micros):
+                guard let lastPicture else { continue }
+                let hole = cadence.fill(until: TimeBase.microseconds.convert(micros, to: video.timeBase))
+                counters.withLock { $0.repeated += hole.count }
+                for tick in hole {
+                    let copy = try lastPicture.reference()
+                    copy.presentationTimestamp = tick
+                    try encode(copy, with: video)
+                }
+                continue
+            }
             let encoder = item.kind == .video ? video : audio
             guard let encoder else { continue }
             var pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
@@ -119,9 +158,13 @@ final class RenditionEncoder: @unchecked Sendable {
             }
             item.frame.presentationTimestamp = pts
             try encode(item.frame, with: encoder)
-            if item.kind == .video { lastPicture = item.frame }
+            if item.kind == .video {
+                lastPicture = item.frame
+                preview.offer(item.frame)
+                encodedGeneration.withLock { if item.generation > $0 { $0 = item.generation } }
+            }
         }
-        for encoder in [video] + (audio.map { [$0] } ?? []) {
+        for encoder in [video] + (audio.map { [$0] } ?? []) where !aborted.withLock({ $0 }) {
             _ = try encoder.send(nil)
             try drain(encoder)
         }

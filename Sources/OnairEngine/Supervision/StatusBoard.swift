@@ -11,9 +11,10 @@ import Foundation
 /// ```
 public enum StatusBoard {
     /// The lines for `status`, each at most `width` characters wide (not counting colour
-    /// codes; 0 or less for no limit), coloured with ANSI codes when `color` is true.
-    public static func render(_ status: RunStatus, color: Bool, width: Int) -> [String] {
-        var lines: [BoardLine] = [header(status)]
+    /// codes; 0 or less for no limit), coloured with ANSI codes when `color` is true; the
+    /// header ends with `dashboard`, the run's dashboard URL, when given.
+    public static func render(_ status: RunStatus, color: Bool, width: Int, dashboard: String? = nil) -> [String] {
+        var lines: [BoardLine] = [header(status, dashboard: dashboard)]
         let idWidth = status.renditions.map(\.id.count).max() ?? 0
         let sizeWidth = status.renditions.map { "\($0.width)x\($0.height)".count }.max() ?? 0
         for rendition in status.renditions {
@@ -27,7 +28,7 @@ public enum StatusBoard {
         return lines.map { $0.rendered(color: color, width: width) }
     }
 
-    private static func header(_ status: RunStatus) -> BoardLine {
+    private static func header(_ status: RunStatus, dashboard: String?) -> BoardLine {
         let live = status.destinations.filter { $0.state == .live }.count
         var line = BoardLine()
         line.append("onair ", .bold)
@@ -37,6 +38,7 @@ public enum StatusBoard {
             let allLive = live == status.destinations.count
             line.append("  \(live)/\(status.destinations.count) destinations live", allLive ? .green : .yellow)
         }
+        if let dashboard { line.append("  \(dashboard)") }
         return line
     }
 

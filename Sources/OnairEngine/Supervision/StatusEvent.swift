@@ -39,8 +39,8 @@ public struct StatusEvent: Equatable, Sendable {
         /// The periodic snapshot of the whole run.
         case stats(RunStatus)
         /// The run started: the pipeline, its inputs, the combination on air, its encoders and
-        /// destinations.
-        case runStarted(pipeline: String, inputs: Int, overlay: String, renditions: Int, destinations: [String])
+        /// destinations, and where its HTTP API (and dashboard) listens, when it has one.
+        case runStarted(pipeline: String, inputs: Int, overlay: String, renditions: Int, destinations: [String], api: String? = nil)
         /// Something the operator should know that is not an event of the engine (a refused
         /// overlay switch, a stop request).
         case runNote(message: String)
@@ -95,9 +95,9 @@ public struct StatusEvent: Equatable, Sendable {
             case .bitrateChanged(let rendition, let from, let to, let reason):
                 .bitrateChanged(rendition: redact(rendition), from: from, to: to, reason: redact(reason))
             case .stats(let status): .stats(status.redacted(redact))
-            case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations):
+            case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
                 .runStarted(pipeline: redact(pipeline), inputs: inputs, overlay: redact(overlay), renditions: renditions,
-                            destinations: destinations.map(redact))
+                            destinations: destinations.map(redact), api: api.map(redact))
             case .runNote(let message): .runNote(message: redact(message))
             case .runStopped(let reason): .runStopped(reason: redact(reason))
             }
@@ -136,7 +136,7 @@ extension StatusEvent {
         let kind: Kind
 
         private enum Key: String, CodingKey {
-            case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations
+            case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations, api
             case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition, from = "from_bps", to = "to_bps"
         }
 
@@ -170,12 +170,13 @@ extension StatusEvent {
                 try container.encode(reason, forKey: .reason)
             case .stats(let status):
                 try status.encode(to: encoder)
-            case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations):
+            case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
                 try container.encode(pipeline, forKey: .pipeline)
                 try container.encode(inputs, forKey: .inputs)
                 try container.encode(overlay, forKey: .overlay)
                 try container.encode(renditions, forKey: .renditions)
                 try container.encode(destinations, forKey: .destinations)
+                try container.encodeIfPresent(api, forKey: .api)
             case .runNote(let message):
                 try container.encode(message, forKey: .message)
             case .runStopped(let reason):
@@ -213,8 +214,9 @@ extension StatusEvent {
             "\(rendition): \(from / 1000)k → \(to / 1000)k (\(reason))"
         case .libav(let level, let message): "\(level): \(message)"
         case .stats: ""
-        case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations):
+        case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
             "\(pipeline): \(inputs) input(s), overlay '\(overlay)', \(renditions) encoder(s) → " + destinations.joined(separator: ", ")
+                + (api.map { " · dashboard \($0)" } ?? "")
         case .runNote(let message), .runStopped(let message): message
         }
     }

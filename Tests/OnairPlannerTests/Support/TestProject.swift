@@ -120,6 +120,19 @@ enum YAML {
             """
     }
 
+    /// A `vertical:` destination (under `destinations:`) recording a centred 9:16 crop of the
+    /// scene, re-encoded at `width`x`height`.
+    static func verticalDestination(width: Int = 720, height: Int = 1280) -> String {
+        """
+              vertical:
+                kind: record
+                path: ../recordings/vertical.mkv
+                quality:
+            \(quality(width: width, height: height, indent: 6))
+                canvas: {aspect: "9:16", focus: 0.5}
+            """
+    }
+
     /// A one-camera pipeline (a test pattern with a 440 Hz tone unless `tone` says otherwise)
     /// with the given quality block and `destinations:` body (indented by two spaces).
     static func pipeline(quality: String = YAML.quality(), tone: String = "440", destinations: String) -> String {

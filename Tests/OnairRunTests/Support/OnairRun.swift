@@ -33,6 +33,7 @@ struct RunEvent: Decodable, Sendable {
         var state: String
         var required: Bool?
         var stats: Counters
+        var last_error: String?
     }
 
     struct Counters: Decodable, Sendable {
@@ -86,12 +87,19 @@ final class OnairRun: @unchecked Sendable {
 
     /// Starts `onair run t --project ROOT --log-format FORMAT --stats-interval 1 EXTRA…`.
     /// With `operatorInput`, the test types on onair's standard input (``Subprocess/writeLine(_:)``).
-    init(_ project: RunProject, keys: [String: String] = [:], logFormat: String = "json", arguments: [String],
+    convenience init(_ project: RunProject, keys: [String: String] = [:], logFormat: String = "json", arguments: [String],
+                     operatorInput: Bool = false) throws {
+        try self.init(pipeline: RunProject.pipeline, project: project.path, keys: keys, logFormat: logFormat, arguments: arguments,
+                      operatorInput: operatorInput)
+    }
+
+    /// Starts `onair run PIPELINE --project PROJECT --log-format FORMAT --stats-interval 1 EXTRA…`.
+    init(pipeline: String, project: String, keys: [String: String] = [:], logFormat: String = "json", arguments: [String],
          operatorInput: Bool = false) throws {
         guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
         child = try Subprocess(
             binary,
-            ["run", RunProject.pipeline, "--project", project.path, "--log-format", logFormat, "--stats-interval", "1"] + arguments,
+            ["run", pipeline, "--project", project, "--log-format", logFormat, "--stats-interval", "1"] + arguments,
             environment: Self.environment(keys: keys), standardInput: operatorInput)
     }
 

@@ -1,0 +1,318 @@
+import AVBridge
+import Foundation
+import OnairConfig
+import OnairPlanner
+
+/// What the compositor hands an encoder.
+enum EncoderInput {
+    /// A picture or sound from the graph on air.
+    case frame(SinkFrame)
+    /// A switch dropped the pictures the old graph still held: repeat the last picture up to
+    /// this media time (µs, exclusive) now, rather than in a burst once the new graph's first
+    /// picture comes (which would then wait for them).
+    case repeatLastPicture(untilMicros: Int64)
+}
+
+/// A processed frame leaving the graph for an encoder.
+struct SinkFrame {
+    var frame: Frame
+    var kind: MediaKind
+    var timeBase: TimeBase
+    /// Which graph made it (see ``CombinationGraph/generation``).
+    var generation: Int
+}
+
+/// One overlay combination's filter graph with the inputs that feed it: fed with decoded
+/// frames in the order the graph asks for them, covering for a lost live input (its last
+/// frame, then the slate, and silence), handing every rendition's frames to its encoder.
+///
+/// Used by one thread at a time: built by whoever prepares the combination, then run round
+/// by round by the compositor while it is on air.
+final class CombinationGraph {
+    let plan: PipelinePlan
+    /// The inputs it reads, by input index; the compositor starts those not running yet when
+    /// it puts the graph on air. (Input failover will replace a worker here.)
+    let inputs: [InputWorker]
+    private let encoders: [RenditionEncoder]
+    private let clock: RunClock
+    private var graph: FilterGraphRunner!
+    /// Graph source index of each input's video and audio, by input index.
+    private var videoSource: [Int?]
+    private var audioSource: [Int?]
+    private var sourceFormats: [FilterGraphRunner.Source] = []
+    /// The input each graph source reads, by source index.
+    private var sourceInput: [Int] = []
+    /// Each sink's time base, read once the graph is configured.
+    private var sinkTimeBases: [TimeBase] = []
+    /// Sink index → (rendition, kind).
+    private var sinkTargets: [(encoder: Int, kind: MediaKind)] = []
+    /// What is needed to cover for each live input, by input index (nil for local inputs).
+    private var cover: [InputCover?]
+    /// When the last frame fed to each graph source ends (µs), by source index: its end of stream.
+    private var sourceEnds: [Int64?] = []
+    /// Inputs whose end was passed to the graph, by input index.
+    private var ended: [Bool]
+    private var endedCount = 0
+    /// Sinks still delivering, in a fixed order (video before audio of each rendition).
+    private var openSinks: [Int] = []
+    private var roundRobin = 0
+    private var hungry: [Int] = []
+    /// An empty frame kept between pulls: asking a sink that has nothing costs no allocation.
+    private var spare: Frame?
+
+    init(plan: PipelinePlan, inputs: [InputWorker], encoders: [RenditionEncoder], clock: RunClock) {
+        self.plan = plan
+        self.inputs = inputs
+        self.encoders = encoders
+        self.clock = clock
+        videoSource = Array(repeating: nil, count: inputs.count)
+        audioSource = Array(repeating: nil, count: inputs.count)
+        cover = Array(repeating: nil, count: inputs.count)
+        ended = Array(repeating: false, count: inputs.count)
+    }
+
+    /// The combination's name.
+    var overlay: String { plan.activeOverlay }
+
+    /// The how-manieth graph put on air this is (0 for the first): the encoders tell when
+    /// they encoded the first picture of a generation, which is when a switch has landed.
+    var generation = 0
+
+    /// Whether one of its inputs is live (its time is the wall clock's).
+    var hasLiveInputs: Bool { inputs.contains { $0.isLive } }
+
+    /// Builds the graph from the inputs' real formats (local inputs) or their planned ones, and
+    /// prepares `slate` and silence for each live input in its graph source's format.
+    func build(slate: Slate) throws {
+        for source in PlannedSource.all(in: plan) {
+            let index = source.input
+            let worker = inputs[index]
+            // Local inputs were opened: their real format. Live ones: the planned format.
+            let media: InputMedia
+            switch source.kind {
+            case .video:
+                media = worker.videoFormat.map {
+                    .video(width: $0.width, height: $0.height, frameRate: $0.frameRate, pixelFormat: $0.pixelFormat)
+                } ?? source.media
+                videoSource[index] = sourceFormats.count
+            case .audio:
+                media = worker.audioFormat.map {
+                    .audio(sampleRate: $0.sampleRate, channels: $0.channels, sampleFormat: $0.sampleFormat)
+                } ?? source.media
+                audioSource[index] = sourceFormats.count
+            }
+            sourceInput.append(index)
+            sourceFormats.append(.init(label: source.pad, media: media, timeBase: .microseconds, kernel: source.kernel))
+            if worker.isLive, cover[index] == nil {
+                cover[index] = InputCover(fps: worker.input.video?.fps ?? plan.fps)
+            }
+        }
+        sourceEnds = Array(repeating: nil, count: sourceFormats.count)
+        var sinks: [FilterGraphRunner.Sink] = []
+        for (index, rendition) in plan.renditions.enumerated() {
+            sinks.append(.init(label: rendition.videoPad, kind: .video))
+            sinkTargets.append((index, .video))
+            if let audioPad = rendition.audioPad {
+                sinks.append(.init(label: audioPad, kind: .audio, audioFrameSize: encoders[index].audioFrameSize))
+                sinkTargets.append((index, .audio))
+            }
+        }
+        graph = try FilterGraphRunner(description: plan.graph.description(kernels: .appliedToSources), sources: sourceFormats, sinks: sinks)
+        sinkTimeBases = sinks.indices.map { graph.timeBase(ofSink: $0) }
+        openSinks = Array(sinkTargets.indices)
+        spare = try Frame()
+        for index in cover.indices where cover[index] != nil {
+            if let source = videoSource[index] { cover[index]!.slate = try slate.picture(for: sourceFormats[source].media) }
+            if let source = audioSource[index], case let .audio(rate, channels, format) = sourceFormats[source].media {
+                cover[index]!.silence = try Frame(silence: InputCover.silenceSamples, sampleRate: rate, channels: channels, sampleFormat: format)
+            }
+        }
+    }
+
+    /// Processes the overlaid stills of a graph that is not on air yet, so that going on air
+    /// does not wait for them: each is fed as the graph's one picture of it at `micros` (its
+    /// input counts as delivered), and a pull runs the graph as far as it goes without the
+    /// other inputs — keying a presenter photo, for one, took 300 ms on a busy machine. The
+    /// stills are then repeated from `micros` on; the graph skips the repeats up to when it
+    /// goes on air, so a standby graph is rebuilt now and then (see ``StandbyGraphs``).
+    func prerollStills(at micros: Int64) throws {
+        var fed = false
+        for (index, worker) in inputs.enumerated() {
+            guard let item = worker.handOverStill(at: micros) else { continue }
+            try feed(item, from: index)
+            fed = true
+        }
+        guard fed else { return }
+        for (sink, target) in sinkTargets.enumerated() where target.kind == .video {
+            let frame = try spare ?? Frame()
+            spare = frame
+            // Nothing comes out before the other inputs deliver: this only runs the stills' chains.
+            if case .done = try graph.pull(sink: sink, into: frame) { frame.clear() }
+        }
+    }
+
+    /// Goes on air now: a live input counts as lost only after the plan's delay from now.
+    func goOnAir() {
+        let now = clock.micros
+        for index in cover.indices where cover[index] != nil { cover[index]!.lastArrival = now }
+    }
+
+    /// The media time reached (µs): where the next frame of any input fed to this graph starts.
+    var mediaEnd: Int64 { sourceEnds.compactMap { $0 }.max() ?? 0 }
+
+    /// What one round did.
+    enum Progress {
+        /// Frames went in or out: go round again.
+        case busy
+        /// Nothing to do until an input delivers.
+        case idle
+        /// Every sink has ended (the inputs ended and the graph drained, or the encoders closed).
+        case drained
+    }
+
+    /// One round: takes everything the graph can produce now and hands it to the encoders, ends
+    /// the sources of inputs that ended, and gives a frame to every input the graph waits for.
+    func round() throws -> Progress {
+        try openSinks.removeAll { sink in
+            while true {
+                let frame = try spare ?? Frame()
+                spare = nil
+                let status = try graph.pull(sink: sink, into: frame)
+                if case .endOfStream = status { return true }
+                guard case .done = status else {
+                    spare = frame
+                    return false
+                }
+                let target = sinkTargets[sink]
+                // A closed encoder (it failed or stopped) takes no more: this sink is done.
+                let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation)
+                if !encoders[target.encoder].frames.push(.frame(output)) {
+                    return true
+                }
+            }
+        }
+        if openSinks.isEmpty { return .drained }
+        // End the sources of inputs that ended.
+        var progressed = false
+        for (index, worker) in inputs.enumerated() where !ended[index] && worker.mailbox.isDrained {
+            ended[index] = true
+            endedCount += 1
+            progressed = true
+            if let source = videoSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
+            if let source = audioSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
+        }
+        if endedCount == inputs.count { return .busy }
+        // Every input the graph waits for gets a frame this round — the sound as much as the
+        // pictures; feeding only the hungriest let video run ~10 s ahead of audio.
+        hungry.removeAll(keepingCapacity: true)
+        for (source, input) in sourceInput.enumerated()
+        where !ended[input] && !hungry.contains(input) && graph.failedRequests(source: source) > 0 {
+            hungry.append(input)
+        }
+        for index in hungry {
+            if let item = inputs[index].mailbox.tryPop() {
+                try feed(item, from: index)
+                progressed = true
+            } else if try coverIfLost(index) {
+                progressed = true
+            }
+        }
+        if !progressed, hungry.isEmpty {
+            for offset in 0..<inputs.count {
+                let index = (roundRobin + offset) % inputs.count
+                if !ended[index], let item = inputs[index].mailbox.tryPop() {
+                    try feed(item, from: index)
+                    roundRobin = index + 1
+                    progressed = true
+                    break
+                }
+            }
+        }
+        return progressed ? .busy : .idle
+    }
+
+    private func feed(_ item: InputFrame, from index: Int) throws {
+        guard let source = item.kind == .video ? videoSource[index] : audioSource[index] else { return }
+        if cover[index] != nil {
+            if cover[index]!.lostSince != nil, cover[index]!.lastFrame != nil { inputs[index].health.connected() }
+            cover[index]!.lostSince = nil
+            cover[index]!.lastArrival = clock.micros
+            if item.kind == .video {
+                cover[index]!.lastVideoPush = item.micros
+                cover[index]!.lastFrame = try item.frame.reference()
+            } else {
+                cover[index]!.lastAudioPush = item.micros
+            }
+        }
+        item.frame.presentationTimestamp = item.micros
+        sourceEnds[source] = max(sourceEnds[source] ?? 0, item.micros + item.lengthMicros)
+        try graph.push(item.frame, source: source)
+    }
+
+    /// For a live input that has been silent longer than the plan allows: one substitute
+    /// frame (its last picture, then the slate; silence for audio) when one is due.
+    private func coverIfLost(_ index: Int) throws -> Bool {
+        guard var state = cover[index] else { return false }
+        // Taken out and put back below, so the frame reference is not shared with a copy.
+        cover[index] = nil
+        defer { cover[index] = state }
+        let now = clock.micros
+        let after = Int64(plan.inputLoss.afterMs) * 1000
+        guard now - state.lastArrival > after else { return false }
+        if state.lostSince == nil {
+            state.lostSince = now
+            if let last = state.lastFrame {
+                inputs[index].health.lost(reason: "no data for \(plan.inputLoss.afterMs) ms")
+                // Held for a while: brought to the graph source's format once, not at every push.
+                if let source = videoSource[index], case let .video(width, height, _, pixelFormat) = sourceFormats[source].media {
+                    let converter = VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat)
+                    if converter.changes(last) { state.lastFrame = try converter.convert(last) }
+                }
+            }
+        }
+        let interval = Int64(1_000_000 / max(1, state.fps))
+        var pushed = false
+        if let source = videoSource[index], now >= (state.lastVideoPush ?? 0) + interval {
+            let holding = state.lastFrame != nil && now - state.lostSince! < Int64(plan.inputLoss.holdLastFrameMs) * 1000
+            if let picture = holding ? state.lastFrame : state.slate {
+                let frame = try picture.reference()
+                let micros = max(now, (state.lastVideoPush ?? 0) + 1)
+                frame.presentationTimestamp = micros
+                state.lastVideoPush = micros
+                try graph.push(frame, source: source)
+                pushed = true
+            }
+        }
+        if let source = audioSource[index], let quiet = state.silence {
+            let length = Int64(InputCover.silenceSamples) * 1_000_000 / Int64(max(1, quiet.sampleRate))
+            let next = (state.lastAudioPush ?? now) + length
+            if now >= next - length {
+                let silence = try quiet.reference()
+                silence.presentationTimestamp = max(next, now - length)
+                state.lastAudioPush = silence.presentationTimestamp
+                try graph.push(silence, source: source)
+                pushed = true
+            }
+        }
+        return pushed
+    }
+}
+
+/// What the compositor remembers about a live input to cover for it when it goes silent.
+struct InputCover {
+    var fps: Int
+    /// When its last frame arrived (µs); set when the graph goes on air.
+    var lastArrival: Int64 = 0
+    var lostSince: Int64?
+    var lastFrame: Frame?
+    /// The slate in the format of the input's graph source (nil when it has no pictures).
+    var slate: Frame?
+    /// Silence in the format of the input's sound source (nil when it has no sound), pushed by
+    /// reference while the input is lost.
+    var silence: Frame?
+    /// Samples per silent frame.
+    static let silenceSamples = 1024
+    /// Timestamps (µs) of the last picture and sound pushed, real or substitute.
+    var lastVideoPush: Int64?
+    var lastAudioPush: Int64?
+}

@@ -1,0 +1,100 @@
+import AVBridge
+import Foundation
+import OnairPlanner
+
+/// Preview pictures of one rendition: what its destinations receive, after crop and layers.
+///
+/// The encoder offers every picture it encodes; one is taken — by reference, no copy — only
+/// when somebody asked for a picture and the last one is at least a second old, and it is
+/// scaled down and made a JPEG on a thread of its own. Nobody asking costs one lock per picture.
+final class PreviewTap: @unchecked Sendable {
+    /// A finished preview.
+    struct Picture: Sendable {
+        var jpeg: Data
+        var width: Int
+        var height: Int
+        /// When the picture was taken from the encoder (wall clock).
+        var capturedAt: Date
+        /// The same, on the monotonic clock (how old it is).
+        var taken: Double
+    }
+
+    private struct State {
+        /// Requests waiting for the next picture.
+        var waiters: [UInt64: CheckedContinuation<Result<Picture, PreviewError>, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+        /// A picture is being made.
+        var capturing = false
+        var latest: Picture?
+    }
+
+    /// The shortest time between two pictures.
+    static let interval = 1.0
+
+    private let rendition: Rendition
+    private let state = Monitor(State())
+    /// Made on the first capture; used by one capture thread at a time (see `capturing`).
+    private var encoder: JPEGEncoder?
+
+    init(rendition: Rendition) {
+        self.rendition = rendition
+    }
+
+    /// Called on the encoder's thread with each picture it encoded.
+    func offer(_ frame: Frame) {
+        let take = state.withLock { state -> Bool in
+            guard !state.waiters.isEmpty, !state.capturing else { return false }
+            state.capturing = true
+            return true
+        }
+        guard take else { return }
+        // A new reference to the same picture, handed over to the capture thread: only it uses it.
+        guard let reference = try? frame.reference() else {
+            state.withLock { $0.capturing = false }
+            return
+        }
+        nonisolated(unsafe) let picture = reference
+        let capturedAt = Date(), taken = monotonicSeconds()
+        startThread(named: "onair.preview.\(rendition.id)") { [self] in
+            let made = makeJPEG(of: picture, capturedAt: capturedAt, taken: taken)
+            let waiters = state.withLock { state -> [CheckedContinuation<Result<Picture, PreviewError>, Never>] in
+                state.capturing = false
+                if case .success(let picture) = made { state.latest = picture }
+                defer { state.waiters = [:] }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiters { waiter.resume(returning: made) }
+        }
+    }
+
+    private func makeJPEG(of picture: Frame, capturedAt: Date, taken: Double) -> Result<Picture, PreviewError> {
+        do {
+            if encoder == nil { encoder = try JPEGEncoder(sourceWidth: rendition.video.width, sourceHeight: rendition.video.height) }
+            let encoder = encoder!
+            return .success(Picture(jpeg: try encoder.encode(picture), width: encoder.width, height: encoder.height,
+                                    capturedAt: capturedAt, taken: taken))
+        } catch {
+            return .failure(.unavailable(reason: "the preview could not be made: \(error)"))
+        }
+    }
+
+    /// The latest picture when it is less than a second old; otherwise the next one, waiting
+    /// at most `timeout` for it (nothing comes while nothing is being encoded).
+    func picture(timeout: Duration) async -> Result<Picture, PreviewError> {
+        let now = monotonicSeconds()
+        if let fresh = state.withLock({ $0.latest }), now - fresh.taken < Self.interval { return .success(fresh) }
+        return await withCheckedContinuation { continuation in
+            let id = state.withLock { state -> UInt64 in
+                state.nextWaiter += 1
+                state.waiters[state.nextWaiter] = continuation
+                return state.nextWaiter
+            }
+            Task { [self] in
+                try? await Task.sleep(for: timeout)
+                let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
+                expired?.resume(returning: .failure(.unavailable(
+                    reason: "no picture was encoded within \(timeout) (the run is starting or stopping, or its graph is stalled)")))
+            }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OnairEngine
+
+/// Every endpoint of a run's HTTP API (see `docs/openapi.yaml`), bound to one ``RunControl``.
+struct APIRoutes: Sendable {
+    let control: any RunControl
+    let settings: APIServer.Settings
+    let redact: @Sendable (String) -> String
+
+    /// The paths served and their methods, for 405 answers and the OpenAPI test.
+    static let endpoints: [(path: String, methods: [HTTPRequest.Method])] =
+        [
+            ("/healthz", [.get]), ("/readyz", [.get]), ("/metrics", [.get]), ("/openapi.yaml", [.get]),
+            ("/api/v1/status", [.get]), ("/api/v1/events", [.get]), ("/api/v1/overlay", [.post]), ("/api/v1/stop", [.post]),
+            ("/api/v1/destinations/{name}/preview.jpg", [.get]),
+        ] + Dashboard.files.map { ($0.path, [.get]) }
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        // Order matters: a middleware only wraps the routes added after it.
+        router.add(middleware: JSONErrors(redact: redact))
+        if let token = settings.token { router.add(middleware: BearerAuthentication(token: token, open: ["/healthz", "/readyz"])) }
+        let metrics = RunMetrics()
+        let json = JSONBodies(redact: redact)
+
+        router.get("/healthz") { _, _ in
+            json.response(.ok, ["status": "ok"])
+        }
+        router.get("/readyz") { _, _ in
+            let readiness = control.readiness()
+            return json.response(readiness.ready ? .ok : .serviceUnavailable, readiness)
+        }
+        router.get("/api/v1/status") { _, _ in
+            json.response(.ok, control.status())
+        }
+        router.get("/api/v1/events") { request, _ in
+            EventStream(control: control, heartbeat: settings.heartbeat, redact: redact).response(
+                to: request, lastEventID: try Self.lastEventID(of: request))
+        }
+        router.post("/api/v1/overlay") { request, context in
+            let choice = try await OverlayRequest.read(from: request, context: context)
+            do throws(OverlaySwitchError) {
+                return json.response(.ok, try await control.switchOverlay(to: choice.name))
+            } catch {
+                switch error {
+                case .unknown: throw HTTPError(.notFound, message: error.description)
+                case .unavailable, .refused: throw HTTPError(.conflict, message: error.description)
+                }
+            }
+        }
+        router.post("/api/v1/stop") { _, _ in
+            control.stop()
+            return json.response(.accepted, control.status())
+        }
+        router.get("/api/v1/destinations/{name}/preview.jpg") { _, context in
+            let name = try context.parameters.require("name")
+            do throws(PreviewError) {
+                let picture = try await control.preview(of: name)
+                return Response(
+                    status: .ok,
+                    headers: [
+                        .contentType: "image/jpeg", .cacheControl: "no-store",
+                        HTTPField.Name("X-Captured-At")!: picture.capturedAt.formatted(.iso8601),
+                    ],
+                    body: .init(byteBuffer: ByteBuffer(bytes: picture.jpeg)))
+            } catch {
+                switch error {
+                case .unknownDestination: throw HTTPError(.notFound, message: error.description)
+                case .unavailable: throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: error.description)
+                }
+            }
+        }
+        router.get("/metrics") { _, _ in
+            let text = redact(metrics.exposition(of: control.status()))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        router.get("/openapi.yaml") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
+        }
+        for file in Dashboard.files {
+            router.get(RouterPath(file.path)) { request, _ in file.response(to: request) }
+        }
+        return router
+    }
+
+    /// `Last-Event-ID` (what EventSource sends when it reconnects), or `?last_event_id=`.
+    static func lastEventID(of request: Request) throws -> UInt64? {
+        guard let text = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["last_event_id"].map(String.init),
+            !text.isEmpty
+        else { return nil }
+        guard let id = UInt64(text) else {
+            throw HTTPError(.badRequest, message: "Last-Event-ID must be a whole number, the id of an event seen")
+        }
+        return id
+    }
+}
+
+/// The body of `POST /api/v1/overlay`.
+struct OverlayRequest: Decodable {
+    /// The combination's name, or its 1-based number as text.
+    var name: String
+
+    /// Reads and checks the body: any problem is a 400 that says what is wrong.
+    static func read(from request: Request, context: BasicRequestContext) async throws -> OverlayRequest {
+        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/json" else {
+            throw HTTPError(.unsupportedMediaType, message: #"the body must be application/json, such as {"name": "keyed"}"#)
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: 64 * 1024)
+        } catch {
+            throw HTTPError(.contentTooLarge, message: "the body must be at most 64 KiB")
+        }
+        let choice: OverlayRequest
+        do {
+            choice = try JSONDecoder().decode(OverlayRequest.self, from: Data(buffer: body))
+        } catch {
+            throw HTTPError(.badRequest, message: #"the body must be JSON such as {"name": "keyed"}"#)
+        }
+        guard !choice.name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw HTTPError(.badRequest, message: "name must name an overlay combination")
+        }
+        return choice
+    }
+}
+
+/// JSON answers, encoded the same way everywhere and passed through the run's redaction.
+struct JSONBodies: Sendable {
+    let redact: @Sendable (String) -> String
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    func response(_ status: HTTPResponse.Status, _ value: some Encodable) -> Response {
+        let text: String
+        do {
+            text = String(decoding: try Self.encoder.encode(value), as: UTF8.self)
+        } catch {
+            // Only a NaN or an infinity can get here; say so rather than fail the request.
+            return Self.text(.internalServerError, #"{"error":"unencodable value"}"#)
+        }
+        return Self.text(status, redact(text))
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ json: String, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json"
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: json + "\n")))
+    }
+}
+
+extension Data {
+    /// The readable bytes of `buffer`.
+    init(buffer: ByteBuffer) {
+        self = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes).map { Data($0) } ?? Data()
+    }
+}

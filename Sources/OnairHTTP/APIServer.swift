@@ -1,0 +1,173 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import OnairConfig
+import OnairEngine
+
+/// The HTTP side of a running pipeline: its API, Prometheus metrics, health probes and
+/// dashboard, served by Hummingbird over the run's ``RunControl``.
+///
+/// It listens on loopback unless given a token; with a token every request but the probes must
+/// carry it. Every text it answers with passes the run's redaction.
+public final class APIServer: Sendable {
+    /// How the server is set up.
+    public struct Settings: Sendable {
+        /// Where to listen (port 0: a free one).
+        public var listen: ListenAddress
+        /// The bearer token clients must send; required unless `listen` is loopback.
+        public var token: APIToken?
+        /// How often an idle event stream gets a comment line, so proxies keep it open.
+        public var heartbeat: Duration
+
+        /// Settings.
+        public init(listen: ListenAddress = .loopbackAnyPort, token: APIToken? = nil, heartbeat: Duration = .seconds(15)) {
+            self.listen = listen
+            self.token = token
+            self.heartbeat = heartbeat
+        }
+    }
+
+    /// Why the server did not start.
+    public enum StartError: Error, CustomStringConvertible, Sendable {
+        /// A bind to anything but loopback without a token.
+        case tokenRequired(ListenAddress)
+        /// The address could not be bound (in use, not an address of this machine…).
+        case cannotListen(ListenAddress, reason: String)
+
+        public var description: String {
+            switch self {
+            case .tokenRequired(let address):
+                "listening on \(address) lets other machines steer the run, so it needs a token: add http: {token: {env: ONAIR_API_TOKEN}} "
+                    + "(or {file: PATH}, mode 0600) to the pipeline, or set ONAIR_API_TOKEN, or listen on 127.0.0.1"
+            case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
+            }
+        }
+    }
+
+    private let control: any RunControl
+    private let settings: Settings
+    private let redact: @Sendable (String) -> String
+    private let running = Locked<Task<Void, Never>?>(nil)
+
+    /// A server for `control`; `redact` is applied to every text answered (the run's stream
+    /// keys; the token is added to it here).
+    public init(control: any RunControl, settings: Settings, redact: @escaping @Sendable (String) -> String = { $0 }) {
+        self.control = control
+        self.settings = settings
+        let token = settings.token.map { SecretRedactor(secrets: [$0.value], replacement: "<redacted>") }
+        self.redact = { text in token.map { $0(redact(text)) } ?? redact(text) }
+    }
+
+    /// Binds and starts serving; returns the address bound (with the port the system picked
+    /// when asked for port 0). Throws without binding when a token is required and missing.
+    public func start() async throws(StartError) -> ListenAddress {
+        if !settings.listen.isLoopback, settings.token == nil { throw .tokenRequired(settings.listen) }
+        let bound = BindOutcome()
+        let application = Application(
+            router: APIRoutes(control: control, settings: settings, redact: redact).router(),
+            configuration: .init(address: .hostname(settings.listen.host, port: settings.listen.port), serverName: nil, reuseAddress: true),
+            onServerRunning: { channel in bound.resolve(.success(channel.localAddress?.port ?? 0)) },
+            logger: Self.quietLogger)
+        let task = Task {
+            do {
+                try await application.run()
+                bound.resolve(.failure("the server stopped"))
+            } catch {
+                bound.resolve(.failure("\(error)"))
+            }
+        }
+        running.withLock { $0 = task }
+        switch await bound.value {
+        case .success(let port):
+            return ListenAddress(host: settings.listen.host, port: port)
+        case .failure(let reason):
+            task.cancel()
+            throw .cannotListen(settings.listen, reason: Self.plain(reason))
+        }
+    }
+
+    /// Stops listening and ends every open request (event streams included); returns once the
+    /// server is down, or after `timeout` whatever it is doing.
+    public func stop(timeout: Duration = .seconds(2)) async {
+        guard
+            let task = running.withLock({ current -> Task<Void, Never>? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
+        task.cancel()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await task.value }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Hummingbird logs through swift-log; onair itself does not. What a run says is typed
+    /// events (`StatusEvent`) that one hub hands to the console, the JSON log and this API's
+    /// event stream alike, libav's messages included; a swift-log handler would flatten them
+    /// into message-and-metadata only to rebuild them. Hummingbird's own lines stay out of the
+    /// operator's console, whose status block they would tear.
+    private static let quietLogger: Logger = {
+        var logger = Logger(label: "onair.http")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// NIO's bind errors, shorter: `bind(descriptor:ptr:bytes:): Address already in use (errno: 98)`.
+    private static func plain(_ reason: String) -> String {
+        guard let colon = reason.range(of: "): ") else { return reason }
+        return String(reason[colon.upperBound...]).replacingOccurrences(of: #" \(errno: \d+\)"#, with: "", options: .regularExpression)
+    }
+}
+
+/// The bound port, or why the server did not come up: resolved once by whichever comes first.
+private final class BindOutcome: Sendable {
+    enum Result: Sendable {
+        case success(Int)
+        case failure(String)
+    }
+
+    private let state = Locked<(result: Result?, waiters: [CheckedContinuation<Result, Never>])>((nil, []))
+
+    func resolve(_ result: Result) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Result, Never>] in
+            guard state.result == nil else { return [] }
+            state.result = result
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: result) }
+    }
+
+    var value: Result {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Result? in
+                    if let result = state.result { return result }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+}
+
+/// A value behind a lock.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

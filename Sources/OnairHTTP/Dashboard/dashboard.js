@@ -1,0 +1,314 @@
+// The onair dashboard: one page over the run's own API (same origin, no libraries).
+// Status is polled every second and previews at most once a second, only while the page is
+// visible (and a preview only while its tile is on screen); events arrive by SSE.
+"use strict";
+
+const $ = (selector, root = document) => root.querySelector(selector);
+const tiles = new Map();        // destination name → {element, samples, url, visible}
+const HISTORY = 60;             // bitrate samples per sparkline (one a second)
+const MAX_EVENTS = 200;
+let lastStatus = null;
+let switching = false;
+
+function api(path, options = {}) {
+  return fetch(path, { credentials: "same-origin", cache: "no-store", ...options });
+}
+
+// ---------- formatting
+
+function bitrate(bits) {
+  if (!bits) return "0 kb/s";
+  return bits >= 1e6 ? (bits / 1e6).toFixed(2) + " Mb/s" : Math.round(bits / 1e3) + " kb/s";
+}
+
+function duration(ms) {
+  const seconds = Math.floor(ms / 1000);
+  const h = Math.floor(seconds / 3600), m = Math.floor(seconds / 60) % 60, s = seconds % 60;
+  const two = (n) => String(n).padStart(2, "0");
+  return (h ? h + ":" + two(m) : m) + ":" + two(s);
+}
+
+function stateLabel(destination) {
+  switch (destination.state) {
+    case "retrying": return `retrying · attempt ${destination.attempt}`;
+    case "connecting": return destination.attempt > 1 ? `connecting · ${destination.attempt}` : "connecting";
+    default: return destination.state;
+  }
+}
+
+// ---------- status
+
+async function refreshStatus() {
+  try {
+    const response = await api("/api/v1/status");
+    if (!response.ok) throw new Error("HTTP " + response.status);
+    render(await response.json());
+  } catch (error) {
+    $("#run-state").textContent = "unreachable";
+    $("#run-state").dataset.state = "failed";
+  }
+}
+
+function render(status) {
+  lastStatus = status;
+  document.title = `${status.pipeline} · onair`;
+  $("#pipeline").textContent = status.pipeline;
+  const runState = $("#run-state");
+  runState.textContent = status.state;
+  runState.dataset.state = status.state;
+  $("#onair-dot").classList.toggle("live", status.state === "live" || status.state === "switching");
+  $("#overlay-on-air").textContent = status.overlay || "–";
+  $("#uptime").textContent = duration(status.elapsed_ms);
+  const live = status.destinations.filter((d) => d.state === "live").length;
+  $("#live-count").textContent = `${live}/${status.destinations.length} live`;
+  renderOverlays(status);
+  renderDestinations(status.destinations);
+  renderRenditions(status.renditions);
+  renderInputs(status.inputs);
+  document.body.dataset.ready = "true";
+}
+
+function renderOverlays(status) {
+  const box = $("#overlays");
+  const wanted = status.overlays.map((o) => o.name).join("\n");
+  if (box.dataset.names !== wanted) {
+    box.replaceChildren(...status.overlays.map((overlay) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.overlay = overlay.name;
+      const number = document.createElement("span");
+      number.className = "number";
+      number.textContent = overlay.number;
+      button.append(number, document.createTextNode(overlay.name));
+      button.addEventListener("click", () => switchTo(overlay.name));
+      return button;
+    }));
+    box.dataset.names = wanted;
+  }
+  for (const overlay of status.overlays) {
+    const button = box.querySelector(`button[data-overlay="${CSS.escape(overlay.name)}"]`);
+    button.classList.toggle("on-air", overlay.on_air);
+    button.disabled = !overlay.available || overlay.on_air || switching;
+    button.title = overlay.available ? (overlay.on_air ? "on air" : `put ${overlay.name} on air`) : (overlay.reason || "unavailable");
+  }
+}
+
+async function switchTo(name) {
+  const message = $("#overlay-message");
+  switching = true;
+  const button = $(`#overlays button[data-overlay="${CSS.escape(name)}"]`);
+  button?.classList.add("pending");
+  message.className = "message";
+  message.textContent = `switching to ${name}…`;
+  try {
+    const response = await api("/api/v1/overlay", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }),
+    });
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error || "HTTP " + response.status);
+    message.textContent = `on air: ${body.overlay}`;
+    switching = false;
+    render(body);
+  } catch (error) {
+    message.className = "message error";
+    message.textContent = error.message;
+  } finally {
+    switching = false;
+    button?.classList.remove("pending");
+  }
+}
+
+function renderDestinations(destinations) {
+  const container = $("#destinations");
+  for (const destination of destinations) {
+    let tile = tiles.get(destination.name);
+    if (!tile) {
+      tile = makeTile(destination);
+      tiles.set(destination.name, tile);
+      container.append(tile.element);
+    }
+    const element = tile.element;
+    element.dataset.state = destination.state;
+    const badge = $(".state", element);
+    badge.dataset.state = destination.state;
+    badge.textContent = stateLabel(destination);
+    tile.samples.push(destination.stats.bits_per_second);
+    if (tile.samples.length > HISTORY) tile.samples.shift();
+    drawSparkline(element, tile.samples);
+    const stats = destination.stats;
+    $(".bitrate", element).textContent = bitrate(stats.bits_per_second);
+    const dropped = $(".dropped", element);
+    dropped.textContent = stats.packets_dropped + (stats.gops_dropped ? ` · ${stats.gops_dropped} GOP` : "");
+    dropped.classList.toggle("bad", stats.packets_dropped > 0);
+    const reconnects = $(".reconnects", element);
+    reconnects.textContent = stats.reconnects;
+    reconnects.classList.toggle("bad", stats.reconnects > 0);
+    $(".queue", element).textContent = `${destination.queue_ms} ms`;
+    $(".error", element).textContent = destination.state === "failed" ? destination.reason : (destination.last_error || "");
+  }
+}
+
+function makeTile(destination) {
+  const element = $("#tile").content.firstElementChild.cloneNode(true);
+  element.dataset.destination = destination.name;
+  $(".name", element).textContent = destination.name;
+  $(".platform", element).textContent = [destination.platform, destination.required ? "required" : "optional"].filter(Boolean).join(" · ");
+  const tile = { element, samples: [], url: null, visible: true, loading: false };
+  visibility.observe(element);
+  return tile;
+}
+
+function drawSparkline(element, samples) {
+  const top = Math.max(...samples, 1);
+  const step = 120 / (HISTORY - 1);
+  const start = 120 - (samples.length - 1) * step;
+  const points = samples.map((value, index) => [start + index * step, 27 - (value / top) * 24]);
+  const line = points.map(([x, y], index) => `${index ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)}`).join("");
+  $(".spark .line", element).setAttribute("d", line);
+  $(".spark .area", element).setAttribute("d", points.length ? `${line}L120,28L${start.toFixed(1)},28Z` : "");
+}
+
+function renderRenditions(renditions) {
+  $("#renditions").replaceChildren(...renditions.map((r) => row([
+    r.id, `${r.width}×${r.height}`, [r.fps.toFixed(1), "n"], [r.speed.toFixed(2) + "×", "n" + (r.speed < 0.97 ? " slow" : "")],
+    [bitrate(r.bitrate), "n"], [r.frames.toLocaleString(), "n"], [r.repeated, "n"],
+  ])));
+}
+
+function renderInputs(inputs) {
+  $("#inputs").replaceChildren(...inputs.map((input) => {
+    const badge = document.createElement("span");
+    badge.className = "badge";
+    badge.dataset.state = { connected: "live", waiting: "connecting", lost: "retrying", failed: "failed" }[input.state] || "";
+    badge.textContent = input.state;
+    if (input.last_error) badge.title = input.last_error;
+    return row([input.name, input.kind, badge, [input.losses, "n"]]);
+  }));
+}
+
+function row(cells) {
+  const tr = document.createElement("tr");
+  for (const cell of cells) {
+    const td = document.createElement("td");
+    const [value, className] = Array.isArray(cell) ? cell : [cell, ""];
+    if (className) td.className = className;
+    if (value instanceof Node) td.append(value); else td.textContent = value;
+    tr.append(td);
+  }
+  return tr;
+}
+
+// ---------- previews: at most one request per tile at a time, once a second
+
+const visibility = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    const tile = tiles.get(entry.target.dataset.destination);
+    if (tile) tile.visible = entry.isIntersecting;
+  }
+});
+
+async function refreshPreview(name, tile) {
+  if (tile.loading || !tile.visible) return;
+  tile.loading = true;
+  try {
+    const response = await api(`/api/v1/destinations/${encodeURIComponent(name)}/preview.jpg`);
+    if (!response.ok) return;
+    const url = URL.createObjectURL(await response.blob());
+    const image = $(".preview img", tile.element);
+    image.onload = () => {
+      image.dataset.loaded = "true";
+      if (tile.url) URL.revokeObjectURL(tile.url);
+      tile.url = url;
+    };
+    image.src = url;
+  } catch (error) {
+    // The next tick tries again.
+  } finally {
+    tile.loading = false;
+  }
+}
+
+function refreshPreviews() {
+  for (const [name, tile] of tiles) refreshPreview(name, tile);
+}
+
+// ---------- events (SSE)
+
+const TONES = {
+  "destination.live": "good", "input.connected": "good", "overlay.applied": "good",
+  "destination.retrying": "warn", "input.lost": "warn", "input.waiting": "warn", "destination.connecting": "",
+  "destination.failed": "bad", "input.failed": "bad", "run.stopped": "",
+};
+
+function describe(event) {
+  switch (event.event) {
+    case "input.connected": return event.input + (event.url ? " " + event.url : "");
+    case "input.waiting": case "input.lost": case "input.failed": return `${event.input}: ${event.reason}`;
+    case "overlay.applied": return event.overlay;
+    case "libav.log": return `${event.level}: ${event.message}`;
+    case "run.started": return `${event.pipeline}: ${event.inputs} input(s), overlay '${event.overlay}', ${event.renditions} encoder(s) → ${(event.destinations || []).join(", ")}` + (event.api ? ` · ${event.api}` : "");
+    case "run.note": return event.message;
+    case "run.stopped": return event.reason;
+    default:
+      if (event.event.startsWith("destination.")) {
+        const detail = event.state === "retrying" ? `retrying (attempt ${event.attempt}, in ${(event.next_try_in_ms / 1000).toFixed(1)}s)`
+          : event.state === "failed" ? `failed: ${event.reason}` : event.state;
+        return `${event.destination}: ${detail}`;
+      }
+      return "";
+  }
+}
+
+function addEvent(event) {
+  if (event.event === "stats") return;
+  const item = document.createElement("li");
+  item.className = "new";
+  const time = document.createElement("time");
+  time.dateTime = event.ts;
+  time.textContent = new Date(event.ts).toLocaleTimeString([], { hour12: false });
+  const kind = document.createElement("span");
+  kind.className = "kind";
+  kind.dataset.tone = TONES[event.event] ?? (event.event === "libav.log" ? "warn" : "");
+  kind.textContent = event.event;
+  const detail = document.createElement("span");
+  detail.className = "detail";
+  detail.textContent = describe(event);
+  item.append(time, kind, detail);
+  const list = $("#events");
+  list.prepend(item);
+  while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
+  list.dataset.count = String((Number(list.dataset.count) || 0) + 1);
+  if (event.event === "overlay.applied" || event.event.startsWith("destination.")) refreshStatus();
+}
+
+function connectEvents() {
+  const link = $("#link");
+  const source = new EventSource("/api/v1/events?last_event_id=0");
+  source.onopen = () => { link.dataset.state = "open"; link.title = "live updates: connected"; };
+  source.onerror = () => { link.dataset.state = "closed"; link.title = "live updates: reconnecting…"; };
+  source.onmessage = (message) => {
+    try { addEvent(JSON.parse(message.data)); } catch (error) { /* not an event */ }
+  };
+}
+
+// ---------- the clock: everything polled stops while the page is hidden
+
+let timer = null;
+function tick() {
+  refreshStatus();
+  refreshPreviews();
+}
+function startPolling() {
+  if (timer === null && document.visibilityState === "visible") {
+    tick();
+    timer = setInterval(tick, 1000);
+  }
+}
+function stopPolling() {
+  clearInterval(timer);
+  timer = null;
+}
+document.addEventListener("visibilitychange", () => (document.visibilityState === "visible" ? startPolling() : stopPolling()));
+
+connectEvents();
+startPolling();

@@ -1,0 +1,193 @@
+import Foundation
+import Metrics
+import OnairEngine
+import Prometheus
+
+/// The run's Prometheus metrics (`GET /metrics`), brought up to date from a status snapshot at
+/// each scrape: nothing is spent between scrapes.
+///
+/// Counters are swift-metrics counters backed by swift-prometheus: each scrape adds what the
+/// run counted since the last one, so they only ever grow (a snapshot that reads lower than the
+/// last one adds nothing). Gauges are set. Names follow Prometheus' conventions: the `onair_`
+/// prefix, base units (bytes, seconds), `_total` for counters; an enumeration (a state) is one
+/// series per value, 1 for the current one.
+final class RunMetrics: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let state = Locked(Seen())
+
+    /// What the counters were last brought to, by series.
+    private struct Seen {
+        var counters: [String: Double] = [:]
+        var metrics: [String: AnyObject] = [:]
+    }
+
+    init() {
+        factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    /// Every metric, documented: the README's table is this list.
+    static let catalogue: [(name: String, type: String, labels: String, help: String)] = [
+        (
+            "onair_run_state", "gauge", "pipeline, state",
+            "1 for the state the run is in (preparing, starting, live, switching, draining, stopped, failed), else 0"
+        ),
+        ("onair_run_start_time_seconds", "gauge", "pipeline", "When the run started, seconds since the Unix epoch"),
+        ("onair_run_uptime_seconds", "gauge", "pipeline", "Seconds since the run started"),
+        ("onair_overlay_on_air", "gauge", "overlay", "1 for the overlay combination on air, else 0"),
+        ("onair_overlay_available", "gauge", "overlay", "1 when the overlay combination can go on air, else 0"),
+        (
+            "onair_input_state", "gauge", "input, kind, state",
+            "1 for the state the input is in (idle, waiting, connected, lost, failed, ended), else 0"
+        ),
+        ("onair_input_losses_total", "counter", "input, kind", "Times the input was lost"),
+        ("onair_rendition_frames_total", "counter", "rendition", "Frames encoded"),
+        (
+            "onair_rendition_repeated_frames_total", "counter", "rendition",
+            "Pictures repeated to keep the frame rate across overlay switches"
+        ),
+        ("onair_rendition_frames_per_second", "gauge", "rendition", "Frames encoded per second, lately"),
+        ("onair_rendition_speed_ratio", "gauge", "rendition", "Encoding speed against the clock (1 is real time)"),
+        ("onair_rendition_target_bits_per_second", "gauge", "rendition", "The video encoder's target bitrate"),
+        ("onair_rendition_width_pixels", "gauge", "rendition", "Picture width"),
+        ("onair_rendition_height_pixels", "gauge", "rendition", "Picture height"),
+        (
+            "onair_destination_state", "gauge", "destination, state",
+            "1 for the state the destination is in (idle, connecting, live, retrying, failed, stopped), else 0"
+        ),
+        ("onair_destination_required", "gauge", "destination", "1 when the broadcast fails if this destination fails for good"),
+        ("onair_destination_sent_bytes_total", "counter", "destination", "Bytes written to the destination"),
+        ("onair_destination_sent_packets_total", "counter", "destination", "Packets written to the destination"),
+        (
+            "onair_destination_dropped_packets_total", "counter", "destination",
+            "Packets dropped before they could be sent (queue overflow, outages)"
+        ),
+        ("onair_destination_dropped_gops_total", "counter", "destination", "Groups of pictures that lost at least one packet"),
+        ("onair_destination_reconnects_total", "counter", "destination", "Connections re-established after a loss"),
+        ("onair_destination_send_bits_per_second", "gauge", "destination", "Send rate over the last 2 seconds"),
+        ("onair_destination_queue_bytes", "gauge", "destination", "Bytes waiting in the destination's queue"),
+        ("onair_destination_queue_seconds", "gauge", "destination", "Media time waiting in the destination's queue"),
+        ("onair_process_cpu_seconds_total", "counter", "", "CPU time of the onair process, user and system"),
+        ("onair_process_resident_memory_bytes", "gauge", "", "Resident memory of the onair process"),
+    ]
+
+    /// The Prometheus text exposition after bringing every metric up to `status`.
+    func exposition(of status: RunStatus) -> String {
+        state.withLock { seen in
+            update(&seen, from: status)
+            return Self.documented(registry.emitToString())
+        }
+    }
+
+    private static let help = Dictionary(uniqueKeysWithValues: catalogue.map { ($0.name, $0.help) })
+
+    /// The exposition with a `# HELP` line before each `# TYPE` line (swift-metrics has no
+    /// place for help texts).
+    static func documented(_ exposition: String) -> String {
+        var lines: [Substring] = []
+        for line in exposition.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# TYPE "), let name = line.split(separator: " ").dropFirst(2).first, let text = help[String(name)] {
+                lines.append("# HELP \(name) \(text)")
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func update(_ seen: inout Seen, from status: RunStatus) {
+        let run = [("pipeline", status.pipeline)]
+        for runState in RunState.allCases {
+            gauge(&seen, "onair_run_state", run + [("state", runState.rawValue)], status.state == runState ? 1 : 0)
+        }
+        gauge(&seen, "onair_run_start_time_seconds", run, status.startedAt.timeIntervalSince1970)
+        gauge(&seen, "onair_run_uptime_seconds", run, status.elapsed.seconds)
+        for overlay in status.overlays {
+            gauge(&seen, "onair_overlay_on_air", [("overlay", overlay.name)], overlay.onAir ? 1 : 0)
+            gauge(&seen, "onair_overlay_available", [("overlay", overlay.name)], overlay.available ? 1 : 0)
+        }
+        for input in status.inputs {
+            let labels = [("input", input.name), ("kind", input.kind)]
+            for inputState in InputState.allCases {
+                gauge(&seen, "onair_input_state", labels + [("state", inputState.rawValue)], input.state == inputState ? 1 : 0)
+            }
+            counter(&seen, "onair_input_losses_total", labels, Double(input.losses))
+        }
+        for rendition in status.renditions {
+            let labels = [("rendition", rendition.id)]
+            counter(&seen, "onair_rendition_frames_total", labels, Double(rendition.frames))
+            counter(&seen, "onair_rendition_repeated_frames_total", labels, Double(rendition.repeated))
+            gauge(&seen, "onair_rendition_frames_per_second", labels, rendition.fps)
+            gauge(&seen, "onair_rendition_speed_ratio", labels, rendition.speed)
+            gauge(&seen, "onair_rendition_target_bits_per_second", labels, Double(rendition.bitrate))
+            gauge(&seen, "onair_rendition_width_pixels", labels, Double(rendition.width))
+            gauge(&seen, "onair_rendition_height_pixels", labels, Double(rendition.height))
+        }
+        for destination in status.destinations {
+            let labels = [("destination", destination.name)]
+            for name in DestinationState.names {
+                gauge(&seen, "onair_destination_state", labels + [("state", name)], destination.state.name == name ? 1 : 0)
+            }
+            gauge(&seen, "onair_destination_required", labels, destination.required ? 1 : 0)
+            let stats = destination.stats
+            counter(&seen, "onair_destination_sent_bytes_total", labels, Double(stats.bytesSent))
+            counter(&seen, "onair_destination_sent_packets_total", labels, Double(stats.packetsSent))
+            counter(&seen, "onair_destination_dropped_packets_total", labels, Double(stats.packetsDropped))
+            counter(&seen, "onair_destination_dropped_gops_total", labels, Double(stats.gopsDropped))
+            counter(&seen, "onair_destination_reconnects_total", labels, Double(stats.reconnects))
+            gauge(&seen, "onair_destination_send_bits_per_second", labels, stats.bitsPerSecond)
+            gauge(&seen, "onair_destination_queue_bytes", labels, Double(destination.queueBytes))
+            gauge(&seen, "onair_destination_queue_seconds", labels, Double(destination.queueMilliseconds) / 1000)
+        }
+        let usage = ProcessUsage.now()
+        counter(&seen, "onair_process_cpu_seconds_total", [], usage.cpuSeconds)
+        gauge(&seen, "onair_process_resident_memory_bytes", [], Double(usage.residentBytes))
+    }
+
+    private static func key(_ name: String, _ labels: [(String, String)]) -> String {
+        name + "\u{0}" + labels.map { "\($0.0)=\($0.1)" }.joined(separator: "\u{0}")
+    }
+
+    /// Adds to the counter `name{labels}` what `total` counts beyond what it was last brought to.
+    private func counter(_ seen: inout Seen, _ name: String, _ labels: [(String, String)], _ total: Double) {
+        let key = Self.key(name, labels)
+        let metric =
+            seen.metrics[key] as? FloatingPointCounter
+            ?? {
+                let made = FloatingPointCounter(label: name, dimensions: labels, factory: factory)
+                seen.metrics[key] = made
+                return made
+            }()
+        let added = total - (seen.counters[key] ?? 0)
+        guard added > 0, total.isFinite else { return }
+        metric.increment(by: added)
+        seen.counters[key] = total
+    }
+
+    private func gauge(_ seen: inout Seen, _ name: String, _ labels: [(String, String)], _ value: Double) {
+        let key = Self.key(name, labels)
+        let metric =
+            seen.metrics[key] as? Metrics.Gauge
+            ?? {
+                let made = Metrics.Gauge(label: name, dimensions: labels, factory: factory)
+                seen.metrics[key] = made
+                return made
+            }()
+        metric.record(value.isFinite ? value : 0)
+    }
+}
+
+extension DestinationState {
+    /// Every state's name, for one series per state.
+    static let names = ["idle", "connecting", "live", "retrying", "failed", "stopped"]
+}
+
+extension InputState: CaseIterable {
+    public static let allCases: [InputState] = [.idle, .waiting, .connected, .lost, .failed, .ended]
+}
+
+extension Duration {
+    /// Whole and fractional seconds.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

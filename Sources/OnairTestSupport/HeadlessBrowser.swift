@@ -1,0 +1,226 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A real browser for tests: Debian's headless Chromium, driven through the DevTools protocol
+/// over `--remote-debugging-pipe` (JSON messages separated by NUL bytes on file descriptors 3
+/// and 4), so a test can load a page, wait until its script has rendered what it should, read
+/// the DOM and take a screenshot. Started and stopped by its PID; ``close()`` it in a `defer`.
+public final class HeadlessBrowser: @unchecked Sendable {
+    /// Why the browser could not do what was asked.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Where Debian installs it.
+    public static let executable = "/usr/bin/chromium"
+
+    /// The browser's process id.
+    public let pid: pid_t
+    private let commands: Int32
+    private let replies: Int32
+    private let profile: URL
+    private var nextID = 0
+    private var pending: [UInt8] = []
+    private var session: String?
+
+    /// Starts Chromium with an empty profile and a `width`×`height` window.
+    public init(width: Int = 1440, height: Int = 1000) throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
+            throw Failure(description: "\(Self.executable) is missing (scripts/ensure-deps installs Debian's chromium)")
+        }
+        profile = FileManager.default.temporaryDirectory.appendingPathComponent("onair-chromium-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        var toBrowser: [Int32] = [0, 0], fromBrowser: [Int32] = [0, 0]
+        guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else {
+            throw Failure(description: "pipe: errno \(errno)")
+        }
+        // Only the copies on 3 and 4 reach the browser (dup2 clears close-on-exec, even onto
+        // the same number), and no other child this process starts gets either end.
+        for descriptor in toBrowser + fromBrowser { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        let arguments = [
+            Self.executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--no-default-browser-check", "--mute-audio", "--hide-scrollbars", "--remote-debugging-pipe",
+            "--user-data-dir=\(profile.path)", "--window-size=\(width),\(height)", "about:blank",
+        ]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toBrowser[0], 3)
+        posix_spawn_file_actions_adddup2(&actions, fromBrowser[1], 4)
+        // Chromium talks a lot on stderr; nothing a test reads.
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, Self.executable, &actions, nil, &argv, environ)
+        Glibc.close(toBrowser[0])
+        Glibc.close(fromBrowser[1])
+        guard spawned == 0 else {
+            Glibc.close(toBrowser[1])
+            Glibc.close(fromBrowser[0])
+            throw Failure(description: "could not start \(Self.executable): error \(spawned)")
+        }
+        pid = child
+        commands = toBrowser[1]
+        replies = fromBrowser[0]
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Sends a DevTools command and returns its `result`; throws the protocol's error, or when
+    /// no reply comes within `timeout`.
+    @discardableResult
+    public func send(_ method: String, _ params: [String: Any] = [:], inPage: Bool = true, timeout: Duration = .seconds(20)) throws
+        -> [String: Any]
+    {
+        nextID += 1
+        let id = nextID
+        var message: [String: Any] = ["id": id, "method": method, "params": params]
+        if inPage, let session { message["sessionId"] = session }
+        var bytes = [UInt8](try JSONSerialization.data(withJSONObject: message))
+        bytes.append(0)
+        var sent = 0
+        while sent < bytes.count {
+            let written = bytes[sent...].withUnsafeBytes { write(commands, $0.baseAddress, $0.count) }
+            guard written > 0 else { throw Failure(description: "the browser's pipe closed (\(method))") }
+            sent += written
+        }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let reply = try nextMessage(until: deadline, waitingFor: method)
+            guard reply["id"] as? Int == id else { continue }  // an event, or a late reply
+            if let error = reply["error"] as? [String: Any] {
+                throw Failure(description: "\(method): \(error["message"] as? String ?? "\(error)")")
+            }
+            return reply["result"] as? [String: Any] ?? [:]
+        }
+    }
+
+    /// The next whole message from the browser.
+    private func nextMessage(until deadline: ContinuousClock.Instant, waitingFor method: String) throws -> [String: Any] {
+        while true {
+            if let end = pending.firstIndex(of: 0) {
+                let data = Data(pending[..<end])
+                pending.removeSubrange(...end)
+                if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] { return object }
+                continue
+            }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw Failure(description: "no reply to \(method) in time") }
+            var descriptor = pollfd(fd: replies, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(left.components.seconds * 1000 + 1, 1000)))
+            if ready <= 0 { continue }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            let count = read(replies, &buffer, buffer.count)
+            guard count > 0 else { throw Failure(description: "the browser closed its pipe (waiting for \(method))") }
+            pending += buffer[..<count]
+        }
+    }
+
+    /// Opens `url` in the browser's page (attaching to it the first time), `width`×`height`.
+    public func open(_ url: String, width: Int = 1440, height: Int = 1000) throws {
+        if session == nil {
+            let targets = try send("Target.getTargets", inPage: false)["targetInfos"] as? [[String: Any]] ?? []
+            guard let page = targets.first(where: { $0["type"] as? String == "page" })?["targetId"] as? String else {
+                throw Failure(description: "the browser has no page")
+            }
+            session = try send("Target.attachToTarget", ["targetId": page, "flatten": true], inPage: false)["sessionId"] as? String
+            try send("Page.enable")
+            try send("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": false])
+        }
+        try send("Page.navigate", ["url": url])
+    }
+
+    /// Evaluates a JavaScript expression in the page and returns its value (JSON-like).
+    public func evaluate(_ expression: String) throws -> Any? {
+        let result = try send("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
+        if let exception = result["exceptionDetails"] as? [String: Any] {
+            throw Failure(description: "\(expression): \((exception["exception"] as? [String: Any])?["description"] ?? exception)")
+        }
+        return (result["result"] as? [String: Any])?["value"]
+    }
+
+    /// Evaluates `expression` every 200 ms until it is `true`; false after `timeout`. An
+    /// expression that throws (the page is still loading) counts as false.
+    public func waitUntil(_ expression: String, timeout: Duration) throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            do {
+                if try evaluate(expression) as? Bool == true { return true }
+            } catch let failure as Failure where failure.description.hasPrefix(expression) {
+                // A script error while the page loads: try again.
+            }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        return try evaluate(expression) as? Bool == true
+    }
+
+    /// The rendered DOM, as HTML.
+    public func dom() throws -> String {
+        try evaluate("document.documentElement.outerHTML") as? String ?? ""
+    }
+
+    /// A PNG of the whole page (beyond the window when it is taller), written to `file`.
+    public func screenshot(to file: URL) throws {
+        let height = try evaluate("Math.ceil(document.documentElement.scrollHeight)") as? Int ?? 1000
+        let width = try evaluate("Math.ceil(document.documentElement.scrollWidth)") as? Int ?? 1440
+        let result = try send(
+            "Page.captureScreenshot",
+            [
+                "format": "png", "captureBeyondViewport": true,
+                "clip": ["x": 0, "y": 0, "width": width, "height": height, "scale": 1],
+            ])
+        guard let base64 = result["data"] as? String, let png = Data(base64Encoded: base64) else {
+            throw Failure(description: "no screenshot")
+        }
+        try png.write(to: file)
+    }
+
+    /// Closes the browser (politely, then by PID with every process it started) and removes
+    /// its profile. Safe to call twice.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        let family = [pid] + Self.descendants(of: pid)
+        _ = try? send("Browser.close", inPage: false, timeout: .seconds(3))
+        Glibc.close(commands)
+        Glibc.close(replies)
+        var status: Int32 = 0
+        let deadline = ContinuousClock.now + .seconds(5)
+        while waitpid(pid, &status, WNOHANG) == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        for process in family where ProcessIdentity.commandLine(of: process)?.contains("chromium") == true { kill(process, SIGKILL) }
+        waitpid(pid, &status, WNOHANG)
+        try? FileManager.default.removeItem(at: profile)
+    }
+
+    private var closed = false
+
+    /// Every process below `pid` (Chromium's zygote, renderers, GPU and utility processes).
+    static func descendants(of pid: pid_t) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        var parents: [pid_t: pid_t] = [:]
+        for entry in entries {
+            guard let process = pid_t(entry), let fields = ProcessIdentity.statFields(of: process), fields.count > 1,
+                let parent = pid_t(fields[1])
+            else { continue }
+            parents[process] = parent
+        }
+        var found: [pid_t] = []
+        var frontier = [pid]
+        while let next = frontier.popLast() {
+            let children = parents.filter { $0.value == next }.map(\.key)
+            found += children
+            frontier += children
+        }
+        return found
+    }
+}

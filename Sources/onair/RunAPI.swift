@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import OnairConfig
+import OnairEngine
+import OnairHTTP
+
+/// The HTTP API of one `onair run`: the server (bound before the run starts) and the
+/// registration in `.onair/run/` through which `onair status` and `onair switch` find it.
+final class RunAPI: Sendable {
+    /// The dashboard's URL, as a client on this machine reaches it (`http://127.0.0.1:PORT/`).
+    let url: String
+    private let server: APIServer
+    private let registration: RunRegistration
+    private let projectRoot: URL
+
+    /// What the server will be: where it listens and the token it asks for.
+    struct Plan {
+        var settings: APIServer.Settings
+
+        /// `--http` over the pipeline's `http: {listen:}`, else 127.0.0.1 on a free port; the
+        /// pipeline's token, else `ONAIR_API_TOKEN`'s. Problems are printed and end the command with exit status 1.
+        init(listen: String?, pipeline: PipelineSpec, projectRoot: URL) throws {
+            var address = pipeline.http?.listen?.value ?? .loopbackAnyPort
+            if let listen {
+                guard let parsed = ListenAddress(listen) else {
+                    throw ValidationError("--http must look like 127.0.0.1:8750 or [::1]:8750, not '\(listen)'")
+                }
+                address = parsed
+            }
+            let token: APIToken?
+            do {
+                token = try APIToken.configured(by: pipeline.http, environment: ProcessInfo.processInfo.environment, projectRoot: projectRoot)
+            } catch {
+                Terminal.printError("error: \(error)")
+                throw ExitCode.failure
+            }
+            settings = APIServer.Settings(listen: address, token: token)
+            if !address.isLoopback, token == nil {
+                Terminal.printError("error: \(APIServer.StartError.tokenRequired(address))")
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    /// Refuses (exit 1) when another run of `pipeline` is registered in the project and alive.
+    static func checkNotRunning(pipeline: String, projectRoot: URL) throws {
+        guard case .running(let other) = RunRegistration.lookUp(pipeline: pipeline, projectRoot: projectRoot) else { return }
+        Terminal.printError(
+            "error: '\(pipeline)' is already running in this project (pid \(other.pid), \(other.url)); stop it first, or see it with: onair status \(pipeline)"
+        )
+        throw ExitCode.failure
+    }
+
+    /// Binds the server for `control` and registers the run; on failure prints why and ends
+    /// the command with exit status 1 (nothing has gone live yet).
+    init(plan: Plan, control: any RunControl, redact: @escaping @Sendable (String) -> String, projectRoot: URL) throws {
+        let server = APIServer(control: control, settings: plan.settings, redact: redact)
+        let bound: ListenAddress
+        do {
+            bound = try blockingAwait { try await server.start() }
+        } catch {
+            Terminal.printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        let host = bound.reachableHost.contains(":") ? "[\(bound.reachableHost)]" : bound.reachableHost
+        url = "http://\(host):\(bound.port)/"
+        registration = RunRegistration(url: url, pipeline: control.pipeline)
+        do {
+            try registration.write(projectRoot: projectRoot)
+        } catch {
+            try? blockingAwait { await server.stop() }
+            Terminal.printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        self.server = server
+        self.projectRoot = projectRoot
+    }
+
+    /// Stops serving (open event streams end with the run) and removes the registration.
+    func close() {
+        registration.remove(projectRoot: projectRoot)
+        let server = server
+        try? blockingAwait { await server.stop() }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import OnairEngine
+import OnairTestSupport
+
+/// A `RunControl` whose answers a test sets: what the API handlers are checked against before
+/// a real run serves them (the end-to-end tests in OnairRunTests do that).
+final class ScriptedRun: RunControl, @unchecked Sendable {
+    let pipeline = "show"
+    let hub = EventHub(historyCapacity: 50)
+    let current = Shared(ScriptedRun.sampleStatus)
+    let ready = Shared(Readiness(ready: true, reasons: []))
+    let stops = Shared(0)
+    /// Set to make previews fail (nil: a picture).
+    let previewProblem = Shared<PreviewError?>(nil)
+
+    static let sampleStatus = RunStatus(
+        pipeline: "show", state: .live, startedAt: Date(timeIntervalSince1970: 1_800_000_000), elapsed: .seconds(42),
+        overlay: "room",
+        overlays: [
+            OverlayChoice(name: "room", number: 1, onAir: true, available: true),
+            OverlayChoice(name: "keyed", number: 2, onAir: false, available: true),
+            OverlayChoice(name: "broken", number: 3, onAir: false, available: false, reason: "the logo is missing"),
+        ],
+        inputs: [InputStatus(name: "camera", kind: "listen", state: .connected, losses: 1, lastError: "timed out")],
+        renditions: [RenditionStatus(id: "r0", width: 1280, height: 720, fps: 30, speed: 1, frames: 1260, repeated: 2, bitrate: 2_500_000)],
+        destinations: [
+            DestinationStatus(
+                name: "youtube", platform: "youtube", state: .live,
+                stats: DestinationStats(
+                    packetsSent: 100, bytesSent: 100_000, packetsDropped: 3, gopsDropped: 1,
+                    reconnects: 1, bitsPerSecond: 2_600_000),
+                required: true, queueBytes: 2048, queueMilliseconds: 120),
+            DestinationStatus(
+                name: "archive", state: .retrying(attempt: 2, nextTryIn: .seconds(2)), required: false,
+                lastError: "Connection refused"),
+        ])
+
+    func status() -> RunStatus { current.current }
+    func readiness() -> Readiness { ready.current }
+    func subscribe(after lastEventID: UInt64?) -> EventSubscription { hub.subscribe(after: lastEventID) }
+
+    func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus {
+        let choices = current.current.overlays
+        guard let choice = choices.first(where: { $0.name == name || String($0.number) == name }) else {
+            throw .unknown(name: name, suggestion: name == "keyd" ? "did you mean 'keyed'?" : nil)
+        }
+        guard choice.available else { throw .unavailable(name: choice.name, reason: choice.reason ?? "") }
+        return current.withLock { status in
+            status.overlay = choice.name
+            status.overlays = status.overlays.map {
+                OverlayChoice(name: $0.name, number: $0.number, onAir: $0.name == choice.name, available: $0.available, reason: $0.reason)
+            }
+            return status
+        }
+    }
+
+    func stop() {
+        stops.withLock { $0 += 1 }
+        current.withLock { $0.state = .draining }
+    }
+
+    /// An 8×8 grey JPEG (made by ffmpeg).
+    static let jpeg = Data(
+        base64Encoded:
+            "/9j/4AAQSkZJRgABAgAAAQABAAD//gAQTGF2YzU5LjM3LjEwMAD/2wBDAAgEBAQEBAUFBQUFBQYGBgYGBgYGBgYGBgYHBwcICAgHBwcGBgcHCAgICAkJCQgICAgJCQoKCgwMCwsODg4RERT/xABKAAEAAAAAAAAAAAAAAAAAAAAAAQEAAAAAAAAAAAAAAAAAAAAAEAEAAAAAAAAAAAAAAAAAAAAAEQEAAAAAAAAAAAAAAAAAAAAA/8AAEQgACAAIAwEiAAIRAAMRAP/aAAwDAQACEQMRAD8AAA//2Q=="
+    )!
+
+    func preview(of destination: String) async throws(PreviewError) -> PreviewPicture {
+        if let problem = previewProblem.current { throw problem }
+        guard current.current.destinations.contains(where: { $0.name == destination }) else { throw .unknownDestination(destination) }
+        return PreviewPicture(destination: destination, rendition: "r0", jpeg: Self.jpeg, width: 8, height: 8, capturedAt: Date())
+    }
+}

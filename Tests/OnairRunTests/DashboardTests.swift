@@ -1,0 +1,69 @@
+import Foundation
+import OnairTestSupport
+import Testing
+
+extension EndToEnd {
+    /// The dashboard of a live run in a real browser (Debian's headless Chromium).
+    @Suite("The dashboard in a browser")
+    struct Dashboard {
+        /// Where the screenshot is kept: `.build/screenshots/dashboard.png` in the repository.
+        static let screenshot = repositoryRoot.appendingPathComponent(".build/screenshots/dashboard.png")
+
+        @Test("one tile per destination with its state and its preview loaded; overlay buttons; the event timeline; a screenshot is kept",
+              .timeLimit(.minutes(3)))
+        func rendered() throws {
+            let project = try ScratchProject(shipped: true)
+            defer { project.remove() }
+            let api = try APIRun(pipeline: "demo", project: project.path, arguments: ["--duration", "120s"])
+            defer { api.run.child.terminate() }
+            #expect(api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
+
+            let browser = try HeadlessBrowser()
+            defer { browser.close() }
+            try browser.open(api.base + "/")
+            let rendered = try browser.waitUntil("""
+                document.body.dataset.ready === "true"
+                  && document.querySelectorAll(".tile").length === 2
+                  && [...document.querySelectorAll(".tile .preview img")].every(img => img.dataset.loaded === "true" && img.naturalWidth > 0)
+                  && Number(document.querySelector("#events").dataset.count || 0) >= 5
+                """, timeout: .seconds(30))
+            // Let the sparklines gather a few seconds before the picture is taken.
+            Thread.sleep(forTimeInterval: 4)
+            try FileManager.default.createDirectory(at: Self.screenshot.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try browser.screenshot(to: Self.screenshot)
+            let dom = (try? browser.dom()) ?? ""
+            #expect(rendered, "the dashboard did not render: \(dom.prefix(3000))")
+
+            let tiles = try #require(try browser.evaluate("""
+                [...document.querySelectorAll(".tile")].map(tile => ({
+                    name: tile.dataset.destination, state: tile.querySelector(".state").dataset.state,
+                    badge: tile.querySelector(".state").textContent, width: tile.querySelector(".preview img").naturalWidth,
+                    height: tile.querySelector(".preview img").naturalHeight, bitrate: tile.querySelector(".bitrate").textContent }))
+                """) as? [[String: Any]])
+            #expect(tiles.compactMap { $0["name"] as? String } == ["landscape", "vertical"])
+            #expect(tiles.allSatisfy { $0["state"] as? String == "live" && $0["badge"] as? String == "live" }, "\(tiles)")
+            // Each preview is its destination's own picture: the 16:9 one is wide, the 9:16 crop tall.
+            if let landscape = tiles.first, let vertical = tiles.last,
+               let wide = landscape["width"] as? Int, let wideHeight = landscape["height"] as? Int,
+               let tall = vertical["width"] as? Int, let tallHeight = vertical["height"] as? Int {
+                #expect(wide > wideHeight && tall < tallHeight, "\(tiles)")
+            }
+            #expect(tiles.allSatisfy { ($0["bitrate"] as? String)?.hasSuffix("b/s") == true }, "\(tiles)")
+
+            let buttons = try browser.evaluate("[...document.querySelectorAll('#overlays button')].map(b => b.dataset.overlay + (b.classList.contains('on-air') ? '*' : ''))") as? [String]
+            #expect(buttons == ["virtual-studio*", "room", "avatar"])
+            let timeline = try browser.evaluate("[...document.querySelectorAll('#events .kind')].map(k => k.textContent)") as? [String] ?? []
+            #expect(timeline.last == "run.started", "oldest last: \(timeline)")
+            #expect(timeline.contains("destination.live"))
+
+            // A button switches live, and the page follows.
+            _ = try browser.evaluate("document.querySelector('#overlays button[data-overlay=\"room\"]').click()")
+            let switched = try browser.waitUntil("document.querySelector('#overlays button.on-air')?.dataset.overlay === 'room' && document.querySelector('#overlay-on-air').textContent === 'room'", timeout: .seconds(15))
+            #expect(switched)
+            #expect(try browser.waitUntil("document.querySelector('#events .kind').textContent === 'overlay.applied'", timeout: .seconds(10)),
+                    "the newest event is first")
+            let status = try api.get("/api/v1/status")
+            #expect(status.json?["overlay"] as? String == "room")
+        }
+    }
+}

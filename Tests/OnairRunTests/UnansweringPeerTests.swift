@@ -1,0 +1,101 @@
+import Foundation
+import OnairTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension EndToEnd {
+    @Suite("Peers that never answer")
+    struct UnansweringPeer {
+        /// A run of `duration` with a recording, and an optional RTMP destination whose peer
+        /// accepts the TCP connection and then says nothing: it stays `connecting` until its
+        /// connect timeout (20 s). Returns once the recording is live, with when it went live.
+        static func startRun(duration: String) throws -> (SilentTCPPeer, RunProject, OnairRun, live: Date) {
+            let silent = try SilentTCPPeer()
+            let project = try RunProject(destinations: [
+                ("rec", Destination.record("out/rec.mkv")),
+                ("hang", Destination.rtmp(port: silent.port, keyVariable: "KEY_HANG",
+                                          retry: "{initial_delay: 500ms, max_delay: 2s, max_attempts: unlimited, connect_timeout: 20s}",
+                                          required: false)),
+            ])
+            let run = try OnairRun(project, keys: ["KEY_HANG": "stream-hang"], arguments: ["--duration", duration])
+            guard let live = run.waitFor("live", of: "rec", timeout: .seconds(15))?.time else {
+                let output = run.finish(timeout: .seconds(5))
+                silent.stop()
+                project.remove()
+                throw Subprocess.LaunchError(description: "the recording never went live: \(output)")
+            }
+            return (silent, project, run, live)
+        }
+
+        @Test("SIGTERM while a destination is still connecting: the run stops at once, the recording is complete",
+              .timeLimit(.minutes(1)))
+        func stopWhileConnecting() throws {
+            let (silent, project, run, live) = try Self.startRun(duration: "60s")
+            defer { silent.stop() }
+            defer { project.remove() }
+            Thread.sleep(forTimeInterval: 3)
+            #expect(silent.connections >= 1, "the destination never reached the silent peer")
+            #expect(run.states(of: "hang") == ["connecting"], "\(run.states(of: "hang"))")
+
+            run.send(SIGTERM)
+            let signalled = Date()
+            let output = run.finish(timeout: .seconds(30))
+            let exitedAfter = seconds(from: signalled, to: Date())
+            #expect(output.status == 0 && !output.timedOut, "\(output)")
+            // It used to wait for the connect timeout (20 s here). The run promises a second;
+            // the rest is the process ending, with slack for a loaded machine.
+            #expect(exitedAfter < 3, "onair took \(exitedAfter) s to stop")
+            let stopped = try #require(run.events.last { $0.event == "run.stopped" })
+            #expect(stopped.reason == "completed")
+            if let time = stopped.time { #expect(seconds(from: signalled, to: time) < 2, "run.stopped came \(seconds(from: signalled, to: time)) s after SIGTERM") }
+            #expect(run.states(of: "hang") == ["connecting", "stopped"], "\(run.states(of: "hang"))")
+
+            let recording = try decodeRecording(project, "out/rec.mkv")
+            #expect(recording.errors.isEmpty, "\(recording.errors)")
+            let wasLive = seconds(from: live, to: signalled)
+            let duration = FFprobe.duration(of: project.file("out/rec.mkv").path)
+            #expect(duration.map { abs($0 - wasLive) <= 1 } == true, "container duration \(String(describing: duration)), live for \(wasLive) s")
+        }
+
+        @Test("the end of --duration does not wait for a destination still connecting either", .timeLimit(.minutes(1)))
+        func durationWhileConnecting() throws {
+            let (silent, project, run, live) = try Self.startRun(duration: "4s")
+            defer { silent.stop() }
+            defer { project.remove() }
+            let output = run.finish(timeout: .seconds(30))
+            #expect(output.status == 0 && !output.timedOut, "\(output)")
+            let ended = try #require(run.events.last { $0.event == "run.stopped" }?.time)
+            let ranFor = seconds(from: live, to: ended)
+            #expect(ranFor < 4 + 2, "the run ended \(ranFor) s after going live, for a 4 s duration")
+            #expect(run.states(of: "hang").last == "stopped", "\(run.states(of: "hang"))")
+            expectContinuous(try decodeRecording(project, "out/rec.mkv"), seconds: 4, tolerance: 0.05, "the recording")
+        }
+
+        @Test("connect_timeout: 10s holds when the TCP connect itself gets no answer (libav alone gives up after 5 s)",
+              .enabled(if: UnansweringHost.canBeMade, "needs root and ip(8) to make a network namespace"), .timeLimit(.minutes(1)))
+        func connectTimeoutBeyondLibavDefault() throws {
+            let host = try UnansweringHost()
+            defer { host.remove() }
+            let project = try RunProject(destinations: [
+                ("rec", Destination.record("out/rec.mkv")),
+                ("far", "{kind: url, url: \"rtmp://\(host.address):1935/live/{key}\", key: {env: KEY_FAR}, required: false, "
+                    + "retry: {initial_delay: 500ms, max_delay: 2s, max_attempts: unlimited, connect_timeout: 10s}}"),
+            ])
+            defer { project.remove() }
+            let run = try OnairRun(project, keys: ["KEY_FAR": "stream-far"], arguments: ["--duration", "14s"])
+            let connecting = try #require(run.waitFor("connecting", of: "far", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+            let retrying = try #require(run.waitFor("retrying", of: "far", timeout: .seconds(20)), "\(run.states(of: "far"))")
+            let gaveUpAfter = seconds(from: try #require(connecting.time), to: try #require(retrying.time))
+            #expect(gaveUpAfter >= 9.5 && gaveUpAfter < 12, "gave up after \(gaveUpAfter) s with connect_timeout 10s")
+            let output = run.finish(timeout: .seconds(40))
+            #expect(output.status == 0, "\(output)")
+            let far = try #require(run.lastStats?.stats(of: "far"))
+            #expect(far.last_error == "no connection within 10000 ms", "\(String(describing: far.last_error))")
+        }
+    }
+}
