@@ -8,8 +8,10 @@ import Darwin
 
 /// A narrow uplink for tests: a network namespace of the test's own, joined to this one by a
 /// veth pair with an address at each end, an nginx-rtmp ingest listening inside it, and `tc`
-/// shaping everything sent towards it (tbf at `rate`, plus netem `delay` where the kernel has
-/// netem). The rate can be changed while a test streams through it.
+/// shaping everything sent towards it (tbf at `rate`, with its own `queue`), and netem `delay`
+/// on the way back where the kernel has netem (on the replies, so the shaper's queue stays the
+/// link's only buffer: netem under tbf would queue 1000 packets, seconds at a few Mb/s). The
+/// rate can be changed while a test streams through it.
 ///
 /// Everything it makes is named after one random id and removed by name and PID on ``stop()``
 /// (or `deinit`). A test process that is killed runs neither, so each new link first removes the
@@ -25,8 +27,8 @@ public final class ShapedLink: @unchecked Sendable {
     public struct Shape: Sendable, Equatable, CustomStringConvertible {
         /// Bits per second the link carries (tbf's rate, counting IP and TCP headers).
         public var rate: Int
-        /// Delay added to every packet sent towards the ingest (so to the round trip); nil for
-        /// none, or where the kernel has no netem.
+        /// Delay added to every packet coming back from the ingest (so to the round trip); nil
+        /// for none, or where the kernel has no netem.
         public var delay: Duration?
         /// How long a packet may wait in the shaper's queue before it is dropped (tbf's
         /// latency): the link's buffer, which a sender that sends too much fills first.
@@ -70,7 +72,7 @@ public final class ShapedLink: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - rate: bits per second towards the ingest.
-    ///   - delay: added to every packet towards the ingest, where the kernel has netem (see
+    ///   - delay: added to every packet back from the ingest, where the kernel has netem (see
     ///     ``delayApplied`` and ``netemUnavailableReason``).
     ///   - queue: the shaper's buffer, in time at `rate`.
     ///   - record: whether the ingest records what it receives.
@@ -109,7 +111,7 @@ public final class ShapedLink: @unchecked Sendable {
             try Self.command(Self.ip, ["link", "set", interface, "up"])
             try Self.command(Self.tc, ["qdisc", "add", "dev", interface, "root", "handle", "1:"] + Self.tbf(current))
             if delayApplied, let delay {
-                try Self.command(Self.tc, ["qdisc", "add", "dev", interface, "parent", "1:1", "handle", "10:", "netem", "delay", "\(delay.milliseconds)ms"])
+                try Self.command(Self.tc, ["-n", namespace, "qdisc", "add", "dev", peer, "root", "netem", "delay", "\(delay.milliseconds)ms"])
             }
             ingest = try RTMPTestServer(record: record, host: address, namespace: namespace)
         } catch {
@@ -186,7 +188,7 @@ public final class ShapedLink: @unchecked Sendable {
     /// Why no delay can be added (the kernel has no netem), or nil when it can.
     public static var netemUnavailableReason: String? { capabilities.netem }
 
-    /// One probe namespace with a veth pair inside, shaped with tbf and then netem.
+    /// One probe namespace with a veth pair inside, one end shaped with tbf, the other delayed by netem.
     private static let capabilities: (problem: String?, netem: String?) = {
         let probe = "onair-probe-\(getpid())-\(UInt16.random(in: 0...UInt16.max))"
         do {
@@ -203,7 +205,7 @@ public final class ShapedLink: @unchecked Sendable {
             return ("a veth pair shaped with tbf can't be made here: \(error)", "no tbf")
         }
         do {
-            try command(tc, ["-n", probe, "qdisc", "add", "dev", "probea", "parent", "1:1", "handle", "10:", "netem", "delay", "1ms"])
+            try command(tc, ["-n", probe, "qdisc", "add", "dev", "probeb", "root", "netem", "delay", "1ms"])
             return (nil, nil)
         } catch {
             return (nil, "this kernel has no netem (\(error)); links are shaped by rate only")
