@@ -24,7 +24,8 @@ private struct FluidLink {
 
     /// Advances from `time` by `step` seconds with the encoder asked for `target` (+ `audio`).
     mutating func advance(at time: Double, step: Double, target: Double, audio: Double) {
-        let constant = target < encoded ? 0.3 : 2.5
+        // x264 comes down over about a second and climbs over seconds (measured on FFmpeg 5.1).
+        let constant = target < encoded ? 0.7 : 2.5
         encoded += (target - encoded) * min(1, step / constant)
         let phase = time.truncatingRemainder(dividingBy: 2)
         let keyframe = phase < step ? encoded * 0.1 : -encoded * 0.05 * step

@@ -6,14 +6,18 @@ import Foundation
 /// - **Followed destinations.** The rendition follows its worst *required* network destination
 ///   that is live (all of its network destinations when none is required). Recordings never
 ///   count: a disk doesn't congest.
-/// - **Cut.** A followed destination is congested once ≥ 200 ms of media waits in its queue,
-///   or ≥ 60 ms that rose at each of the last three ticks by ≥ 45 ms in all (a link carrying
+/// - **Cut.** A followed destination is congested once ≥ 200 ms of media waits in its queue
+///   and it is not lower than three ticks before (a backlog piled up while connecting, or before
+///   the last cut took effect, is being caught up with), or ≥ 60 ms that rose at each of the last three ticks by ≥ 45 ms in all (a link carrying
 ///   under 85 % of the rate; a keyframe's brief bulge rises once, then drains). The cut goes
 ///   to what the link carries, estimated from how fast the queue grows and from what the
-///   destination sent over the last second, whichever is lower, less 15 % so the queue drains,
+///   destination sent over the last second, whichever is lower (but not under 75 % of what it
+///   sent: a queue also jumps while TCP recovers from a loss), less 15 % so the queue drains,
 ///   less the sound; at least 15 % and at most half below the current bitrate. Again every
-///   500 ms while the queue has not started to shrink; to 70 % of the throughput past 1.5 s
-///   queued.
+///   500 ms while the queue has not started to shrink and the encoder has come down (x264
+///   takes about a second; up to 1.5 s is waited for); to 70 % of the throughput past 1.5 s
+///   queued (at once, without waiting for the queue to shrink). A queue is judged once it has been live for 2 s (a new connection sends what
+///   piled up while it connected through TCP's slow start).
 /// - **Step up.** While every followed destination's queue stays under 120 ms (a keyframe's
 ///   bulge) for 2 s (4 s after a cut), the bitrate rises by 10 % of itself, then 10, 20, 30,
 ///   30 %… as steps hold — 1.0 → 4.5 Mb/s in about 18 s once the link is wide again. A step
@@ -89,6 +93,10 @@ public struct BitrateController: Sendable {
         public var emergencyAt = 1500
         /// Seconds between two cuts while the queue doesn't shrink.
         public var cutInterval = 0.5
+        /// Seconds after a cut during which another waits for the encoder to come down.
+        public var cutSettling = 1.5
+        /// Seconds after a destination goes live before its queue counts (under `emergencyAt`).
+        public var warmup = 2.0
         /// Seconds the queues must stay near empty before a step up, and after a cut.
         public var stableFor = 1.5
         public var stableAfterCut = 3.0
@@ -113,6 +121,8 @@ public struct BitrateController: Sendable {
     public private(set) var bitrate: Int
 
     private var history: [String: [(time: Double, queue: Int)]] = [:]
+    /// When each destination last went live.
+    private var liveSince: [String: Double] = [:]
     private var congested: Set<String> = []
     private var calmSince: [String: Double] = [:]
     private var lastCut: (time: Double, queue: Int)?
@@ -140,6 +150,13 @@ public struct BitrateController: Sendable {
         let required = network.filter(\.required)
         let followedNames = Set((required.isEmpty ? network : required).map(\.destination))
         for observation in network {
+            // A queue is judged on what it did while live: not on what piled up while connecting.
+            guard observation.live else {
+                history[observation.destination] = nil
+                liveSince[observation.destination] = nil
+                continue
+            }
+            if liveSince[observation.destination] == nil { liveSince[observation.destination] = now }
             var samples = history[observation.destination, default: []]
             samples.append((now, observation.queueMilliseconds))
             if samples.count > policy.risingTicks + 1 { samples.removeFirst(samples.count - policy.risingTicks - 1) }
@@ -169,7 +186,7 @@ public struct BitrateController: Sendable {
 
         let followed = network.filter { followedNames.contains($0.destination) }
         if let worst {
-            if let cut = cut(for: worst, at: now) { return Decision(bitrate: change(to: cut, at: now, reason: cutReason(worst), into: &events), events: events) }
+            if let cut = cut(for: worst, encoded: encoded, at: now) { return Decision(bitrate: change(to: cut, at: now, reason: cutReason(worst), into: &events), events: events) }
         } else if !followed.isEmpty, followed.allSatisfy({ $0.live && $0.queueMilliseconds < policy.calmBelow }),
                   let raised = stepUp(followed, encoded: encoded, at: now) {
             return Decision(bitrate: change(to: raised, at: now, reason: "its links keep up", into: &events), events: events)
@@ -177,11 +194,24 @@ public struct BitrateController: Sendable {
         return Decision(bitrate: nil, events: events)
     }
 
-    /// Whether `observation` can't keep up: enough queued, or a queue rising steadily.
+    /// Whether `observation` can't keep up: enough queued and not draining, or a queue rising
+    /// steadily. A queue that shrinks over the last ticks is being caught up with (what piled
+    /// up while the destination connected, or before the last cut took effect).
     private func isCongested(_ observation: Observation) -> Bool {
-        if observation.queueMilliseconds >= policy.congestedAt { return true }
+        guard history[observation.destination]?.count == policy.risingTicks + 1 else { return false }
+        // A new connection sends its backlog through TCP's slow start: not the link's measure.
+        if let since = liveSince[observation.destination], history[observation.destination]?.last.map({ $0.time - since < policy.warmup }) == true,
+           observation.queueMilliseconds < policy.emergencyAt { return false }
+        if observation.queueMilliseconds >= policy.congestedAt { return !isDraining(observation.destination) }
         guard observation.queueMilliseconds >= policy.risingFrom, let growth = growthRate(of: observation.destination) else { return false }
         return growth > 0
+    }
+
+    /// Whether `destination`'s queue is lower now than `risingTicks` ticks ago.
+    private func isDraining(_ destination: String) -> Bool {
+        guard let samples = history[destination], samples.count == policy.risingTicks + 1, let first = samples.first, let last = samples.last
+        else { return false }
+        return last.queue < first.queue
     }
 
     /// How fast `destination`'s queue grows, seconds of media per second, when it rose at each
@@ -195,16 +225,27 @@ public struct BitrateController: Sendable {
     }
 
     /// The bitrate to cut to for the congested `worst`, or nil to wait for the last cut to work.
-    private mutating func cut(for worst: Observation, at now: Double) -> Int? {
+    private mutating func cut(for worst: Observation, encoded: Int, at now: Double) -> Int? {
         let queue = worst.queueMilliseconds
         let emergency = queue >= policy.emergencyAt
-        if let last = lastCut, now - last.time < policy.cutInterval, !emergency { return nil }
+        if let last = lastCut, now - last.time < policy.cutInterval { return nil }
+        // x264 comes down to a lower bitrate over about a second: while what it makes is still
+        // well above it, the queue goes on growing from the last cut's lag, not the link's.
+        if let last = lastCut, now - last.time < policy.cutSettling, encoded > 0, Double(encoded) > Double(bitrate + audio) * 1.15 {
+            return nil
+        }
         // A queue that shrinks since the last cut is draining: that cut is enough.
         if let last = lastCut, now - last.time < 2 * policy.cutInterval + 0.5, queue < last.queue, !emergency { return nil }
         // What the link carries: what it sent lately, or (sooner right, when the link has just
         // narrowed) what is made less what piles up.
-        var carried = worst.bitsPerSecond > 0 ? Double(worst.bitsPerSecond) : Double(bitrate + audio) * 0.7
-        if let growth = growthRate(of: worst.destination), growth < 1 { carried = min(carried, Double(bitrate + audio) * (1 - growth)) }
+        let sent = Double(worst.bitsPerSecond)
+        var carried = sent > 0 ? sent : Double(bitrate + audio) * 0.7
+        if let growth = growthRate(of: worst.destination), growth < 1 {
+            // Over three ticks a queue also grows while TCP recovers from a loss: the growth
+            // alone never takes the estimate below 75 % of what was sent over the last second.
+            carried = min(carried, Double(bitrate + audio) * (1 - growth))
+            if sent > 0 { carried = max(carried, sent * 0.75) }
+        }
         let share = emergency ? 0.7 : 0.85
         let target = max(minimum, bitrate / 2, min(Int(carried * share) - audio, Int(Double(bitrate) * 0.85)))
         lastCut = (now, queue)
