@@ -48,7 +48,7 @@ final class RunMetrics: Sendable {
         ),
         ("onair_rendition_frames_per_second", "gauge", "rendition", "Frames encoded per second, lately"),
         ("onair_rendition_speed_ratio", "gauge", "rendition", "Encoding speed against the clock (1 is real time)"),
-        ("onair_rendition_target_bits_per_second", "gauge", "rendition", "The video encoder's target bitrate"),
+        ("onair_rendition_target_bits_per_second", "gauge", "rendition", "The video encoder's target bitrate now (adaptive bitrate moves it)"),
         ("onair_rendition_width_pixels", "gauge", "rendition", "Picture width"),
         ("onair_rendition_height_pixels", "gauge", "rendition", "Picture height"),
         (

@@ -96,11 +96,6 @@ struct Run: ParsableCommand {
             }
             plan = picked
         }
-        for rendition in plan.renditions {
-            guard let adaptive = rendition.video.adaptive else { continue }
-            console.note("adaptive bitrate: \(rendition.id) streams its planned \(Units.formatBitrate(rendition.video.bitrate)) in this version; "
-                         + "stepping down to \(Units.formatBitrate(adaptive.minBitrate)) is planned but not applied yet")
-        }
         let combinations = OverlayCombinations(pipeline: pipeline, onAir: plan, planner: compiled.planner)
         let pipelineRun: PipelineRun
         do {
