@@ -250,7 +250,8 @@ public struct BitrateController: Sendable {
         let target = max(minimum, bitrate / 2, min(Int(carried * share) - audio, Int(Double(bitrate) * 0.85)))
         lastCut = (now, queue)
         stepsHeld = 0
-        // What it sent over the last second (stale right after a link narrows, true after).
+        // What it sent over the last second (stale right after a link narrows, true after): the
+        // climb probes 5 % past it before going on.
         wall = worst.bitsPerSecond > 0 ? worst.bitsPerSecond : nil
         return target == bitrate ? nil : target
     }
@@ -272,9 +273,10 @@ public struct BitrateController: Sendable {
         let fraction = policy.steps[min(stepsHeld, policy.steps.count - 1)]
         var next = bitrate + max(1000, Int(Double(bitrate) * fraction))
         if let wall {
-            // Gone once every followed link has carried 5 % more than it.
+            // Gone once every followed link has carried 5 % more than it while the encoder made
+            // more than it (what a link sent over a second alone jumps after a stall).
             let probe = Int(Double(wall) * 1.05)
-            if followed.allSatisfy({ $0.bitsPerSecond >= probe }) {
+            if encoded == 0 || encoded > wall, followed.allSatisfy({ $0.bitsPerSecond >= probe }) {
                 self.wall = nil
             } else if next + audio > probe {
                 next = probe - audio
