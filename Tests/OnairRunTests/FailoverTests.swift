@@ -17,7 +17,7 @@ extension EndToEnd {
         func loss() throws {
             let peers = try Peers()
             defer { peers.remove() }
-            let api = try peers.start(duration: "24s")
+            let api = try peers.start(duration: "30s")
             let run = api.run
             var camera = try peers.camera(video: "color=c=red:s=320x180:r=30", audio: Peers.tone, seconds: 60)
             defer { camera.terminate() }
@@ -32,6 +32,16 @@ extension EndToEnd {
             }
             #expect(during != nil, "the status never said the phone is on air for the camera")
             EndToEnd.API.expectStatusShape(during?.json)
+            // And so does the dashboard, with the event in its timeline.
+            let browser = try HeadlessBrowser()
+            try browser.open(api.base + "/")
+            let shown = try browser.waitUntil("""
+                [...document.querySelectorAll('#inputs td')].some(td => td.textContent === 'phone on air (loss)')
+                  && [...document.querySelectorAll('#inputs td')].some(td => td.textContent === 'on air for camera')
+                  && [...document.querySelectorAll('#events .kind')].some(kind => kind.textContent === 'input.failover')
+                """, timeout: .seconds(20))
+            #expect(shown, "the dashboard does not show the failover: \(((try? browser.dom()) ?? "").prefix(3000))")
+            browser.close()
             Thread.sleep(until: comeback)
             camera = try peers.camera(video: "color=c=red:s=320x180:r=30", audio: Peers.tone, seconds: 60)
             let output = run.finish(timeout: .seconds(60))
