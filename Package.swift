@@ -44,8 +44,11 @@ let package = Package(
         .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels"], swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.
         .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
+        // Font files: a family resolved once to the file drawtext loads, text measured from the
+        // font's own tables as drawtext lays it out. Pure Swift.
+        .target(name: "OnairFonts", swiftSettings: strictness),
         // Pure Swift: validation rules, platform catalogue, compiler to PipelinePlan, renderers.
-        .target(name: "OnairPlanner", dependencies: ["OnairConfig"], swiftSettings: strictness),
+        .target(name: "OnairPlanner", dependencies: ["OnairConfig", "OnairFonts"], swiftSettings: strictness),
         // Runs plans through libav; consumes PipelinePlan values only.
         .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "AVBridge"], swiftSettings: strictness),
         // The HTTP API, Prometheus metrics, health probes and dashboard of a running pipeline,
@@ -69,6 +72,12 @@ let package = Package(
         // What the end-to-end tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback
         // ports, the built onair executable. Only test targets depend on it.
         .target(name: "OnairTestSupport", swiftSettings: strictness),
+        // Coverage-guided fuzzing of the configuration language (scripts/fuzz): the target libFuzzer
+        // calls, the invariants every input must keep, the seeds and the dictionary.
+        .target(name: "OnairFuzzing", dependencies: ["OnairConfig", "OnairPlanner"], swiftSettings: strictness),
+        // libFuzzer's entry point when built with -sanitize=fuzzer and -D LIBFUZZER; in both builds
+        // it writes the dictionary and the seeds and replays inputs.
+        .executableTarget(name: "onair-fuzz", dependencies: ["OnairFuzzing"], swiftSettings: strictness),
         .executableTarget(
             name: "onair",
             dependencies: [
@@ -77,10 +86,12 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
-        .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], swiftSettings: strictness),
-        .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner"], resources: [.copy("Golden")], swiftSettings: strictness),
+        .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], resources: [.copy("FuzzFindings")], swiftSettings: strictness),
+        .testTarget(name: "OnairFontsTests", dependencies: ["OnairFonts"], swiftSettings: strictness),
+        .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts"], resources: [.copy("Golden")], swiftSettings: strictness),
+        .testTarget(name: "OnairFuzzingTests", dependencies: ["OnairFuzzing", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
-        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),

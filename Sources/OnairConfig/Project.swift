@@ -30,19 +30,23 @@ public struct Project: Sendable {
     ///   - extraPipelineFiles: pipeline files given explicitly (e.g. `onair validate some/file.yaml`).
     ///   - builtinPipelines: pipelines (name → YAML) used when the project has no file of that
     ///     name, so `onair plan demo` works anywhere; their paths resolve from the project folder.
+    ///   - decoded: called with each pipeline as soon as it is decoded, with every platform
+    ///     (presets are decoded first), so that checking it can start while the rest load.
     public static func load(
         root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
-        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], log: DiagnosticLog
+        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], log: DiagnosticLog,
+        decoded: ((PipelineSpec, _ platforms: [String: PlatformSpec]) -> Void)? = nil
     ) -> Project {
         load(root: root, displayRoot: displayRoot, builtinPlatforms: builtinPlatforms, only: only,
              extraPipelineFiles: extraPipelineFiles, builtinPipelines: builtinPipelines,
-             context: DecodingContext(projectRoot: root, log: log))
+             context: DecodingContext(projectRoot: root, log: log), decoded: decoded)
     }
 
     /// Loads a project with `context`, which is left holding what the load decoded (for tests).
     static func load(
         root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
-        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], context: DecodingContext
+        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], context: DecodingContext,
+        decoded: ((PipelineSpec, _ platforms: [String: PlatformSpec]) -> Void)? = nil
     ) -> Project {
         let log = context.log
         let loader = YAMLLoader()
@@ -66,21 +70,24 @@ public struct Project: Sendable {
         }
         let platforms = decodePresets(presets, context: context)
 
-        var sources: [(String, URL, String, String)] = yamlFiles(in: root.appendingPathComponent("Pipelines")).map {
-            ($0.deletingPathExtension().lastPathComponent, $0, "Pipelines", display("Pipelines", $0.lastPathComponent))
-        }
+        // `only` picks among Pipelines/; files given explicitly are always read.
+        var sources: [(name: String, url: URL, folder: String, shown: String, explicit: Bool)] =
+            yamlFiles(in: root.appendingPathComponent("Pipelines")).map {
+                ($0.deletingPathExtension().lastPathComponent, $0, "Pipelines", display("Pipelines", $0.lastPathComponent), false)
+            }
         for url in extraPipelineFiles {
             let relative = relativePath(of: url, to: root)
             let folder = (relative as NSString).deletingLastPathComponent
-            sources.append((url.deletingPathExtension().lastPathComponent, url, folder, url.relativePath))
+            sources.append((url.deletingPathExtension().lastPathComponent, url, folder, url.relativePath, true))
         }
         var pipelines: [PipelineSpec] = []
         var names: [String] = []
-        for (name, url, folder, shown) in sources where only == nil || only!.contains(name) {
+        for (name, url, folder, shown, explicit) in sources where explicit || only == nil || only!.contains(name) {
             names.append(name)
             guard let node = read(url, folder: folder, shown: shown) else { continue }
             if let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
                 pipelines.append(pipeline)
+                decoded?(pipeline, platforms)
             }
         }
         for (name, text) in builtinPipelines.sorted(by: { $0.key < $1.key })
@@ -92,6 +99,7 @@ public struct Project: Sendable {
             if let node = loader.load(text: text, displayPath: shown, into: log),
                let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
                 pipelines.append(pipeline)
+                decoded?(pipeline, platforms)
             }
         }
         return Project(root: root, pipelines: pipelines, pipelineNames: names, presets: presets, platforms: platforms, files: files)
@@ -117,6 +125,22 @@ public struct Project: Sendable {
             }
         }
         return presets.decodePlatforms(context: context)
+    }
+
+    /// The project a pipeline file belongs to: the nearest folder above it that holds a
+    /// `Pipelines/` folder (`root/Pipelines/show.yaml` → `root`), or nil when none does.
+    public static func root(enclosing file: URL) -> URL? {
+        var folder = file.standardizedFileURL.deletingLastPathComponent()
+        while true {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Pipelines").path, isDirectory: &isDirectory),
+               isDirectory.boolValue {
+                return folder
+            }
+            let parent = folder.deletingLastPathComponent()
+            guard parent.path != folder.path, folder.path != "/" else { return nil }
+            folder = parent
+        }
     }
 
     /// The names of the pipeline files in `root/Pipelines`, sorted, without reading them.

@@ -28,10 +28,17 @@ public struct SourceLocation: Hashable, Codable, Sendable, Comparable, CustomStr
 }
 
 extension StringProtocol {
-    /// The lines of a file as YAML counts them: LF, CR LF and a lone CR each end a line.
-    var sourceLines: [SubSequence] {
-        split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+    /// The lines of a file as YAML 1.1 (libyaml) counts them: LF, CR LF, a lone CR, and NEL, LS
+    /// and PS (U+0085, U+2028, U+2029) each end a line.
+    public var sourceLines: [SubSequence] {
+        split(omittingEmptySubsequences: false) { $0.isYAMLLineBreak }
     }
+}
+
+extension Character {
+    /// LF, CR LF, CR, NEL, LS or PS: Unicode's newlines but the vertical tab and the form feed,
+    /// which YAML reads as ordinary (if forbidden) characters.
+    var isYAMLLineBreak: Bool { isNewline && self != "\u{B}" && self != "\u{C}" }
 }
 
 /// A value read from configuration together with where it was written.

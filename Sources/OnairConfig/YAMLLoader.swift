@@ -207,6 +207,21 @@ public struct YAMLLoader: Sendable {
             SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
         }
 
+        /// The location of an error's mark, moved back onto the text when libyaml puts it past
+        /// the end: the end of a text without a final line break is a line of its own there.
+        private func location(insideText mark: Mark) -> SourceLocation {
+            let lines = text.sourceLines
+            guard mark.line > lines.count, let last = lines.last else { return location(mark) }
+            return SourceLocation(file: file, line: lines.count, column: last.unicodeScalars.count + 1)
+        }
+
+        /// The location of the character `offset` characters into the text (where a reader error
+        /// is, as Yams counts it).
+        private func location(ofCharacter offset: Int) -> SourceLocation {
+            let end = text.index(text.startIndex, offsetBy: offset, limitedBy: text.endIndex) ?? text.endIndex
+            return YAMLLoader.location(atEndOf: text[..<end], file: file)
+        }
+
         private mutating func convert(_ node: Node, depth: Int) throws(Abort) -> ConfigNode {
             nodeCount += 1
             if nodeCount > limits.maxNodes {
@@ -265,10 +280,11 @@ public struct YAMLLoader: Sendable {
                  .parser(let context, let problem, let mark, _),
                  .composer(let context, let problem, let mark, _):
                 let detail = context.map { "\(problem) \($0.text)".trimmingCharacters(in: .whitespaces) } ?? problem
-                return Diagnostic(.error, "yaml-syntax", "YAML syntax error: \(detail)", at: location(mark),
+                return Diagnostic(.error, "yaml-syntax", "YAML syntax error: \(detail)", at: location(insideText: mark),
                                   suggestion: Self.syntaxHint(problem, at: mark, in: text))
-            case .reader(let problem, _, _, _):
-                return Diagnostic(.error, "yaml-syntax", "YAML reader error: \(problem)", at: .start(of: file))
+            case .reader(let problem, let offset, _, _):
+                return Diagnostic(.error, "yaml-syntax", "YAML reader error: \(problem)",
+                                  at: offset.map(location(ofCharacter:)) ?? .start(of: file))
             default:
                 return Diagnostic(.error, "yaml-syntax", "\(error)", at: .start(of: file))
             }
@@ -355,7 +371,8 @@ public struct YAMLLoader: Sendable {
         }
 
         /// Cheap scan for flow or block nesting beyond the limit, before the recursive composer
-        /// sees the text. Columns count Unicode scalars, as Yams' do; LF, CR LF and CR end a line.
+        /// sees the text. Columns count Unicode scalars, as Yams' do; lines end as `sourceLines`
+        /// ends them.
         static func nestingProblem(in text: String, limit: Int, file: String) -> Diagnostic? {
             var depth = 0, line = 1, column = 0
             var quote: Unicode.Scalar?
@@ -363,7 +380,7 @@ public struct YAMLLoader: Sendable {
             // Block nesting: indentation grows by at least one column a level.
             var atLineStart = true, indent = 0
             for scalar in text.unicodeScalars {
-                if scalar == "\n" || scalar == "\r" {
+                if scalar == "\n" || scalar == "\r" || scalar == "\u{85}" || scalar == "\u{2028}" || scalar == "\u{2029}" {
                     if !(scalar == "\n" && afterCR) { line += 1 }
                     afterCR = scalar == "\r"
                     column = 0; indent = 0; atLineStart = true; inComment = false
@@ -413,12 +430,16 @@ public struct YAMLLoader: Sendable {
         bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : bytes >= 1 << 10 ? "\(bytes >> 10) KiB" : "\(bytes) bytes"
     }
 
+    /// The location of the byte `offset` bytes into `data`, in the lines and columns of the text
+    /// reports quote (`data` decoded with each invalid sequence read as one character).
     static func location(ofByte offset: Int, in data: Data, file: String) -> SourceLocation {
-        var line = 1, column = 1
-        for byte in data.prefix(offset) {
-            if byte == 0x0A { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
-        }
-        return SourceLocation(file: file, line: line, column: column)
+        location(atEndOf: String(decoding: data.prefix(offset), as: UTF8.self), file: file)
+    }
+
+    /// The location just after `text`, which is the start of a file.
+    static func location(atEndOf text: some StringProtocol, file: String) -> SourceLocation {
+        let lines = text.sourceLines
+        return SourceLocation(file: file, line: lines.count, column: lines[lines.count - 1].unicodeScalars.count + 1)
     }
 
     static func firstInvalidUTF8Offset(in data: Data) -> Int? {

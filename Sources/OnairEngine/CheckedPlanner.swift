@@ -21,7 +21,7 @@ public struct CheckedPlanner: Sendable {
     @discardableResult
     public func plan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
         guard let plan = planner.plan(spec, log: log) else { return nil }
-        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
+        PlanGraphCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         PlanMediaCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         return plan
     }

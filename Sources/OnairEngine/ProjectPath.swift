@@ -4,6 +4,9 @@ extension URL {
     /// `path` as the engine opens it: plan paths are relative to the project (this URL),
     /// unless written absolute.
     func resolvingPlanPath(_ path: String) -> String {
-        path.hasPrefix("/") ? path : appendingPathComponent(path).path
+        if path.hasPrefix("/") { return path }
+        // Joined as text: validate resolves every input of every plan it checks.
+        let root = self.path
+        return root.hasSuffix("/") ? root + path : root + "/" + path
     }
 }

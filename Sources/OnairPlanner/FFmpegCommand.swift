@@ -67,7 +67,7 @@ public struct FFmpegCommand: Sendable {
                 add("-f", format, "-i", device)
             }
         }
-        add("-filter_complex", plan.graph.description())
+        add("-filter_complex", plan.graph.resolvingPaths(from: options.pathBase).description())
         for rendition in plan.renditions {
             let outputs = plan.outputs.filter { $0.rendition == rendition.id }
             guard !outputs.isEmpty else { continue }
@@ -144,6 +144,13 @@ public struct FFmpegCommand: Sendable {
     }
 
     /// A number as ffmpeg options and filter arguments take it: whole numbers without ".0".
+    /// A 0xRRGGBB colour as FFmpeg writes it (`0x00FF00`), without Foundation's `String(format:)`,
+    /// which is slow enough to show when every combination of a thousand pipelines is planned.
+    static func color(_ value: Int) -> String {
+        let digits = String(value & 0xFF_FFFF, radix: 16, uppercase: true)
+        return "0x" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    }
+
     static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }

@@ -46,6 +46,23 @@ public struct FilterGraph: Codable, Equatable, Sendable {
         let graph = text == .asFilters ? withKernelsAsFilters : self
         return graph.chains.map(\.description).joined(separator: multiline ? ";\n" : ";")
     }
+
+    /// The graph with its project-relative file options (a text layer's font file) prefixed
+    /// with `base` (the project folder), so the graph reads them wherever it runs from.
+    public func resolvingPaths(from base: String) -> FilterGraph {
+        guard !base.isEmpty else { return self }
+        var graph = self
+        for chain in graph.chains.indices {
+            for filter in graph.chains[chain].filters.indices {
+                for option in graph.chains[chain].filters[filter].options.indices {
+                    let value = graph.chains[chain].filters[filter].options[option]
+                    guard value.isPath, !value.value.hasPrefix("/") else { continue }
+                    graph.chains[chain].filters[filter].options[option].value = (base.hasSuffix("/") ? base : base + "/") + value.value
+                }
+            }
+        }
+        return graph
+    }
 }
 
 /// `[in]filter,filter[out]`.
@@ -100,16 +117,19 @@ public struct Filter: Codable, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// An option of a filter.
-public struct FilterOption: Codable, Equatable, Sendable {
+public struct FilterOption: Codable, Hashable, Sendable {
     /// Name, or nil for a positional value.
     public var key: String?
     /// The value exactly as the filter should receive it.
     public var value: String
+    /// True when the value is a project-relative path (see ``FilterGraph/resolvingPaths(from:)``).
+    public var isPath: Bool
 
     /// Creates an option.
-    public init(_ key: String?, _ value: String) {
+    public init(_ key: String?, _ value: String, isPath: Bool = false) {
         self.key = key
         self.value = value
+        self.isPath = isPath
     }
 }
 
@@ -127,14 +147,26 @@ public enum FilterEscaping {
         escape(text, specials: "\\'[],;")
     }
 
+    /// `text` with a backslash before each of the (ASCII) `specials` and before a space that
+    /// begins or ends it. Works on UTF-8 bytes: no byte of a multi-byte character is ASCII, and
+    /// graph descriptions are escaped for every plan `validate` checks.
     static func escape(_ text: String, specials: String) -> String {
-        var out = ""
-        for (index, character) in text.enumerated() {
-            let edgeSpace = character == " " && (index == 0 || index == text.count - 1)
-            if specials.contains(character) || edgeSpace { out.append("\\") }
-            out.append(character)
+        let space = UInt8(ascii: " "), backslash = UInt8(ascii: "\\")
+        var special = [Bool](repeating: false, count: 128)
+        for byte in specials.utf8 where byte < 128 { special[Int(byte)] = true }
+        let bytes = Array(text.utf8), last = bytes.count - 1
+        func escaped(_ index: Int) -> Bool {
+            let byte = bytes[index]
+            return (byte < 128 && special[Int(byte)]) || (byte == space && (index == 0 || index == last))
         }
-        return out
+        guard bytes.indices.contains(where: escaped) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        for index in bytes.indices {
+            if escaped(index) { out.append(backslash) }
+            out.append(bytes[index])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Escapes user text for drawtext's own expansion (`\` and `%`), before the two levels above.

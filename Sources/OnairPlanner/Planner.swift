@@ -1,4 +1,6 @@
+import Foundation
 import OnairConfig
+import OnairFonts
 
 /// Compiles a decoded pipeline into a `PipelinePlan`, checking it against the platforms it
 /// streams to. Pure Swift: nothing here touches FFmpeg.
@@ -17,16 +19,22 @@ public struct Planner: Sendable {
     public var mode: Mode
     /// Whether a key file exists (injected so tests can control it).
     public var fileExists: @Sendable (String) -> Bool
+    /// Where text layers' fonts are found and measured, to fit text to every picture.
+    public var fonts: FontBook
+    /// The folder project-relative font files are read from (nil: the working directory).
+    public var projectRoot: URL?
 
     /// Creates a planner.
     public init(
         catalogue: PlatformCatalogue, environment: [String: String], mode: Mode,
-        fileExists: @escaping @Sendable (String) -> Bool
+        fileExists: @escaping @Sendable (String) -> Bool, fonts: FontBook = .shared, projectRoot: URL? = nil
     ) {
         self.catalogue = catalogue
         self.environment = environment
         self.mode = mode
         self.fileExists = fileExists
+        self.fonts = fonts
+        self.projectRoot = projectRoot
     }
 
     /// Checks `spec` and, when it has no errors, compiles it. Every problem goes to `log`; the
@@ -41,7 +49,7 @@ public struct Planner: Sendable {
         rules.check(targets)
         guard spec.isComplete, log.errorCount == errorsBefore, targets.count == spec.destinations.count else { return nil }
 
-        var compiler = SceneCompiler(spec: spec)
+        var compiler = SceneCompiler(spec: spec, fonts: fonts, projectRoot: projectRoot)
         let renditions = RenditionTable(targets: targets)
         let graph = compiler.compile(renditions: renditions, log: log)
         guard log.errorCount == errorsBefore else { return nil }
@@ -64,6 +72,15 @@ public struct Planner: Sendable {
 }
 
 extension Planner {
+    /// `fileExists` as onair resolves key files: from the project folder `root`, not the working
+    /// directory (absolute and `~/…` paths as written).
+    public static func keyFileExists(inProject root: URL) -> @Sendable (String) -> Bool {
+        { path in
+            let expanded = (path as NSString).expandingTildeInPath
+            return FileManager.default.fileExists(atPath: expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path)
+        }
+    }
+
     /// The source whose sound `spec` broadcasts with its `active:` combination on air: the one
     /// `audio:` names, else the combination's lead source when it has sound; nil for none.
     public static func soundSource(of spec: PipelineSpec) -> String? {

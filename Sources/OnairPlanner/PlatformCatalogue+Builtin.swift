@@ -10,7 +10,7 @@ extension PlatformCatalogue {
     /// for its `server:` (or `url:`): for platforms whose server is issued per account, and for
     /// the generic `rtmp`, `rtmps` and `srt` entries.
     /// A preset file can override any entry with `extends:`.
-    static let builtinYAML = """
+    public static let builtinYAML = """
         platforms:
 
           youtube:

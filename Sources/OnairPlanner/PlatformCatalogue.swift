@@ -25,6 +25,11 @@ public struct PlatformCatalogue: Sendable {
         platforms = project.platforms
     }
 
+    /// A catalogue of `platforms` (by name).
+    public init(platforms: [String: PlatformSpec]) {
+        self.platforms = platforms
+    }
+
     /// The platform called `name`.
     public subscript(name: String) -> PlatformSpec? { platforms[name] }
 

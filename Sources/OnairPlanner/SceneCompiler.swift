@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairFonts
 
 /// Builds the filter graph of the active overlay combination, its layers and one output pad
 /// per rendition, and the list of inputs it reads. Decisions that keep it fast:
@@ -11,11 +12,16 @@ import OnairConfig
 ///   picture sets the pace;
 /// - the scene is split once per distinct canvas (crop), then once per distinct size;
 /// - only what the active combination, the layers and the audio use is opened.
+/// Layers are drawn on each picture size after scaling, fitted to it (see ``LayerCanvas``).
 struct SceneCompiler {
     let spec: PipelineSpec
     let width: Int
     let height: Int
     let fps: Int
+    /// Where text layers' fonts are found and measured.
+    let fonts: FontBook
+    /// The folder project-relative font files are read from (nil: the working directory).
+    let projectRoot: URL?
     private(set) var inputs: [PlannedInput] = []
     private(set) var usedSources: Set<String> = []
     private(set) var hasAudio = false
@@ -36,11 +42,13 @@ struct SceneCompiler {
     /// Of those, the ones a moving picture is drawn onto (a background under a camera).
     private var frozenBases: Set<String> = []
 
-    init(spec: PipelineSpec) {
+    init(spec: PipelineSpec, fonts: FontBook = .shared, projectRoot: URL? = nil) {
         self.spec = spec
         width = spec.quality.width.value
         height = spec.quality.height.value
         fps = spec.quality.fps.value
+        self.fonts = fonts
+        self.projectRoot = projectRoot
     }
 
     /// The source whose sound is broadcast, if any has sound: the one `audio:` names, else the
@@ -62,7 +70,7 @@ struct SceneCompiler {
         var scene = compose(overlay)
         if let origin = stillOrigin[scene] { baseStills.insert(origin) }
         scene = chain([scene], [Filter("fps", [FilterOption(nil, String(fps))], purpose: "steady \(fps) fps scene")], "scene")
-        splitVideo(scene, renditions: renditions)
+        splitVideo(scene, renditions: renditions, log: log)
         freezeStills()
         if let source = Self.audioSource(of: spec) {
             if !source.hasAudio, let written = spec.audio {
@@ -191,114 +199,179 @@ struct SceneCompiler {
 
     // MARK: - Layers
 
-    /// Draws a layer on one canvas. Layers are drawn after the crop, so a logo placed
-    /// top-right stays top-right (and in proportion) in a 9:16 crop too.
-    private mutating func draw(_ layer: LayerSpec, over base: String, canvasWidth width: Int, canvas: Int, of canvases: Int) -> String {
+    /// A text layer's font: the drawtext option naming it and, when it could be read, its face
+    /// for measuring.
+    private struct LayerFont {
+        var option: FilterOption
+        var face: FontFace?
+    }
+
+    /// Resolves a text layer's font once: a family to the file fontconfig picks (so drawtext
+    /// gets `fontfile=` and never loads fontconfig), a file to its face. A family with no file
+    /// found keeps `font=` and is not fitted (a warning says so); an unreadable file is an error.
+    private func font(of layer: LayerSpec, named name: String, log: DiagnosticLog) -> LayerFont? {
+        guard case .text(let style) = layer.kind else { return nil }
+        switch style.font {
+        case .family(let family):
+            if let file = fonts.file(forFamily: family), case .success(let face) = fonts.face(in: file) {
+                // drawtext's fontfile= opens a file's first face: another face of a collection
+                // (.ttc) keeps its family name, which fontconfig resolves to the same face.
+                return LayerFont(option: file.index == 0 ? FilterOption("fontfile", file.path) : FilterOption("font", family), face: face)
+            }
+            log.warning("font-not-found", "no font file found for '\(family)': the text of \(name) is not fitted to the picture",
+                        at: layer.location, suggestion: "install fontconfig (fc-match) and the font, or name a .ttf or .otf file in font:")
+            return LayerFont(option: FilterOption("font", family), face: nil)
+        case .file(let path):
+            let absolute = path.path.hasPrefix("/") ? path.path
+                : (projectRoot ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(path.path).path
+            // A missing file is reported where the path is read.
+            let option = FilterOption("fontfile", path.path, isPath: true)
+            guard FileManager.default.fileExists(atPath: absolute) else { return LayerFont(option: option, face: nil) }
+            switch fonts.face(in: FontFile(path: absolute)) {
+            case .success(let face):
+                return LayerFont(option: option, face: face)
+            case .failure(let problem):
+                log.error("font", "\(path.written) \(problem)", at: path.location, suggestion: "name a TrueType (.ttf) or OpenType (.otf) font file")
+                return nil
+            }
+        }
+    }
+
+    /// Draws a layer on one picture (a rendition size of one canvas), fitted to it: text
+    /// shrunk until it fits, images scaled to fit inside the margins, positions moved inside.
+    private mutating func draw(_ layer: LayerSpec, named name: String, font: LayerFont?, over base: String,
+                               on canvas: LayerCanvas, picture: Int, of pictures: Int, log: DiagnosticLog) -> String {
         let origin = layer.location
         switch layer.kind {
         case .image(let path, let scale, let opacity):
-            var filters: [Filter] = []
-            if let scale {
-                filters.append(Filter("scale", [FilterOption("w", String(DestinationTarget.even(Double(width) * scale))), FilterOption("h", "-2")], purpose: "scale the image", origin: origin))
-            }
+            var filters = [fittedScale(fraction: scale, placement: layer.placement, canvas: canvas, purpose: "fit the image", origin: origin)]
             filters.append(Filter("format", [FilterOption(nil, "rgba")], purpose: "keep transparency", origin: origin))
             if opacity < 1 {
                 filters.append(Filter("colorchannelmixer", [FilterOption("aa", FFmpegCommand.number(opacity))], purpose: "opacity", origin: origin))
             }
-            let picture = chain([shared(stillPad(path), copy: canvas, of: canvases)], filters, "logo")
-            return overlayPad(picture, on: base, layer.placement, purpose: "image layer", origin: origin, label: "layer")
+            let picturePad = chain([shared(stillPad(path), copy: picture, of: pictures)], filters, "logo")
+            return overlayPad(picturePad, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "image layer", origin: origin, label: "layer")
         case .text(let style):
-            return chain([base], [drawtext(style, placement: layer.placement, origin: origin)], "layer")
-        case .pip(let source, let scale):
-            let inset = chain([shared(videoPad(named: source.value), copy: canvas, of: canvases)],
-                              [Filter("scale", [FilterOption("w", String(DestinationTarget.even(Double(width) * scale))), FilterOption("h", "-2")], purpose: "scale the inset", origin: origin)],
-                              "pip")
-            return overlayPad(inset, on: base, layer.placement, purpose: "picture-in-picture", origin: origin, label: "layer")
-        }
-    }
-
-    private func drawtext(_ style: LayerSpec.TextStyle, placement: Placement, origin: SourceLocation) -> Filter {
-        var options: [FilterOption] = []
-        switch style.font {
-        case .family(let family): options.append(FilterOption("font", family))
-        case .file(let path): options.append(FilterOption("fontfile", path.path))
-        }
-        options.append(FilterOption("text", expand(style.text.value)))
-        options.append(FilterOption("fontsize", String(style.size)))
-        options.append(FilterOption("fontcolor", String(format: "0x%06X", style.color)))
-        var margin = placement.margin
-        if let box = style.box {
-            options.append(FilterOption("box", "1"))
-            options.append(FilterOption("boxcolor", String(format: "0x%06X", box.color) + "@" + FFmpegCommand.number(box.opacity)))
-            options.append(FilterOption("boxborderw", String(box.padding)))
-            margin += box.padding
-        }
-        let (x, y) = Self.position(placement, margin: margin, outer: ("w", "h"), inner: ("tw", "th"))
-        options.append(FilterOption("x", x))
-        options.append(FilterOption("y", y))
-        return Filter("drawtext", options, purpose: "text layer", origin: origin)
-    }
-
-    /// Replaces `{title}`, `{pipeline}`, `{clock}` and `{date}` with drawtext text.
-    private func expand(_ text: String) -> String {
-        var out = ""
-        var rest = Substring(text)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            out += FilterEscaping.drawtextLiteral(String(rest[..<open]))
-            switch rest[rest.index(after: open)..<close] {
-            case "title": out += FilterEscaping.drawtextLiteral(spec.title)
-            case "pipeline": out += FilterEscaping.drawtextLiteral(spec.name)
-            case "clock": out += "%{localtime:%H\\:%M\\:%S}"
-            case "date": out += "%{localtime:%Y-%m-%d}"
-            default: out += FilterEscaping.drawtextLiteral(String(rest[open...close]))
+            guard let font else { return base }
+            let text = LayerText(style.text.value, title: spec.title, pipeline: spec.name)
+            let fitted = FittedText(text, style: style, placement: layer.placement, canvas: canvas, face: font.face, name: name)
+            for problem in fitted.problems {
+                log.warning("layer-fit", problem.message, at: origin, suggestion: problem.suggestion)
             }
-            rest = rest[rest.index(after: close)...]
+            var options = [font.option, FilterOption("text", text.drawtext), FilterOption("fontsize", String(fitted.size)),
+                           FilterOption("fontcolor", FFmpegCommand.color(style.color))]
+            if let box = style.box {
+                options.append(FilterOption("box", "1"))
+                options.append(FilterOption("boxcolor", FFmpegCommand.color(box.color) + "@" + FFmpegCommand.number(box.opacity)))
+                options.append(FilterOption("boxborderw", String(fitted.padding)))
+            }
+            options += [FilterOption("x", fitted.x), FilterOption("y", fitted.y)]
+            return chain([base], [Filter("drawtext", options, purpose: "text layer", origin: origin)], "layer")
+        case .pip(let source, let scale):
+            let inset = chain([shared(videoPad(named: source.value), copy: picture, of: pictures)],
+                              [fittedScale(fraction: scale, placement: layer.placement, canvas: canvas, purpose: "fit the inset", origin: origin)],
+                              "pip")
+            return overlayPad(inset, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "picture-in-picture", origin: origin, label: "layer")
         }
-        return out + FilterEscaping.drawtextLiteral(String(rest))
+    }
+
+    /// Scales a layer's picture to `fraction` of the canvas width (nil: its own size, in scene
+    /// pixels), never larger than the canvas less the margins, keeping its aspect ratio.
+    private func fittedScale(fraction: Double?, placement: Placement, canvas: LayerCanvas, purpose: String, origin: SourceLocation) -> Filter {
+        let margin = canvas.pixels(placement.margin)
+        let room = (width: max(2, canvas.width - (placement.x == nil ? 2 * margin : 0)),
+                    height: max(2, canvas.height - (placement.y == nil ? 2 * margin : 0)))
+        let width: String, height: String
+        if let fraction {
+            width = String(min(DestinationTarget.even(Double(canvas.width) * fraction), room.width))
+            height = String(room.height)
+        } else {
+            let factor = canvas.unit == 1 ? "" : "*" + FFmpegCommand.number(canvas.unit)
+            width = "min(iw\(factor),\(room.width))"
+            height = "min(ih\(factor),\(room.height))"
+        }
+        return Filter("scale", [FilterOption("w", width), FilterOption("h", height), FilterOption("force_original_aspect_ratio", "decrease"),
+                                FilterOption("force_divisible_by", "2")], purpose: purpose, origin: origin)
+    }
+
+    /// Overlay position expressions of a layer's picture on `canvas`: anchored with the margin
+    /// scaled to the picture, or at `x:`/`y:` kept inside it.
+    private func layerPosition(_ placement: Placement, on canvas: LayerCanvas) -> (x: String, y: String) {
+        let margin = canvas.pixels(placement.margin)
+        let words = placement.position.split(separator: "-")
+        let x = placement.x.map { "max(0,min(\(canvas.pixels($0)),W-w))" }
+            ?? (words.contains("left") ? "\(margin)" : words.contains("right") ? "W-w-\(margin)" : "(W-w)/2")
+        let y = placement.y.map { "max(0,min(\(canvas.pixels($0)),H-h))" }
+            ?? (words.contains("top") ? "\(margin)" : words.contains("bottom") ? "H-h-\(margin)" : "(H-h)/2")
+        return (x, y)
     }
 
     // MARK: - Renditions
 
-    private mutating func splitVideo(_ scene: String, renditions: RenditionTable) {
+    /// One copy of the scene per canvas (cropped), then per picture size of that canvas
+    /// (scaled), on which the layers are drawn at the size that is encoded; then per frame
+    /// rate, in the encoder's pixel format. Renditions with equal canvas and size share one
+    /// drawing of the layers.
+    private mutating func splitVideo(_ scene: String, renditions: RenditionTable, log: DiagnosticLog) {
         let keys = renditions.keys
-        var canvases: [CanvasCrop?] = []
-        for key in keys where !canvases.contains(key.crop) { canvases.append(key.crop) }
+        let audience = renditions.renditions(audio: false).map(\.destinations)
+        struct Picture: Hashable { var crop: CanvasCrop?, width: Int, height: Int }
+        func picture(_ key: RenditionTable.Key) -> Picture { Picture(crop: key.crop, width: key.video.width, height: key.video.height) }
+        var canvases: [CanvasCrop?] = [], pictures: [Picture] = []
+        for key in keys {
+            if !canvases.contains(key.crop) { canvases.append(key.crop) }
+            if !pictures.contains(picture(key)) { pictures.append(picture(key)) }
+        }
+        let names = spec.layers.indices.map { "layer \($0 + 1)" }
+        let layerFonts = zip(spec.layers, names).map { font(of: $0, named: $1, log: log) }
         let canvasPads = split(scene, into: canvases.count, filter: "split", purpose: "one copy per canvas", label: "canvas")
-        for (canvasIndex, (canvas, pad)) in zip(canvases, canvasPads).enumerated() {
-            var source = pad
-            var sourceSize = (width, height)
+        for (canvas, canvasPad) in zip(canvases, canvasPads) {
+            let sizes = pictures.filter { $0.crop == canvas }
+            var cropping: [Filter] = []
+            var canvasSize = (width, height)
             if let crop = canvas {
-                source = chain([pad], [Filter("crop", [FilterOption("w", String(crop.width)), FilterOption("h", String(crop.height)),
-                                                       FilterOption("x", String(crop.x)), FilterOption("y", String(crop.y))],
-                                              purpose: "\(crop.aspect) crop")], "cropped")
-                sourceSize = (crop.width, crop.height)
+                cropping.append(Filter("crop", [FilterOption("w", String(crop.width)), FilterOption("h", String(crop.height)),
+                                                FilterOption("x", String(crop.x)), FilterOption("y", String(crop.y))],
+                                       purpose: "\(crop.aspect) crop"))
+                canvasSize = (crop.width, crop.height)
             }
-            for layer in spec.layers {
-                source = draw(layer, over: source, canvasWidth: sourceSize.0, canvas: canvasIndex, of: canvases.count)
+            func scaling(to size: Picture) -> [Filter] {
+                guard (size.width, size.height) != canvasSize else { return [] }
+                return [Filter("scale", [FilterOption("w", String(size.width)), FilterOption("h", String(size.height))], purpose: "rendition size")]
             }
-            let members = keys.indices.filter { keys[$0].crop == canvas }
-            struct Picture: Hashable { var width: Int, height: Int, fps: Int }
-            var pictures: [Picture] = []
-            for index in members {
-                let picture = Picture(width: keys[index].video.width, height: keys[index].video.height, fps: keys[index].video.fps)
-                if !pictures.contains(picture) { pictures.append(picture) }
+            // One size: crop and scale in one chain; several: crop once, then scale each copy.
+            var source = canvasPad
+            if sizes.count == 1, !(cropping + scaling(to: sizes[0])).isEmpty {
+                source = chain([canvasPad], cropping + scaling(to: sizes[0]), cropping.isEmpty ? "sized" : "cropped")
+            } else if sizes.count > 1, !cropping.isEmpty {
+                source = chain([canvasPad], cropping, "cropped")
             }
-            let picturePads = split(source, into: pictures.count, filter: "split", purpose: "one copy per picture size", label: "size")
-            for (picture, picturePad) in zip(pictures, picturePads) {
-                var filters: [Filter] = []
-                if (picture.width, picture.height) != sourceSize {
-                    filters.append(Filter("scale", [FilterOption("w", String(picture.width)), FilterOption("h", String(picture.height))], purpose: "rendition size"))
+            let sizePads = split(source, into: sizes.count, filter: "split", purpose: "one copy per picture size", label: "size")
+            for (size, sizePad) in zip(sizes, sizePads) {
+                var pad = sizes.count > 1 && !scaling(to: size).isEmpty ? chain([sizePad], scaling(to: size), "sized") : sizePad
+                let members = keys.indices.filter { picture(keys[$0]) == size }
+                let layerCanvas = LayerCanvas(width: size.width, height: size.height, sceneWidth: width, sceneHeight: height,
+                                              destinations: members.flatMap { audience[$0] })
+                let index = pictures.firstIndex(of: size)!
+                for (layer, (name, font)) in zip(spec.layers, zip(names, layerFonts)) {
+                    pad = draw(layer, named: name, font: font, over: pad, on: layerCanvas, picture: index, of: pictures.count, log: log)
                 }
-                if picture.fps != fps {
-                    filters.append(Filter("fps", [FilterOption(nil, String(picture.fps))], purpose: "rendition frame rate"))
-                }
-                filters.append(Filter("format", [FilterOption(nil, "yuv420p")], purpose: "encoder pixel format"))
-                let users = members.filter { Picture(width: keys[$0].video.width, height: keys[$0].video.height, fps: keys[$0].video.fps) == picture }
-                if users.count == 1 {
-                    chains.append(FilterChain([picturePad], filters, ["v\(users[0])"]))
-                } else {
-                    let ready = chain([picturePad], filters, "picture")
-                    chains.append(FilterChain([ready], [Filter("split", [FilterOption(nil, String(users.count))], purpose: "one copy per encoder")], users.map { "v\($0)" }))
+                var rates: [Int] = []
+                for member in members where !rates.contains(keys[member].video.fps) { rates.append(keys[member].video.fps) }
+                let ratePads = split(pad, into: rates.count, filter: "split", purpose: "one copy per frame rate", label: "rate")
+                for (rate, ratePad) in zip(rates, ratePads) {
+                    var filters: [Filter] = []
+                    if rate != fps {
+                        filters.append(Filter("fps", [FilterOption(nil, String(rate))], purpose: "rendition frame rate"))
+                    }
+                    filters.append(Filter("format", [FilterOption(nil, "yuv420p")], purpose: "encoder pixel format"))
+                    let users = members.filter { keys[$0].video.fps == rate }
+                    if users.count == 1 {
+                        chains.append(FilterChain([ratePad], filters, ["v\(users[0])"]))
+                    } else {
+                        chains.append(FilterChain([ratePad], filters + [Filter("split", [FilterOption(nil, String(users.count))], purpose: "one copy per encoder")],
+                                                  users.map { "v\($0)" }))
+                    }
                 }
             }
         }
@@ -501,7 +574,13 @@ struct SceneCompiler {
 
     private mutating func overlayPad(_ top: String, on base: String, _ placement: Placement,
                                      purpose: String, origin: SourceLocation, label: String) -> String {
-        let (x, y) = Self.position(placement, margin: placement.margin, outer: ("W", "H"), inner: ("w", "h"))
+        overlayPad(top, on: base, at: Self.position(placement, margin: placement.margin, outer: ("W", "H"), inner: ("w", "h")),
+                   purpose: purpose, origin: origin, label: label)
+    }
+
+    private mutating func overlayPad(_ top: String, on base: String, at position: (x: String, y: String),
+                                     purpose: String, origin: SourceLocation, label: String) -> String {
+        let (x, y) = position
         // A still base under a moving picture is processed once and repeated like any overlaid
         // still, the moving picture setting the pace (scaling the studio picture to 1080p for
         // every frame cost more than keying the person). Under another still it is read as a

@@ -18,20 +18,52 @@ struct ProjectOptions: ParsableArguments {
         return trimmed == "." ? "" : trimmed
     }
 
-    /// Loads the project (every pipeline, or only `only`).
-    func load(only: Set<String>? = nil, extraPipelineFiles: [URL] = [], log: DiagnosticLog) throws -> LoadedProject {
+    /// Loads the project (every pipeline, or only `only`); `decoded` gets each pipeline as
+    /// soon as it is decoded, with the project's platforms.
+    func load(only: Set<String>? = nil, extraPipelineFiles: [URL] = [], log: DiagnosticLog,
+              decoded: ((PipelineSpec, PlatformCatalogue) -> Void)? = nil) throws -> LoadedProject {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("project folder '\(project)' does not exist")
         }
         let project = Project.load(root: root, displayRoot: displayRoot, builtinPlatforms: PlatformCatalogue.builtinNode,
                                    only: only, extraPipelineFiles: extraPipelineFiles,
-                                   builtinPipelines: BuiltinPipelines.all, log: log)
+                                   builtinPipelines: BuiltinPipelines.all, log: log,
+                                   decoded: decoded.map { decoded in { decoded($0, PlatformCatalogue(platforms: $1)) } })
         return LoadedProject(project: project)
     }
 }
 
 extension ProjectOptions {
+    /// These options for the project at `root`, named in diagnostics the way `file` was
+    /// written: relative to the working directory when `file` was relative
+    /// (`Pipelines/show.yaml` → the working directory; `show.yaml` in `Pipelines/` → `..`),
+    /// else absolute.
+    func project(at root: URL, namedLike file: String) -> ProjectOptions {
+        var options = self
+        options.project = file.hasPrefix("/") ? root.path : Self.relative(root, from: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        return options
+    }
+
+    /// These options for the folder holding `file`, as written (`drafts/show.yaml` → `drafts`;
+    /// `show.yaml` → `.`).
+    func folder(holding file: String) -> ProjectOptions {
+        var options = self
+        let folder = (file as NSString).deletingLastPathComponent
+        options.project = folder.isEmpty ? "." : folder
+        return options
+    }
+
+    /// `folder` relative to `base` (`.`, `..`, `../..`, `sub/dir`), or absolute when it is
+    /// neither inside nor above `base`.
+    static func relative(_ folder: URL, from base: URL) -> String {
+        let target = folder.standardizedFileURL.pathComponents, start = base.standardizedFileURL.pathComponents
+        let shared = zip(target, start).prefix { $0 == $1 }.count
+        if shared == start.count { return shared == target.count ? "." : target[shared...].joined(separator: "/") }
+        if shared == target.count { return Array(repeating: "..", count: start.count - shared).joined(separator: "/") }
+        return folder.standardizedFileURL.path
+    }
+
     /// The usage error for a pipeline name the project doesn't have, with "did you mean".
     func unknownPipeline(_ name: String) -> ValidationError {
         let known = Set(Project.pipelineFileNames(in: root)).union(BuiltinPipelines.all.keys).sorted()
@@ -89,16 +121,17 @@ struct LoadedProject {
 
     /// A planner for this project.
     func planner(mode: Planner.Mode) -> CheckedPlanner {
-        let root = project.root
+        CheckedPlanner(catalogue: catalogue, root: project.root, mode: mode)
+    }
+}
+
+extension CheckedPlanner {
+    /// The planner of the project at `root`, whose destinations may name the platforms of
+    /// `catalogue`.
+    init(catalogue: PlatformCatalogue, root: URL, mode: Planner.Mode) {
         let planner = Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
-                              fileExists: { path in
-                                  // Key file paths are project-relative (or absolute, or ~/…), not relative to
-                                  // the working directory.
-                                  let expanded = (path as NSString).expandingTildeInPath
-                                  let absolute = expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
-                                  return FileManager.default.fileExists(atPath: absolute)
-                              })
-        return CheckedPlanner(planner: planner, projectRoot: root)
+                              fileExists: Planner.keyFileExists(inProject: root), projectRoot: root)
+        self.init(planner: planner, projectRoot: root)
     }
 }
 

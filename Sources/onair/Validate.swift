@@ -12,7 +12,9 @@ struct Validate: ParsableCommand {
 
     @OptionGroup var projectOptions: ProjectOptions
 
-    @Argument(help: "Project folders, pipeline names or .yaml files to check (default: every pipeline of the project).")
+    @Argument(help: ArgumentHelp(
+        "Project folders, pipeline names or pipeline files to check (default: every pipeline of the project).",
+        discussion: "A file is checked within its project (the nearest folder above it holding Pipelines/); a file outside any project is checked on its own, with the built-in platforms and no presets."))
     var targets: [String] = []
 
     @Option(help: "Report format: human, json or github (workflow annotations).")
@@ -23,43 +25,27 @@ struct Validate: ParsableCommand {
 
     func run() throws {
         let log = DiagnosticLog()
-        var names: Set<String>?
-        var files: [URL] = []
-        var projects: [ProjectOptions] = []
-        for target in targets {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
-                var options = projectOptions
-                options.project = target
-                projects.append(options)
-            } else if target.hasSuffix(".yaml") || target.hasSuffix(".yml") {
-                let url = URL(fileURLWithPath: target)
-                guard FileManager.default.fileExists(atPath: url.path) else { throw ValidationError("no such file: \(target)") }
-                files.append(url)
-                names = names ?? []
-            } else {
-                names = (names ?? []).union([target])
-            }
-        }
         var checked = 0
         var texts: [String: String] = [:]
-        for options in projects.isEmpty ? [projectOptions] : projects {
-            let loaded = try options.load(only: names, extraPipelineFiles: files, log: log)
+        for check in try checks() {
+            // Each pipeline is checked on another thread as soon as it is decoded.
+            let checks = PipelineChecks()
+            var planner: CheckedPlanner?
+            let loaded = try check.options.load(only: check.names, extraPipelineFiles: check.files, log: log) { pipeline, catalogue in
+                planner = planner ?? CheckedPlanner(catalogue: catalogue, root: check.options.root, mode: .validate)
+                checks.start(pipeline, planner: planner!)
+            }
             texts.merge(loaded.project.files) { first, _ in first }
-            if let names {
-                for name in names.sorted() where !loaded.project.pipelineNames.contains(name) {
-                    throw options.unknownPipeline(name)
-                }
+            for name in (check.names ?? []).sorted() where !loaded.project.pipelineNames.contains(name) {
+                throw check.options.unknownPipeline(name)
             }
-            if loaded.project.pipelineNames.isEmpty {
-                let folder = [options.displayRoot, "Pipelines"].filter { !$0.isEmpty }.joined(separator: "/")
+            if check.names == nil, loaded.project.pipelineNames.isEmpty {
+                let folder = [check.options.displayRoot, "Pipelines"].filter { !$0.isEmpty }.joined(separator: "/")
                 log.error("no-pipelines", "no pipeline files (*.yaml) in \(folder)", at: .start(of: folder),
-                          suggestion: "run onair in the project folder, or pass the project folder")
+                          suggestion: "run onair in the project folder, or pass the project folder or a pipeline file")
             }
-            let planner = loaded.planner(mode: .validate)
-            for pipeline in loaded.project.pipelines {
-                planner.plan(pipeline, log: log)
-                checkOtherCombinations(of: pipeline, planner: planner, log: log)
+            for findings in checks.finish() {
+                findings.report(into: log)
             }
             checked += loaded.project.pipelineNames.count
         }
@@ -74,20 +60,52 @@ struct Validate: ParsableCommand {
         if errors > 0 || (strict && warnings > 0) { throw ExitCode.failure }
     }
 
-    /// Compiles each overlay combination that is not on air at start, both as `onair run
-    /// --overlay` starts with it and as a live switch puts it on air (keeping the starting
-    /// sound), so a combination kept for later is as trustworthy as the active one. What only
-    /// that combination gets wrong is reported with its name; the rest was reported already.
-    private func checkOtherCombinations(of pipeline: PipelineSpec, planner: CheckedPlanner, log: DiagnosticLog) {
-        for overlay in pipeline.overlays where overlay.name != pipeline.active.value {
-            for alternative in pipeline.waysOnAir(overlay.name) {
-                let scratch = DiagnosticLog()
-                planner.plan(alternative, log: scratch)
-                for var diagnostic in scratch.all where !log.contains(diagnostic) {
-                    diagnostic.message += " (when overlay combination '\(overlay.name)' is on air)"
-                    log.report(diagnostic)
+    /// One project to load and what to check in it: every pipeline (`names` nil), or the named
+    /// ones of `Pipelines/` and the given files.
+    private struct ProjectCheck {
+        var options: ProjectOptions
+        var names: Set<String>?
+        var files: [URL] = []
+    }
+
+    /// The projects the targets name. A folder is a project checked whole; a name is a pipeline
+    /// of `--project`; a file belongs to the project above it (a file in its `Pipelines/` is
+    /// checked as that pipeline, one elsewhere as an extra pipeline), or, in no project, is
+    /// checked in its own folder. Without targets, all of `--project`.
+    private func checks() throws -> [ProjectCheck] {
+        var checks: [ProjectCheck] = []
+        func add(_ options: ProjectOptions, name: String? = nil, file: URL? = nil) {
+            let index = checks.firstIndex { $0.options.root == options.root && $0.names != nil } ?? {
+                checks.append(ProjectCheck(options: options, names: []))
+                return checks.count - 1
+            }()
+            if let name { checks[index].names?.insert(name) }
+            if let file { checks[index].files.append(file) }
+        }
+        for target in targets {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory)
+            if exists, isDirectory.boolValue {
+                var options = projectOptions
+                options.project = target
+                checks.append(ProjectCheck(options: options, names: nil))
+            } else if target.hasSuffix(".yaml") || target.hasSuffix(".yml") {
+                guard exists else { throw ValidationError("no such file: \(target)") }
+                let url = URL(fileURLWithPath: target)
+                guard let root = Project.root(enclosing: url) else {
+                    add(projectOptions.folder(holding: target), file: url)
+                    continue
                 }
+                let options = projectOptions.project(at: root, namedLike: target)
+                if url.standardizedFileURL.deletingLastPathComponent().path == root.appendingPathComponent("Pipelines").path {
+                    add(options, name: url.deletingPathExtension().lastPathComponent)
+                } else {
+                    add(options, file: url)
+                }
+            } else {
+                add(projectOptions, name: target)
             }
         }
+        return checks.isEmpty ? [ProjectCheck(options: projectOptions, names: nil)] : checks
     }
 }

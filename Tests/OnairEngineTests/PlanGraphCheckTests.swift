@@ -1,7 +1,7 @@
 import AVBridge
 import Foundation
 import OnairConfig
-import OnairEngine
+@testable import OnairEngine
 import OnairPlanner
 import Testing
 
@@ -68,5 +68,42 @@ struct PlanGraphCheckTests {
         let diagnostic = try #require(log.all.first)
         #expect(diagnostic.message.contains("No such filter"))
         #expect(diagnostic.location == plan.graph.chains[0].filters[0].origin)
+    }
+}
+
+@Suite("libavfilter configures each graph shape once")
+struct PlanGraphShapeTests {
+    @Test("plans that differ only in their words share one check; a different number does not")
+    func textIsLeftOutOfTheShape() throws {
+        var (plan, spec) = try plannedPipeline("demo")
+        let renamed = plan.graph.chains.indices.reduce(into: plan.graph) { graph, chain in
+            for index in graph.chains[chain].filters.indices where graph.chains[chain].filters[index].name == "drawtext" {
+                graph.chains[chain].filters[index].options = graph.chains[chain].filters[index].options.map {
+                    $0.key == "text" ? FilterOption("text", "another show \\: with \\% signs") : $0
+                }
+            }
+        }
+        #expect(renamed != plan.graph)
+        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: DiagnosticLog())
+        plan.graph = renamed
+        #expect(PlanGraphCheck.knowsShape(of: plan), "other words, the same shape")
+        let log = DiagnosticLog()
+        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: log)
+        #expect(log.all.isEmpty, "\(log.all)")
+
+        // A changed number is another shape, checked on its own: here one libav refuses.
+        let keying = try #require(plan.graph.chains.firstIndex { $0.filters.contains { $0.name == "chromakey" } })
+        let chromakey = try #require(plan.graph.chains[keying].filters.firstIndex { $0.name == "chromakey" })
+        plan.graph.chains[keying].filters[chromakey].options[1] = FilterOption("similarity", "0")
+        #expect(!PlanGraphCheck.knowsShape(of: plan))
+        let refused = DiagnosticLog()
+        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: refused)
+        #expect(PlanGraphCheck.knowsShape(of: plan))
+        #expect(refused.errorCount == 1, "\(refused.all)")
+        // …and reported again, at its filter, when a plan of that shape comes back.
+        let again = DiagnosticLog()
+        PlanGraphCheck.run(plan, pipelineFile: spec.file, log: again)
+        #expect(again.all == refused.all)
+        #expect(again.all.first?.location == plan.graph.chains[keying].filters[chromakey].origin)
     }
 }

@@ -11,7 +11,7 @@ private func filters(named name: String, in graph: FilterGraph) -> [(chain: Filt
 }
 
 /// A vertical destination (here and in the cost tests): a 9:16 crop re-encoded at 720x1280.
-let vertical = YAML.verticalDestination()
+let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: true)
 
 @Suite struct RenditionTests {
     @Test func equalQualityAndCanvasShareOneEncoder() throws {

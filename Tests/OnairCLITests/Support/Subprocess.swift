@@ -184,3 +184,13 @@ func onair(_ arguments: [String], environment: [String: String]? = nil, timeout:
     #expect(!output.timedOut, "onair \(arguments.joined(separator: " ")) did not finish in \(Int(timeout)) s", sourceLocation: sourceLocation)
     return output
 }
+
+/// Runs the `onair` executable with `folder` as its working directory (through `sh`, which
+/// changes to it and then becomes onair).
+func onair(_ arguments: String..., in folder: URL, timeout: TimeInterval = 60,
+           sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> ProcessOutput {
+    let binary = try OnairBinary.require(sourceLocation: sourceLocation)
+    let output = try Subprocess.run("/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", folder.path, binary] + arguments, timeout: timeout)
+    #expect(!output.timedOut, "onair \(arguments.joined(separator: " ")) did not finish in \(Int(timeout)) s", sourceLocation: sourceLocation)
+    return output
+}

@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairFonts
 import OnairPlanner
 import Testing
 
@@ -60,13 +61,13 @@ final class TestProject {
     /// Loads the project and plans `name`.
     func plan(
         _ name: String = "show", environment: [String: String] = [:], mode: Planner.Mode = .validate,
-        existingFiles: Set<String> = []
+        existingFiles: Set<String> = [], fonts: FontBook = .shared
     ) -> Outcome {
         let log = DiagnosticLog()
         let project = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
         let catalogue = PlatformCatalogue(project: project)
         let planner = Planner(catalogue: catalogue, environment: environment, mode: mode,
-                              fileExists: { existingFiles.contains($0) })
+                              fileExists: { existingFiles.contains($0) }, fonts: fonts, projectRoot: root)
         let plan = project.pipeline(name).flatMap { planner.plan($0, log: log) }
         return Outcome(project: project, plan: plan, diagnostics: log.sorted)
     }
@@ -131,6 +132,20 @@ enum YAML {
             \(quality(width: width, height: height, indent: 6))
                 canvas: {aspect: "9:16", focus: 0.5}
             """
+    }
+
+    /// A destination recording to `../recordings/NAME.mkv` with its own quality (`width` x
+    /// `height`, H.264 at `bitrate`), cropped to 9:16 when `vertical`; indented to sit under
+    /// `destinations:`.
+    static func recording(_ name: String, width: Int, height: Int, fps: Int = 30, bitrate: String = "3000k", vertical: Bool = false) -> String {
+        let video = "{codec: h264, bitrate: \(bitrate), rate_control: cbr, keyframe_interval: 2s, profile: main}"
+        return """
+              \(name):
+                kind: record
+                path: ../recordings/\(name).mkv
+                quality:
+            \(quality(width: width, height: height, fps: fps, video: video, indent: 6))
+            """ + (vertical ? "\n    canvas: {aspect: \"9:16\", focus: 0.5}" : "")
     }
 
     /// A one-camera pipeline (a test pattern with a 440 Hz tone unless `tone` says otherwise)

@@ -1,0 +1,129 @@
+import Foundation
+
+/// A font file and the face in it that drawtext loads.
+public struct FontFile: Hashable, Sendable {
+    /// Absolute path.
+    public var path: String
+    /// The face's index in a collection (`.ttc`); 0 for a single-face file.
+    public var index: Int
+
+    /// Creates a reference to face `index` of `path`.
+    public init(path: String, index: Int = 0) {
+        self.path = path
+        self.index = index
+    }
+}
+
+/// Where text layers' fonts come from: a family name resolved to a file the way drawtext's
+/// `font=` would resolve it — fontconfig's choice, asked once per family through `fc-match`,
+/// or, without fontconfig's tools, the first of a few well-known paths — and each file's face
+/// read once. Resolving here, once, lets a plan name the file (`fontfile=`), so neither the
+/// check of every compiled graph nor the run loads fontconfig again.
+public final class FontBook: Sendable {
+    /// The book every planner shares: each family is looked up once per process.
+    public static let shared = FontBook()
+
+    private let locate: @Sendable (String) -> FontFile?
+    private let families = Shared<[String: FontFile?]>([:])
+    private let faces = Shared<[FontFile: Result<FontFace, FontError>]>([:])
+
+    /// A book that resolves families with `locate` (by default fontconfig, then known paths).
+    public init(locate: @escaping @Sendable (String) -> FontFile? = FontBook.systemFile(forFamily:)) {
+        self.locate = locate
+    }
+
+    /// The file drawtext would load for `family`, or nil when none can be found.
+    public func file(forFamily family: String) -> FontFile? {
+        if let known = families.withLock({ $0[family] }) { return known }
+        let found = locate(family)
+        families.withLock { $0[family] = .some(found) }
+        return found
+    }
+
+    /// The face in `file`, read once per process.
+    public func face(in file: FontFile) -> Result<FontFace, FontError> {
+        if let known = faces.withLock({ $0[file] }) { return known }
+        let result: Result<FontFace, FontError>
+        if let data = FileManager.default.contents(atPath: file.path) {
+            do throws(FontError) {
+                result = .success(try FontFace(data: data, index: file.index))
+            } catch {
+                result = .failure(error)
+            }
+        } else {
+            result = .failure(.unreadable("no such file, or not readable"))
+        }
+        faces.withLock { $0[file] = result }
+        return result
+    }
+
+    // MARK: - Finding system fonts
+
+    /// fontconfig's file for `family` (what drawtext's `font=` loads), else the first existing
+    /// well-known path for it.
+    @Sendable public static func systemFile(forFamily family: String) -> FontFile? {
+        fontconfigFile(forFamily: family) ?? knownFile(forFamily: family)
+    }
+
+    /// Asks `fc-match` (10 s at most: a first run may build fontconfig's cache).
+    static func fontconfigFile(forFamily family: String) -> FontFile? {
+        guard let tool = executable(named: "fc-match") else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["--format=%{file}\n%{index}\n", family]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        let finished = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in finished.signal() }
+        do { try process.run() } catch { return nil }
+        // Its answer is one short line, far below a pipe's buffer: waiting first can't stall it.
+        if finished.wait(timeout: .now() + 10) == .timedOut {
+            process.terminate()
+            return nil
+        }
+        guard process.terminationStatus == 0 else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard let path = lines.first, path.hasPrefix("/"), FileManager.default.isReadableFile(atPath: path) else { return nil }
+        return FontFile(path: path, index: lines.count > 1 ? Int(lines[1]) ?? 0 : 0)
+    }
+
+    /// Folders where distributions install fonts (Debian, Arch, Fedora, macOS).
+    static let knownFolders = [
+        "/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts/dejavu",
+        "/usr/share/fonts/dejavu-sans-fonts", "/Library/Fonts", "/System/Library/Fonts/Supplemental",
+    ]
+
+    /// `FamilyWithoutSpaces.ttf` in one of `knownFolders` ("DejaVu Sans" → DejaVuSans.ttf).
+    static func knownFile(forFamily family: String) -> FontFile? {
+        let name = family.replacingOccurrences(of: " ", with: "")
+        for folder in knownFolders {
+            for suffix in [".ttf", ".otf"] {
+                let path = folder + "/" + name + suffix
+                if FileManager.default.isReadableFile(atPath: path) { return FontFile(path: path) }
+            }
+        }
+        return nil
+    }
+
+    private static func executable(named name: String) -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]
+        return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+/// A value shared between threads, reached only under its lock.
+final class Shared<State>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state: State
+
+    init(_ state: State) { self.state = state }
+
+    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+}
