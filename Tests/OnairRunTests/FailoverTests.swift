@@ -50,6 +50,10 @@ extension EndToEnd {
             #expect(failovers.map(\.reason) == ["loss"], "\(output.stdout)")
             #expect(failovers.first?.to == "phone")
             #expect(restored.count == 1, "\(output.stdout)")
+            // One event per transition of the camera itself: killed (lost once, however many
+            // parts of onair notice), back (connected once).
+            let told = run.events.filter { $0.input == "camera" && ["input.connected", "input.lost"].contains($0.event) }.map(\.event)
+            #expect(told == ["input.connected", "input.lost", "input.connected"], "\(output.stdout)")
 
             let segments = try peers.recordedSegments()
             #expect(segments.names == ["red", "green", "red"], "\(segments.all)")

@@ -17,15 +17,12 @@ final class FailoverGroup {
     private var latest: [InputFrame?]
     /// What operators see; written on this graph's thread, read by the status.
     let status: Monitor<FailoverStatus>
-    /// How long a failure lasts before the cut, ms.
-    private let afterMs: Int
 
     init(plan: FailoverPlan, inputs: [InputWorker]) {
         members = [plan.primary] + plan.backups
         workers = members.map { inputs[$0] }
         selector = FailoverSwitch(members: members.count, clear: Int64(plan.clearMs) * 1000)
         latest = Array(repeating: nil, count: members.count)
-        afterMs = plan.afterMs
         status = Monitor(FailoverStatus(input: inputs[plan.primary].input.name, onAir: inputs[plan.primary].input.name,
                                         backups: plan.backups.map { inputs[$0].input.name }))
         for worker in workers { worker.watchSignal(after: Int64(plan.afterMs) * 1000, watching: plan.when) }
@@ -51,16 +48,14 @@ final class FailoverGroup {
     }
 
     /// Keeps the members that are not on air warm: takes everything they decoded (so their
-    /// readers never wait), keeping only their latest picture. A member that delivers again
-    /// after it was lost counts as connected.
+    /// readers never wait), keeping only their latest picture. Their `input.*` events come
+    /// from their connections, as for any input (frames still queued when a camera died must
+    /// not count as it coming back).
     func drainOffAir() {
         for (member, worker) in workers.enumerated() where member != selector.onAir {
-            var delivered = false
             while let item = worker.mailbox.tryPop() {
-                delivered = true
                 if item.kind == .video { latest[member] = item }
             }
-            if delivered { worker.health.connected() }
         }
     }
 
@@ -78,7 +73,6 @@ final class FailoverGroup {
         guard case .cut(let from, let to, let reason)? = selector.decide(at: now, readings: readings) else { return (false, nil) }
         let primaryName = workers[0].input.name
         let fromName = workers[from].input.name, toName = workers[to].input.name
-        if reason == .loss { workers[from].health.lost(reason: "no data for \(afterMs) ms") }
         if to == 0 {
             events.emit(.inputRestored(input: primaryName, from: fromName))
         } else {
