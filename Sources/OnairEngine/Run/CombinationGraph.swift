@@ -110,7 +110,10 @@ final class CombinationGraph {
             sourceInput.append(index)
             sourceFormats.append(.init(label: source.pad, media: media, timeBase: .microseconds, kernel: source.kernel))
             if worker.isLive, cover[index] == nil {
-                cover[index] = InputCover(fps: worker.input.video?.fps ?? plan.fps)
+                // An input another graph already reads (kept across an overlay switch) has
+                // delivered: it is covered only once it falls silent.
+                let state = worker.health.status.state
+                cover[index] = InputCover(fps: worker.input.video?.fps ?? plan.fps, delivered: state == .connected || state == .lost)
             }
         }
         for group in plan.failover where videoSource[group.primary] != nil || audioSource[group.primary] != nil {
@@ -288,6 +291,7 @@ final class CombinationGraph {
         if item.kind == .video, groupOf[index] != nil, let last = cover[index]?.lastVideoPush, item.micros <= last { return }
         if cover[index] != nil {
             if cover[index]!.lostSince != nil, cover[index]!.lastFrame != nil { inputs[worker].health.connected() }
+            cover[index]!.delivered = true
             cover[index]!.lostSince = nil
             cover[index]!.lastArrival = clock.micros
             if item.kind == .video {
@@ -311,7 +315,9 @@ final class CombinationGraph {
         defer { cover[index] = state }
         let now = clock.micros
         let after = Int64(plan.inputLoss.afterMs) * 1000
-        guard now - state.lastArrival > after else { return false }
+        // An input that has not delivered yet (a camera still to connect) has nothing to hold:
+        // the slate goes out at once, so the destinations start with the run, not `after` later.
+        guard now - state.lastArrival > after || !state.delivered else { return false }
         if state.lostSince == nil {
             state.lostSince = now
             if let last = state.lastFrame {
@@ -357,6 +363,8 @@ struct InputCover {
     /// When its last frame arrived (µs); set when the graph goes on air.
     var lastArrival: Int64 = 0
     var lostSince: Int64?
+    /// Whether a frame of the input ever reached the graph.
+    var delivered = false
     var lastFrame: Frame?
     /// The slate in the format of the input's graph source (nil when it has no pictures).
     var slate: Frame?

@@ -237,6 +237,7 @@ final class InputWorker: RunWorker, @unchecked Sendable {
                 media = opened
                 self.opened = nil
             } else {
+                if case .listen = input.kind { health.listening(on: url) }
                 do {
                     media = try MediaInput(url: url, format: format, options: options, wantVideo: input.video != nil,
                                            wantAudio: input.audio != nil, interruption: interruption)
