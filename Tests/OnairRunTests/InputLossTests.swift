@@ -31,21 +31,21 @@ extension EndToEnd {
         }
     
         @Test("a camera that drops out and comes back: its last picture, then the slate, then the new camera, without a hole",
-              .timeLimit(.minutes(2)))
-        func cameraDropsOutAndComesBack() throws {
+              .timeLimit(.minutes(2)), arguments: ["srt", "rtmp"])
+        func cameraDropsOutAndComesBack(protocol scheme: String) throws {
             let port = try LoopbackPort.free()
-            let project = try Self.recordedCamera(listeningOn: port)
+            let project = try Self.recordedCamera(listeningOn: port, protocol: scheme)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "11s"])
             _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
 
             // A red camera for 3 s (smaller than the canvas: the held picture is scaled once),
             // gone for about 3 s, then a green one until the end.
-            let red = try Self.camera(colour: "red", seconds: 3, port: port)
+            let red = try Self.camera(colour: "red", seconds: 3, port: port, protocol: scheme)
             defer { red.terminate() }
             #expect(red.wait(timeout: .seconds(20)), "the red camera did not finish")
             Thread.sleep(forTimeInterval: 3)
-            let green = try Self.camera(colour: "lime", seconds: 30, port: port)
+            let green = try Self.camera(colour: "lime", seconds: 30, port: port, protocol: scheme)
             defer { green.terminate() }
             let output = run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
@@ -73,12 +73,12 @@ extension EndToEnd {
             #expect(redFrames >= 75, "\(segments)")
         }
 
-        /// A project recording one camera that pushes to onair's SRT listener on `port`; lost
-        /// after 1 s without data, its last picture held 1 s, then a blue slate.
-        private static func recordedCamera(listeningOn port: Int) throws -> RunProject {
+        /// A project recording one camera that pushes to onair's SRT (or RTMP) listener on
+        /// `port`; lost after 1 s without data, its last picture held 1 s, then a blue slate.
+        private static func recordedCamera(listeningOn port: Int, protocol scheme: String = "srt") throws -> RunProject {
             let scene = """
                 sources:
-                  camera: {kind: listen, url: "srt://127.0.0.1:\(port)"}
+                  camera: {kind: listen, url: "\(url(scheme, port))"}
                 overlays:
                   room: {kind: real-scene, camera: camera}
                 active: room
@@ -87,13 +87,20 @@ extension EndToEnd {
             return try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
         }
 
-        /// A camera pushing a plain `colour` picture with sound to onair's SRT listener on `port`.
-        private static func camera(colour: String, seconds: Int, port: Int) throws -> Subprocess {
+        /// Where onair listens for the camera.
+        private static func url(_ scheme: String, _ port: Int) -> String {
+            scheme == "rtmp" ? "rtmp://127.0.0.1:\(port)/live/camera" : "srt://127.0.0.1:\(port)"
+        }
+
+        /// A camera pushing a plain `colour` picture with sound to onair's SRT (MPEG-TS) or RTMP
+        /// (FLV) listener on `port`.
+        private static func camera(colour: String, seconds: Int, port: Int, protocol scheme: String = "srt") throws -> Subprocess {
             try Subprocess("/usr/bin/env", [
                 "ffmpeg", "-v", "error", "-re",
                 "-f", "lavfi", "-i", "color=c=\(colour):s=320x180:r=30", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
                 "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30",
-                "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
+                "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", scheme == "rtmp" ? "flv" : "mpegts",
+                scheme == "rtmp" ? url(scheme, port) : url(scheme, port) + "?mode=caller",
             ])
         }
     }
