@@ -21,6 +21,9 @@ public struct CostCoefficients: Sendable {
     /// picture laid on top; for `scale`, the larger of input and output). Filters missing
     /// here cost `filters["default"]`; pictures computed once (stills) cost nothing.
     public var filters: [String: Double]
+    /// onair's own kernels, run on an input's pictures before the graph (``SourceKernel``), by
+    /// ``SourceKernel/Work/name``, per MP/s of the input.
+    public var kernels: [String: Double]
     /// `drawtext`, per frame per second (the text is small whatever the picture's size).
     public var drawtextPerFrame: Double
     /// libx264 by speed preset, per MP/s encoded.
@@ -58,6 +61,9 @@ extension CostCoefficients {
             "scale": 0.0024, "pad": 0.0010, "chromakey": 0.0124, "despill": 0.0064,
             "normalize": 0.0140, "overlay": 0.0043, "colorchannelmixer": 0.0030, "default": 0.0010,
         ],
+        // Not fitted by calibrate-cost: the kernels' own timing (2 ms and 1 ms a 1080p frame on
+        // one core of this machine, Benchmarks/README.md part 4).
+        kernels: ["chroma-key": 0.00097, "auto-lighting": 0.00048],
         drawtextPerFrame: 0.00095,
         // Measured: veryfast. The others are veryfast scaled by rough ratios of x264's presets, not
         // measured here (add a workload to Benchmarks/calibrate-cost before relying on them).

@@ -40,6 +40,13 @@ public struct CostEstimator: Sendable {
             }
         }
 
+        for kernel in plan.graph.kernels {
+            guard let input = plan.inputs.first(where: { "\($0.index):v" == kernel.pad }), let video = input.video else { continue }
+            if case .file(_, _, true) = input.kind { continue }  // a still: processed once
+            let rate = megapixels(video.width, video.height, video.fps)
+            cpu.append(CostTerm(component: "kernel.\(kernel.work.name)", detail: "\(input.name) \(video.width)x\(video.height) \(video.fps)fps",
+                                work: rate, amount: (c.kernels[kernel.work.name] ?? 0) * rate))
+        }
         for (filter, picture) in PictureFlow(plan: plan).filters where !picture.still {
             let rate = megapixels(picture.width, picture.height, picture.fps)
             let detail = "\(filter.name) \(picture.width)x\(picture.height) \(picture.fps)fps"

@@ -38,6 +38,14 @@ public struct SourceKernel: Codable, Equatable, Sendable {
 }
 
 extension SourceKernel.Work {
+    /// Its name in ``CostCoefficients/kernels`` and cost terms (`chroma-key`, `auto-lighting`).
+    public var name: String {
+        switch self {
+        case .chromaKey: "chroma-key"
+        case .autoLighting: "auto-lighting"
+        }
+    }
+
     /// The pixel format of the pictures the work produces from `yuv420p`.
     public var outputPixelFormat: String {
         if case .chromaKey = self { "yuva420p" } else { "yuv420p" }

@@ -93,12 +93,13 @@ import Testing
             destinations:
             \(archive)
             """)
-        let key = try #require(plan.cost.cpu.first { $0.component == "filter.chromakey" })
-        // Scaled to the canvas height before keying.
-        #expect(key.detail == "chromakey 1280x720 30fps")
+        // onair's kernel keys the camera's pictures as they come, before the graph.
+        let key = try #require(plan.cost.cpu.first { $0.component == "kernel.chroma-key" })
+        #expect(key.detail == "camera 1920x1080 30fps")
+        #expect(key.amount > 0)
         let decode = try #require(plan.cost.cpu.first { $0.component == "decode" })
         #expect(decode.detail == "camera 1920x1080 30fps")
-        #expect(plan.cost.cpu.contains { $0.component == "filter.despill" })
+        #expect(!plan.cost.cpu.contains { $0.component == "filter.chromakey" || $0.component == "filter.despill" })
     }
 
     @Test func networkDestinationsCountTheirQueueAtItsBound() throws {
