@@ -28,12 +28,39 @@ public struct PipelinePlan: Codable, Equatable, Sendable {
     public var egressBitrate: Int
     /// Estimated disk write rate of recordings and HLS, bit/s.
     public var diskBitrate: Int
+    /// Inputs that stand in for others when those fail (their backups are opened, connected
+    /// and decoded, though the graph does not read them).
+    public var failover: [FailoverPlan] = []
     /// Sources defined but not used by the active combination (not opened).
     public var unusedSources: [String]
     /// Warnings found while planning.
     public var warnings: [Diagnostic]
     /// CPU and memory needed to run it in real time.
     public var cost: CostEstimate = .none
+}
+
+/// An input and the backups that take its place in the graph when it fails.
+public struct FailoverPlan: Codable, Equatable, Sendable {
+    /// The input whose graph pads the backups feed (index in the plan's inputs).
+    public var primary: Int
+    /// The backups' input indices, first preferred.
+    public var backups: [Int]
+    /// What counts as a failure.
+    public var when: [FailoverCondition]
+    /// How long a failure lasts before the cut, ms.
+    public var afterMs: Int
+    /// How long the primary must be clean before it returns, and the least time between two
+    /// switches, ms.
+    public var clearMs: Int
+
+    /// Creates a failover group.
+    public init(primary: Int, backups: [Int], when: [FailoverCondition], afterMs: Int, clearMs: Int) {
+        self.primary = primary
+        self.backups = backups
+        self.when = when
+        self.afterMs = afterMs
+        self.clearMs = clearMs
+    }
 }
 
 /// One input to open.
@@ -167,6 +194,54 @@ public struct VideoEncoding: Codable, Equatable, Hashable, Sendable {
     public var scenecut: Bool
     /// `yuv420p`.
     public var pixelFormat: String
+    /// How low the bitrate may step while a destination's link can't carry it; nil for a fixed
+    /// bitrate.
+    public var adaptive: AdaptiveBitrate? = nil
+}
+
+/// An adaptive rendition's range: its planned bitrate is the most, `minBitrate` the least.
+public struct AdaptiveBitrate: Codable, Equatable, Hashable, Sendable {
+    /// bit/s of video.
+    public var minBitrate: Int
+
+    /// A range down to `minBitrate`.
+    public init(minBitrate: Int) {
+        self.minBitrate = minBitrate
+    }
+}
+
+/// The rungs of a destination's `quality: {auto: [...]}`, and the one it streams with.
+public struct QualityLadderPlan: Codable, Equatable, Sendable {
+    /// One quality preset of the ladder.
+    public struct Rung: Codable, Equatable, Sendable {
+        /// The preset's name.
+        public var name: String
+        public var width: Int
+        public var height: Int
+        public var fps: Int
+        /// What the destination receives with it, bit/s (video, or its cap for VBR, plus sound).
+        public var bitrate: Int
+
+        /// A rung.
+        public init(name: String, width: Int, height: Int, fps: Int, bitrate: Int) {
+            self.name = name
+            self.width = width
+            self.height = height
+            self.fps = fps
+            self.bitrate = bitrate
+        }
+    }
+
+    /// Best first.
+    public var rungs: [Rung]
+    /// The rung a measurement picked at run start; nil before (the plan streams the first).
+    public var chosen: String?
+
+    /// A ladder of `rungs`, `chosen` once measured.
+    public init(rungs: [Rung], chosen: String?) {
+        self.rungs = rungs
+        self.chosen = chosen
+    }
 }
 
 /// Audio encoder settings, fully resolved.
@@ -209,6 +284,8 @@ public struct PlannedOutput: Codable, Equatable, Sendable {
     public var retry: RetryPolicy
     /// Estimated bit/s (video + audio).
     public var bitrate: Int
+    /// The ladder of `quality: {auto: [...]}`, for a destination that has one.
+    public var ladder: QualityLadderPlan? = nil
 }
 
 /// Where an output's stream key is read at run time. In JSON and in logs it is one string,

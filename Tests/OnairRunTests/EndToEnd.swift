@@ -37,16 +37,3 @@ func expectContinuous(_ video: DecodedVideo, seconds: Double, tolerance: Double,
     #expect(video.largestStep <= 2 * frameInterval + 0.002,
             "\(what): a gap of \(String(format: "%.3f", video.largestStep)) s between two frames", sourceLocation: sourceLocation)
 }
-
-extension EndToEnd {
-    /// A camera pushing a plain `colour` picture with sound to onair's SRT listener on `port`
-    /// for `seconds`.
-    static func pushedCamera(colour: String, seconds: Int, port: Int) throws -> Subprocess {
-        try Subprocess("/usr/bin/env", [
-            "ffmpeg", "-v", "error", "-re",
-            "-f", "lavfi", "-i", "color=c=\(colour):s=320x180:r=30", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-            "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30",
-            "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
-        ])
-    }
-}

@@ -98,7 +98,7 @@ extension EndToEnd {
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "14s"])
             _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
-            let camera = try EndToEnd.pushedCamera(colour: "red", seconds: 60, port: port)
+            let camera = try InputLoss.camera(colour: "red", seconds: 60, port: port)
             defer { camera.terminate() }
             _ = try #require(run.waitForEvent(timeout: .seconds(15)) { $0.event == "input.connected" && $0.input == "camera" },
                              "\(run.child.stdoutSoFar)")
@@ -111,10 +111,10 @@ extension EndToEnd {
             }
             let output = run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
-            // One connection of the camera all along: it was never opened a second time (its
-            // port was taken, so the copy waited) nor lost.
+            // One connection of the camera all along, after it waited for it: it was never opened
+            // a second time (its port was taken, so the copy waited again) nor lost.
             let cameraEvents = run.events.filter { $0.input == "camera" }.map(\.event)
-            #expect(cameraEvents == ["input.connected"], "\(cameraEvents)\n\(output.stdout)")
+            #expect(cameraEvents == ["input.waiting", "input.connected"], "\(cameraEvents)\n\(output.stdout)")
             #expect(!output.stdout.contains("already listening"), "\(output.stdout)")
             let video = try decodeRecording(project, "out/rec.mkv")
             #expect(video.largestStep <= 2 * frameInterval + 0.002, "a gap of \(video.largestStep) s")

@@ -20,13 +20,26 @@ struct RunEvent: Decodable, Sendable {
     var reason: String?
     var message: String?
     var input: String?
+    /// For `input.failover` and `input.restored`: the input that fed the place before.
+    var from: String?
+    /// For `input.failover`: the input that feeds it now.
+    var to: String?
     var overlay: String?
+    /// For `stats`: which input feeds each place with backups.
+    var failover: [FailoverLine]?
     /// For `stats`: every destination's state and counters.
     var destinations: [DestinationLine]?
     /// For `stats`: every rendition's progress.
     var renditions: [RenditionLine]?
     /// For `stats`.
     var elapsed_ms: Int?
+    /// For `bitrate.changed`.
+    var rendition: String?
+    var from_bps: Int?
+    var to_bps: Int?
+    /// For `destination.congested`.
+    var queue_ms: Int?
+    var followed: Bool?
 
     struct DestinationLine: Decodable, Sendable {
         var name: String
@@ -34,6 +47,14 @@ struct RunEvent: Decodable, Sendable {
         var required: Bool?
         var stats: Counters
         var last_error: String?
+    }
+
+    struct FailoverLine: Decodable, Sendable {
+        var input: String
+        var on_air: String
+        var backups: [String]
+        var reason: String?
+        var switches: Int
     }
 
     struct Counters: Decodable, Sendable {
@@ -53,6 +74,7 @@ struct RunEvent: Decodable, Sendable {
         var fps: Double
         var speed: Double
         var repeated: Int?
+        var bitrate: Int?
     }
 
     /// When it happened (nil when `ts` is missing or unreadable).
