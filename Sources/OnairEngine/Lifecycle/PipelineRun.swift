@@ -47,7 +47,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private let clock = RunClock()
     private let doorbell = Doorbell()
     private let encoders: [RenditionEncoder]
-    private var destinations: [DestinationWorker] = []
+    private(set) var destinations: [DestinationWorker] = []
     private var compositor: Compositor!
     private var supervisor: RunSupervisor!
     private var standby: StandbyGraphs!
@@ -92,24 +92,24 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
                           color: plan.inputLoss.slateColor ?? 0)
         encoders = try plan.renditions.map { try RenditionEncoder(rendition: $0) }
         let onAir = try graph(for: plan, sharing: [])
-        let supervisorHandle = Monitor<RunSupervisor?>(nil)
+        let supervisorLink = SupervisorLink()
         for output in plan.outputs {
             guard let encoder = encoders.first(where: { $0.rendition.id == output.rendition }) else { continue }
             let worker = DestinationWorker(output: resolved(output), target: target(of: output), streams: encoder.streams,
                                            queueBytes: options.destinationQueueBytes,
                                            unsentBytes: BitrateSteering.unsentBytes(for: encoder.rendition), events: events) {
-                supervisorHandle.withLock { $0 }?.destinationChanged()
+                supervisorLink.supervisor?.destinationChanged()
             }
             encoder.attach(worker)
             destinations.append(worker)
         }
         compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: doorbell) { input in
-            supervisorHandle.withLock { $0 }?.adopt(input)
+            supervisorLink.supervisor?.adopt(input)
         }
         supervisor = RunSupervisor(compositor: compositor, encoders: encoders, destinations: destinations,
                                    steering: BitrateSteering(encoders: encoders, destinations: destinations, events: events),
                                    events: events, clock: clock, duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in status() }
-        supervisorHandle.withLock { $0 = supervisor }
+        supervisorLink.supervisor = supervisor
         let available = self.combinations.all.compactMap(\.plan).filter { $0.renditions == plan.renditions }
         standby = StandbyGraphs(plans: available) { [unowned self] plan, running in
             let graph = try graph(for: plan, sharing: running)
@@ -347,5 +347,19 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         formatter.dateFormat = "HH-mm-ss"
         result = result.replacingOccurrences(of: "{time}", with: formatter.string(from: Date()))
         return result
+    }
+}
+
+/// How the workers' callbacks reach the run's supervisor: weakly, since the supervisor owns the
+/// workers. Held strongly, it made a cycle that kept every worker of a finished run alive, with
+/// its counters, graphs and encoders (LeakSanitizer found them at exit, scripts/sanitize).
+private final class SupervisorLink: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var target: RunSupervisor?
+
+    /// The supervisor, while it exists.
+    var supervisor: RunSupervisor? {
+        get { lock.withLock { target } }
+        set { lock.withLock { target = newValue } }
     }
 }
