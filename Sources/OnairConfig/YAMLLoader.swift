@@ -44,10 +44,15 @@ public struct YAMLLoader: Sendable {
             return nil
         }
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            log.error("unreadable-file", "cannot read file", at: start, suggestion: "check that it exists and is readable")
+            reportUnreadable(displayPath, into: log)
             return nil
         }
         return data
+    }
+
+    /// Reports that the file shown as `displayPath` cannot be read.
+    func reportUnreadable(_ displayPath: String, into log: DiagnosticLog) {
+        log.error("unreadable-file", "cannot read file", at: .start(of: displayPath), suggestion: "check that it exists and is readable")
     }
 
     /// Loads YAML from bytes.
