@@ -52,4 +52,20 @@ struct ProjectFilesTests {
                          log: log)
         #expect(log.all.map(\.location.file) == ["show/Pipelines/show.yaml"], "\(log.all)")
     }
+
+    /// The built-in platforms are decoded once per process; each load still reports what
+    /// decoding them reports.
+    @Test func aBuiltinPlatformsProblemIsReportedAtEveryLoad() throws {
+        let log = DiagnosticLog()
+        let catalogue = try #require(YAMLLoader().load(
+            text: "platforms:\n  odd:\n    title: Odd\n    ingest: {rtmp: \"rtmp://odd.example/{key}\"}\n    video: {bitrate_by_format: {bogus: 6000k}}\n",
+            displayPath: "<built-in>/odd.yaml", into: log))
+        let project = try TempProject()
+        var reports: [[Diagnostic]] = []
+        for _ in 0..<2 {
+            reports.append(project.load(builtinPlatforms: catalogue).diagnostics)
+        }
+        #expect(reports[0].map(\.code) == ["bad-format-row"] && reports[0].allSatisfy { $0.location.file == "<built-in>/odd.yaml" }, "\(reports[0])")
+        #expect(reports[1] == reports[0])
+    }
 }
