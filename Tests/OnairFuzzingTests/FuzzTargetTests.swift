@@ -9,11 +9,9 @@ import Testing
 /// planner, and broken files are rejected with located errors.
 @Suite("Fuzz target")
 struct FuzzTargetTests {
-    /// Runs `body` with a target writing into a throw-away folder.
+    /// Runs `body` with a target loading inputs beside the shipped project.
     func withTarget(_ body: (FuzzTarget) throws -> Void) throws {
-        let scratch = try ScratchProject()
-        defer { scratch.remove() }
-        try body(FuzzTarget(project: FuzzProject(shipped: repositoryRoot, in: scratch.root)))
+        try body(FuzzTarget(project: FuzzProject(shipped: repositoryRoot)))
     }
 
     @Test func everySeedKeepsEveryInvariant() throws {
