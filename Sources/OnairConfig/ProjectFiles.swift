@@ -9,7 +9,7 @@ public enum ProjectFiles: Sendable {
     /// The project folder on disk.
     case disk
     /// Files by path relative to the project folder; nothing else is listed or read.
-    case memory([String: ProjectFile])
+    case memory([String: File])
 
     /// The `.yaml` and `.yml` files directly in `folder` (a folder of the project `root`),
     /// sorted by name.
@@ -28,7 +28,7 @@ public enum ProjectFiles: Sendable {
     /// Reads and parses the file at `url` (in the project `root`), reporting its problems as
     /// `displayPath`: its text (nil for a file too large to quote) and its document (nil when it
     /// could not be read or parsed), or nil when it could not be read at all.
-    func read(_ url: URL, root: URL, displayPath: String, loader: YAMLLoader, log: DiagnosticLog) -> ProjectFile.Parsed? {
+    func read(_ url: URL, root: URL, displayPath: String, loader: YAMLLoader, log: DiagnosticLog) -> File.Parsed? {
         let data: Data
         switch self {
         case .disk:
@@ -45,50 +45,52 @@ public enum ProjectFiles: Sendable {
             }
             data = file.data
         }
-        return ProjectFile.Parsed(data: data, displayPath: displayPath, loader: loader, log: log)
+        return File.Parsed(data: data, displayPath: displayPath, loader: loader, log: log)
     }
 }
 
-/// One file of a project held in memory (see ``ProjectFiles/memory(_:)``): its bytes and,
-/// for a file that is loaded many times as it is, what parsing it gave.
-public struct ProjectFile: Sendable {
-    /// What reading a file gives a load.
-    public struct Parsed: Sendable {
-        /// How its diagnostics name the file.
-        var displayPath: String
-        /// Its text, kept for quoting source lines; nil when it is too large to load.
-        var text: String?
-        /// The document; nil when it could not be parsed.
-        var node: ConfigNode?
-        /// What parsing it reported.
-        var diagnostics: [Diagnostic] = []
+extension ProjectFiles {
+    /// One file of a project held in memory (see ``ProjectFiles/memory(_:)``): its bytes and,
+    /// for a file that is loaded many times as it is, what parsing it gave.
+    public struct File: Sendable {
+        /// What reading a file gives a load.
+        public struct Parsed: Sendable {
+            /// How its diagnostics name the file.
+            var displayPath: String
+            /// Its text, kept for quoting source lines; nil when it is too large to load.
+            var text: String?
+            /// The document; nil when it could not be parsed.
+            var node: ConfigNode?
+            /// What parsing it reported.
+            var diagnostics: [Diagnostic] = []
 
-        /// Parses `data` as `loader` loads a file, reporting into `log`.
-        init(data: Data, displayPath: String, loader: YAMLLoader, log: DiagnosticLog) {
-            self.displayPath = displayPath
-            if data.count <= loader.limits.maxBytes { text = String(decoding: data, as: UTF8.self) }
-            node = loader.load(data: data, displayPath: displayPath, into: log)
+            /// Parses `data` as `loader` loads a file, reporting into `log`.
+            init(data: Data, displayPath: String, loader: YAMLLoader, log: DiagnosticLog) {
+                self.displayPath = displayPath
+                if data.count <= loader.limits.maxBytes { text = String(decoding: data, as: UTF8.self) }
+                node = loader.load(data: data, displayPath: displayPath, into: log)
+            }
         }
-    }
 
-    /// The bytes.
-    public var data: Data
-    /// The file parsed once, for loads that show it as its `displayPath`.
-    var parsed: Parsed?
+        /// The bytes.
+        public var data: Data
+        /// The file parsed once, for loads that show it as its `displayPath`.
+        var parsed: Parsed?
 
-    /// A file read from its bytes at each load.
-    public init(_ data: Data) {
-        self.data = data
-    }
+        /// A file read from its bytes at each load.
+        public init(_ data: Data) {
+            self.data = data
+        }
 
-    /// A file parsed now, once, for every load that shows it as `displayPath` (its path in the
-    /// project, with the load's display root in front); a load that shows it otherwise parses
-    /// it again.
-    public init(parsing data: Data, displayPath: String, loader: YAMLLoader = YAMLLoader()) {
-        self.data = data
-        let log = DiagnosticLog()
-        var parsed = Parsed(data: data, displayPath: displayPath, loader: loader, log: log)
-        parsed.diagnostics = log.all
-        self.parsed = parsed
+        /// A file parsed now, once, for every load that shows it as `displayPath` (its path in the
+        /// project, with the load's display root in front); a load that shows it otherwise parses
+        /// it again.
+        public init(parsing data: Data, displayPath: String, loader: YAMLLoader = YAMLLoader()) {
+            self.data = data
+            let log = DiagnosticLog()
+            var parsed = Parsed(data: data, displayPath: displayPath, loader: loader, log: log)
+            parsed.diagnostics = log.all
+            self.parsed = parsed
+        }
     }
 }

@@ -17,19 +17,19 @@ public struct FuzzProject: Sendable {
     /// the folder every input's project is loaded from.
     public let root: URL
     /// Its pipeline and preset files, parsed, by path from the project folder.
-    private let shipped: [String: ProjectFile]
+    private let shipped: [String: ProjectFiles.File]
     /// Their text.
     let shippedTexts: [String: String]
 
     /// The projects made from the one at `shipped`.
     public init(shipped: URL) {
         root = shipped
-        var files: [String: ProjectFile] = [:], texts: [String: String] = [:]
+        var files: [String: ProjectFiles.File] = [:], texts: [String: String] = [:]
         for folder in ["Pipelines", "Presets"] {
             for url in Project.yamlFiles(in: shipped.appendingPathComponent(folder)) {
                 let path = folder + "/" + url.lastPathComponent
                 let data = (try? Data(contentsOf: url)) ?? Data()
-                files[path] = ProjectFile(parsing: data, displayPath: path)
+                files[path] = ProjectFiles.File(parsing: data, displayPath: path)
                 texts[path] = String(decoding: data, as: UTF8.self)
             }
         }
@@ -45,8 +45,8 @@ public struct FuzzProject: Sendable {
         case .pipelineAndPresets: nil
         }
         var files = kept.map { folder in shipped.filter { $0.key.hasPrefix(folder) } } ?? [:]
-        if let pipeline = input.pipeline { files["Pipelines/\(Self.pipelineName).yaml"] = ProjectFile(pipeline) }
-        if let presets = input.presets { files["Presets/\(Self.pipelineName).yaml"] = ProjectFile(presets) }
+        if let pipeline = input.pipeline { files["Pipelines/\(Self.pipelineName).yaml"] = ProjectFiles.File(pipeline) }
+        if let presets = input.presets { files["Presets/\(Self.pipelineName).yaml"] = ProjectFiles.File(presets) }
         return .memory(files)
     }
 }

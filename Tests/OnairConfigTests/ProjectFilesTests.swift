@@ -20,8 +20,8 @@ struct ProjectFilesTests {
     func loadBothWays(_ files: [String: String], parsed: Bool) throws -> (disk: Loaded, memory: Loaded) {
         let project = try TempProject(files)
         let disk = project.load()
-        let inMemory = files.reduce(into: [String: ProjectFile]()) { memory, file in
-            memory[file.key] = parsed ? ProjectFile(parsing: Data(file.value.utf8), displayPath: file.key) : ProjectFile(Data(file.value.utf8))
+        let inMemory = files.reduce(into: [String: ProjectFiles.File]()) { memory, file in
+            memory[file.key] = parsed ? ProjectFiles.File(parsing: Data(file.value.utf8), displayPath: file.key) : ProjectFiles.File(Data(file.value.utf8))
         }
         let log = DiagnosticLog()
         let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: Fixtures.builtinPlatforms,
@@ -48,7 +48,7 @@ struct ProjectFilesTests {
         let project = try TempProject()
         let log = DiagnosticLog()
         _ = Project.load(root: project.root, displayRoot: "show", builtinPlatforms: nil,
-                         files: .memory(["Pipelines/show.yaml": ProjectFile(parsing: Data("title: [".utf8), displayPath: "Pipelines/show.yaml")]),
+                         files: .memory(["Pipelines/show.yaml": ProjectFiles.File(parsing: Data("title: [".utf8), displayPath: "Pipelines/show.yaml")]),
                          log: log)
         #expect(log.all.map(\.location.file) == ["show/Pipelines/show.yaml"], "\(log.all)")
     }
