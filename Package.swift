@@ -51,6 +51,9 @@ let package = Package(
         .target(name: "OnairPlanner", dependencies: ["OnairConfig", "OnairFonts"], swiftSettings: strictness),
         // Runs plans through libav; consumes PipelinePlan values only.
         .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "AVBridge"], swiftSettings: strictness),
+        // Measures destinations' links: a test pattern pushed to each ingest with a rising
+        // bitrate, the throughput it sustains, which qualities fit, which ladder rung to stream.
+        .target(name: "OnairLinkTest", dependencies: ["OnairConfig", "OnairPlanner", "OnairEngine", "AVBridge"], swiftSettings: strictness),
         // The HTTP API, Prometheus metrics, health probes and dashboard of a running pipeline,
         // served over RunControl (Hummingbird 2).
         .target(
@@ -62,6 +65,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.embedInCode("Dashboard"), .embedInCode("openapi.yaml")],
@@ -81,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairHTTP", "OnairExport",
+                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -92,6 +96,8 @@ let package = Package(
         .testTarget(name: "OnairFuzzingTests", dependencies: ["OnairFuzzing", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
         .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairLinkTestTests", dependencies: ["OnairLinkTest", "OnairConfig", "OnairPlanner", "OnairEngine", "OnairTestSupport"],
+                    swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),

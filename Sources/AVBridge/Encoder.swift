@@ -19,8 +19,11 @@ public struct VideoEncoderSettings: Sendable, Hashable {
     public var tune: String?
     /// Scene-cut keyframes (off when a platform wants keyframes only at the fixed interval).
     public var scenecut: Bool
-    /// Constant bitrate with HRD signalling.
+    /// Constant bitrate: the cap equals the bitrate; with a fixed bitrate, also padded with
+    /// filler data and signalled as CBR (NAL HRD).
     public var constantBitrate: Bool
+    /// Whether the bitrate may change while encoding, and how a constant one is kept.
+    public var bitrateMode = BitrateMode.fixed
 
     /// Creates settings.
     public init(width: Int, height: Int, frameRate: FrameRate, bitrate: Int, maxBitrate: Int, bufferSize: Int, gopSize: Int,
@@ -39,6 +42,25 @@ public struct VideoEncoderSettings: Sendable, Hashable {
         self.scenecut = scenecut
         self.constantBitrate = constantBitrate
     }
+}
+
+/// Whether an encoder's bitrate may change while it encodes (``Encoder/setBitrate(_:)``), and
+/// how a constant bitrate is kept.
+///
+/// x264 (0.164, Debian 12) refuses to change its rate control while it signals NAL HRD: with
+/// `nal-hrd=cbr` a reconfiguration only logs "VBV parameters cannot be changed when NAL HRD is
+/// in use". So only a fixed bitrate is signalled as CBR.
+public enum BitrateMode: Sendable, Hashable {
+    /// Fixed; a constant bitrate is padded with filler and signalled as CBR (NAL HRD).
+    case fixed
+    /// Adjustable; a constant bitrate is capped at the bitrate (VBV), without filler. With
+    /// filler, x264 pads away at once the part of its buffer a cut leaves over (2000k → 500k
+    /// sent 2.9 Mb in the next second of media; without filler 1.4 Mb, the new buffer's worth).
+    case adjustable
+    /// Adjustable, and a constant bitrate is padded with filler: every second carries the
+    /// bitrate even for a still picture, and a raise shows within the buffer. For test streams
+    /// whose bytes are what counts and whose bitrate only rises.
+    case adjustablePadded
 }
 
 /// Settings of an audio encoder.
@@ -98,9 +120,16 @@ public final class Encoder {
         if let level = settings.level { options.append(("level", level)) }
         var x264: [String] = []
         if !settings.scenecut { x264.append("scenecut=0") }
-        if settings.constantBitrate { x264 += ["nal-hrd=cbr", "force-cfr=1"] }
+        if settings.constantBitrate {
+            switch settings.bitrateMode {
+            case .fixed: x264.append("nal-hrd=cbr")
+            case .adjustable: break
+            case .adjustablePadded: x264.append("filler=1")
+            }
+            x264.append("force-cfr=1")
+        }
         if !x264.isEmpty { options.append(("x264-params", x264.joined(separator: ":"))) }
-        try self.init(named: settings.encoder, kind: .video, options: options) { codec in
+        try self.init(named: settings.encoder, kind: .video, options: options, video: settings) { codec in
             let rate = settings.frameRate
             codec.pointee.width = Int32(settings.width)
             codec.pointee.height = Int32(settings.height)
@@ -120,7 +149,7 @@ public final class Encoder {
 
     /// Opens an audio encoder.
     public convenience init(audio settings: AudioEncoderSettings) throws(LibavError) {
-        try self.init(named: settings.encoder, kind: .audio, options: []) { codec in
+        try self.init(named: settings.encoder, kind: .audio, options: [], video: nil) { codec in
             codec.pointee.sample_rate = Int32(settings.sampleRate)
             codec.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
             av_channel_layout_default(&codec.pointee.ch_layout, Int32(settings.channels))
@@ -132,7 +161,7 @@ public final class Encoder {
     /// Finds the encoder `name`, lets `configure` set its stream up, and opens it with the
     /// encoder's own `options` (`preset`, `x264-params`...), with global headers.
     private init(
-        named name: String, kind: MediaKind, options: [(String, String)],
+        named name: String, kind: MediaKind, options: [(String, String)], video: VideoEncoderSettings?,
         configure: (UnsafeMutablePointer<AVCodecContext>) -> Void
     ) throws(LibavError) {
         LibAV.initialize()
@@ -152,7 +181,38 @@ public final class Encoder {
         parameters = try StreamParameters(codec: codec)
         self.codec = codec
         self.kind = kind
+        videoSettings = video
         opened = true
+    }
+
+    /// What a video encoder was opened with (the bitrate it started at; whether it may change).
+    private let videoSettings: VideoEncoderSettings?
+
+    /// The video bitrate asked for now (bit/s): the opening bitrate until ``setBitrate(_:)``.
+    public var bitrate: Int { Int(codec!.pointee.bit_rate) }
+
+    /// Changes the bitrate of an open video encoder whose ``VideoEncoderSettings/bitrateMode`` is
+    /// adjustable; it applies from the next frame sent. The cap
+    /// (VBV max rate) and the buffer keep their ratio to the bitrate, so the buffer holds the
+    /// same time of media.
+    ///
+    /// FFmpeg 5.1's libx264 wrapper compares `bit_rate`, `rc_max_rate` and `rc_buffer_size`
+    /// with x264's parameters before every frame and calls `x264_encoder_reconfig` when they
+    /// differ; x264 applies it to the next frame it encodes. For constant bitrate (the cap equal
+    /// to the bitrate) both move. For a variable bitrate x264 keeps its average target and only
+    /// the cap moves, which is what holds the rate down.
+    public func setBitrate(_ bitrate: Int) throws(LibavError) {
+        guard let settings = videoSettings, settings.bitrateMode != .fixed, bitrate > 0 else {
+            throw LibavError(function: "x264 reconfiguration (encoder opened without an adjustable bitrate)", code: .invalidArgument)
+        }
+        let scale = Double(bitrate) / Double(settings.bitrate)
+        let maxRate = max(bitrate, Int((Double(settings.maxBitrate) * scale).rounded()))
+        // x264 wants a buffer of at least one frame at the cap.
+        let oneFrame = Int((Double(maxRate) / settings.frameRate.framesPerSecond * 1.1).rounded(.up))
+        let buffer = max(oneFrame, Int((Double(settings.bufferSize) * scale).rounded()))
+        codec!.pointee.bit_rate = Int64(bitrate)
+        codec!.pointee.rc_max_rate = Int64(maxRate)
+        codec!.pointee.rc_buffer_size = Int32(clamping: buffer)
     }
 
     deinit {

@@ -156,6 +156,21 @@ public enum ConfigSchema {
             FieldSchema("channels", .integer(1...2), "1 (mono) or 2 (stereo, default)."),
         ])
 
+    /// Adaptive bitrate.
+    public static let adaptive = ObjectSchema(
+        "adaptive bitrate", doc: "Lower the encoder's bitrate while a destination's link can't carry it, and raise it back when it can.",
+        fields: [
+            FieldSchema("min_bitrate", .bitrate, required: true, "The lowest video bitrate to go to, e.g. 1500k (the quality's bitrate is the highest)."),
+        ])
+
+    /// `quality: {auto: [...]}`: a ladder of quality presets to choose from by measuring the link.
+    public static let qualityLadder = ObjectSchema(
+        "quality ladder", doc: "Pick, when the pipeline goes live, the first of these quality presets the destination's measured link carries with 30 % to spare.",
+        fields: [
+            FieldSchema("auto", .list(.reference("quality preset")), required: true,
+                        "Quality presets from the best down, e.g. [1080p30, 720p30]; all of one aspect ratio."),
+        ])
+
     /// A quality preset.
     public static let quality = ObjectSchema(
         "quality", doc: "Picture size, frame rate and encoder settings.",
@@ -165,8 +180,12 @@ public enum ConfigSchema {
             FieldSchema("fps", .integer(1...120), required: true, "Frames per second."),
             FieldSchema("video", .object(video), required: true, "Video encoder settings."),
             FieldSchema("audio", .object(audio), "Audio encoder settings (default AAC 128k 48 kHz stereo)."),
+            FieldSchema("adaptive", .object(adaptive), "Follow the link: step the bitrate down while a destination falls behind (see docs/configuration.md)."),
         ],
         extensible: true)
+
+    /// What a `quality:` line holds: a preset's name, an inline quality, or a ladder.
+    static let qualityChoice = ValueType.nameOrObject("quality preset", quality, alternatives: [qualityLadder])
 
     /// A crop of the scene for one destination.
     public static let canvas = ObjectSchema(
@@ -216,7 +235,7 @@ public enum ConfigSchema {
     public static let destination = ObjectSchema(
         "destination", doc: "Where the broadcast goes.",
         fields: [
-            FieldSchema("quality", .nameOrObject("quality preset", quality), "Quality for this destination (default: the pipeline's)."),
+            FieldSchema("quality", qualityChoice, "Quality for this destination (default: the pipeline's): a preset, inline settings, or {auto: [1080p30, 720p30]}."),
             FieldSchema("canvas", .object(canvas), "Crop of the scene, e.g. 9:16 for vertical platforms."),
             FieldSchema("required", .boolean, "Whether the broadcast fails when this destination fails for good (default true)."),
             FieldSchema("retry", .object(retry), "Reconnection policy (default: the pipeline's)."),
@@ -227,10 +246,12 @@ public enum ConfigSchema {
                 FieldSchema("key", .object(secret), required: true, "Where the stream key comes from."),
                 FieldSchema("server", .text, "Ingest server URL for platforms that issue one per account (TikTok) or to pick a region."),
                 FieldSchema("protocol", .choice(["rtmps", "rtmp", "srt"]), "Ingest protocol (default: the most secure the platform offers)."),
+                FieldSchema("adaptive", .object(adaptive), "Follow this destination's link: step the bitrate down while it falls behind."),
             ]),
             .init("url", "A custom RTMP, RTMPS or SRT URL; {key} stands for the key.", [
                 FieldSchema("url", .text, required: true, "The URL, e.g. rtmps://live.example.com/app/{key}."),
                 FieldSchema("key", .object(secret), "Where the stream key comes from."),
+                FieldSchema("adaptive", .object(adaptive), "Follow this destination's link: step the bitrate down while it falls behind."),
             ]),
             .init("record", "A recording file (.ts, .mkv, or .mp4 written fragmented) that stays playable if onair is killed.", [
                 FieldSchema("path", .path, required: true, "Output file, relative to this file; {date} and {time} are replaced."),
@@ -262,7 +283,8 @@ public enum ConfigSchema {
             FieldSchema("active", .reference("overlay combination"), required: true, "The overlay combination on air at start."),
             FieldSchema("audio", .reference("source"), "The source that supplies sound (default: the active combination's camera, or else the first combination's camera with sound)."),
             FieldSchema("layers", .list(.object(layer)), "Logos, text and picture-in-picture drawn on top, in order."),
-            FieldSchema("quality", .nameOrObject("quality preset", quality), required: true, "The scene's quality: a preset name or inline settings."),
+            FieldSchema("quality", qualityChoice, required: true,
+                        "The scene's quality: a preset name, inline settings, or {auto: [1080p30, 720p30]} (the scene has the first; each network destination gets the first its link carries)."),
             FieldSchema("destinations", .map(.object(destination)), required: true, "Named destinations."),
             FieldSchema("retry", .object(retry), "Default reconnection policy of every destination."),
             FieldSchema("input_loss", .object(inputLoss), "What to show when an input is lost."),

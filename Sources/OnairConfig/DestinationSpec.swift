@@ -156,14 +156,28 @@ public struct DestinationSpec: Hashable, Sendable {
     public var location: SourceLocation
     /// What it is.
     public var kind: Kind
-    /// Quality override.
+    /// Quality override (a ladder's chosen rung, or its first until one is chosen).
     public var quality: QualitySpec?
+    /// The ladder of `quality: {auto: [...]}` written on this destination.
+    public var ladder: QualityLadder?
+    /// The rung a measurement picked (see ``PipelineSpec/choosingRungs(_:)``); nil until then.
+    public var chosenRung: String?
+    /// `adaptive:` written on this destination.
+    public var adaptive: AdaptiveSpec?
     /// Crop of the scene.
     public var canvas: CanvasSpec?
     /// Whether the broadcast fails when this destination fails for good.
     public var required: Bool
     /// Reconnection policy.
     public var retry: RetryPolicy
+
+    /// Whether it streams over the network (a platform or a URL), not to disk.
+    public var isNetwork: Bool {
+        switch kind {
+        case .platform, .url: true
+        case .record, .hls: false
+        }
+    }
 
     /// The secret this destination needs, if any.
     public var key: SecretReference? {
@@ -240,10 +254,19 @@ extension DestinationSpec {
            let aspect = canvasReader.aspect("aspect") {
             canvas = CanvasSpec(aspect: aspect, focus: canvasReader.number("focus")?.value ?? 0.5)
         }
-        self.init(name: name, location: location, kind: kind,
-                  quality: reader["quality"].flatMap { presets.quality($0, context: context) },
-                  canvas: canvas, required: reader.boolean("required")?.value ?? true, retry: retry)
+        let quality = reader["quality"].flatMap { presets.qualityChoice($0, context: context) }
+        // `adaptive:` belongs to the network kinds (the schema refuses it on a recording).
+        let adaptive = Self.isNetworkKind(kindName) ? reader.object("adaptive", ConfigSchema.adaptive, subject: "adaptive of \(subject)").flatMap(AdaptiveSpec.decode) : nil
+        if !Self.isNetworkKind(kindName), let ladder = quality?.ladder {
+            context.log.error("auto-recording", "quality: auto measures a network link; \(subject) writes to disk", at: ladder.location,
+                              suggestion: "give it one quality preset, e.g. quality: \(ladder.names.first ?? "1080p30")")
+        }
+        self.init(name: name, location: location, kind: kind, quality: quality?.quality, ladder: quality?.ladder, chosenRung: nil,
+                  adaptive: adaptive, canvas: canvas, required: reader.boolean("required")?.value ?? true, retry: retry)
     }
+
+    /// Whether destinations of `kind` stream over the network.
+    private static func isNetworkKind(_ kind: String) -> Bool { kind == "platform" || kind == "url" }
 
     static func isStreamURL(_ text: String) -> Bool {
         ["rtmp://", "rtmps://", "srt://"].contains { text.lowercased().hasPrefix($0) }

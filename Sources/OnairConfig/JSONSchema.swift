@@ -67,7 +67,7 @@ public enum JSONSchema {
         case .object(let schema): return object(schema)
         case .map(let inner): return ["type": "object", "additionalProperties": type(inner)]
         case .list(let inner): return ["type": "array", "items": type(inner)]
-        case .nameOrObject(_, let schema): return ["anyOf": [["type": "string"], object(schema)]]
+        case .nameOrObject(_, let schema, let alternatives): return ["anyOf": [["type": "string"], object(schema)] + alternatives.map(object)]
         case .countOrUnlimited(let range): return ["anyOf": [["type": "integer", "minimum": range.lowerBound, "maximum": range.upperBound], ["const": "unlimited"]]]
         case .booleanOrNumber(let range): return ["anyOf": [["type": "boolean"], ["type": "number", "minimum": range.lowerBound, "maximum": range.upperBound]]]
         }

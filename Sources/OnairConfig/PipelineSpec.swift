@@ -19,8 +19,11 @@ public struct PipelineSpec: Hashable, Sendable {
     public var audio: Located<String>?
     /// Layers drawn on top, bottom first.
     public var layers: [LayerSpec]
-    /// The scene's quality.
+    /// The scene's quality (a ladder's first rung).
     public var quality: QualitySpec
+    /// The ladder of `quality: {auto: [...]}` at the pipeline's level: each network destination
+    /// without a quality or a canvas of its own streams with one of its rungs.
+    public var ladder: QualityLadder?
     /// Destinations in the order written.
     public var destinations: [DestinationSpec]
     /// What viewers see when an input is lost.
@@ -32,6 +35,41 @@ public struct PipelineSpec: Hashable, Sendable {
     public func source(_ name: String) -> SourceSpec? { sources.first { $0.name == name } }
     /// The combination called `name`.
     public func overlay(_ name: String) -> OverlaySpec? { overlays.first { $0.name == name } }
+
+    /// The quality ladder `destination` streams with: its own, or the pipeline's for a network
+    /// destination without a quality or a canvas of its own; nil for a fixed quality.
+    public func ladder(of destination: DestinationSpec) -> QualityLadder? {
+        if let own = destination.ladder { return own }
+        // A rung picked from the pipeline's ladder is the destination's quality from then on.
+        guard destination.isNetwork, destination.quality == nil || destination.chosenRung != nil, destination.canvas == nil else { return nil }
+        return ladder
+    }
+
+    /// The same pipeline with the rungs `choices` names (destination → quality preset) on air:
+    /// each such destination streams with that rung and remembers it was picked. Names of
+    /// destinations without a ladder, or of rungs not in theirs, are left out.
+    public func choosingRungs(_ choices: [String: String]) -> PipelineSpec {
+        var copy = self
+        for index in copy.destinations.indices {
+            let destination = copy.destinations[index]
+            guard let name = choices[destination.name], let rung = ladder(of: destination)?.rung(name) else { continue }
+            copy.destinations[index].quality = rung
+            copy.destinations[index].chosenRung = name
+        }
+        return copy
+    }
+
+    /// The same pipeline with `destination` streaming `quality` instead of its own (or the
+    /// scene's), its ladder set aside: how it would stream with another preset.
+    public func replacingQuality(of destination: String, with quality: QualitySpec) -> PipelineSpec {
+        var copy = self
+        for index in copy.destinations.indices where copy.destinations[index].name == destination {
+            copy.destinations[index].quality = quality
+            copy.destinations[index].ladder = nil
+            copy.destinations[index].chosenRung = nil
+        }
+        return copy
+    }
 
     /// The same pipeline with the combination `name` on air instead of the one `active:` names
     /// (`onair run --overlay`); nil when it has no such combination. Diagnostics about the
@@ -95,7 +133,7 @@ extension PipelineSpec {
             layers.append(layer)
         }
 
-        let quality = reader["quality"].flatMap { presets.quality($0, context: context) }
+        let qualityChoice = reader["quality"].flatMap { presets.qualityChoice($0, context: context) }
         let defaultRetry = reader["retry"].map { RetryPolicy.decode($0, subject: "pipeline '\(name)'", base: .standard, context: context) } ?? .standard
         let destinationEntries = reader.namedEntries("destinations")
         var destinations: [DestinationSpec] = []
@@ -114,11 +152,11 @@ extension PipelineSpec {
         let http = reader["http"].flatMap { HTTPSpec.decode($0, pipeline: name, context: context) }
         if case .source(let reference) = inputLoss.slate { checkSource(reference, role: "slate") }
 
-        guard let active, let quality else { return nil }
+        guard let active, let quality = qualityChoice?.quality else { return nil }
         return PipelineSpec(
             isComplete: log.errorCount == errorsBefore,
             name: name, file: root.location.file, title: reader.text("title")?.value ?? name,
             sources: sources, overlays: overlays, active: active, audio: audio, layers: layers, quality: quality,
-            destinations: destinations, inputLoss: inputLoss, http: http)
+            ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http)
     }
 }

@@ -215,8 +215,9 @@ public struct PresetLibrary: Sendable {
     public func quality(_ node: ConfigNode, context: DecodingContext) -> QualitySpec? {
         if let name = node.scalar, !node.isNull {
             guard let preset = entry(name, in: .quality) else {
-                context.log.error("unknown-reference", "unknown quality preset '\(name)'", at: node.location,
-                                  suggestion: Suggestion.phrase(for: name, in: names(in: .quality)) ?? "define it under 'quality:' in a file in Presets/")
+                let suggestion = name == "auto" ? "quality: auto picks from a ladder: write quality: {auto: [1080p30, 720p30]}"
+                    : Suggestion.phrase(for: name, in: names(in: .quality)) ?? "define it under 'quality:' in a file in Presets/"
+                context.log.error("unknown-reference", "unknown quality preset '\(name)'", at: node.location, suggestion: suggestion)
                 return nil
             }
             return qualityPreset(preset, context: context)?.chosen(at: node.location)

@@ -16,6 +16,9 @@ public struct Project: Sendable {
     public var platforms: [String: PlatformSpec]
     /// Every file read, by display path, in order (for quoting source lines in reports).
     public var files: [String: String]
+    /// The user's quality presets that decoded, sorted by name (each located where it is
+    /// defined): what `onair test-connection` weighs against a measured link.
+    public var qualityPresets: [QualitySpec] = []
 
     /// The pipeline called `name`.
     public func pipeline(_ name: String) -> PipelineSpec? { pipelines.first { $0.name == name } }
@@ -103,7 +106,9 @@ public struct Project: Sendable {
                 decoded?(pipeline, platforms)
             }
         }
-        return Project(root: root, pipelines: pipelines, pipelineNames: names, presets: presets, platforms: platforms, files: files)
+        let qualities = presets.userEntries(in: .quality).compactMap { context.presets.quality[$0.name] ?? nil }.map(\.spec)
+        return Project(root: root, pipelines: pipelines, pipelineNames: names, presets: presets, platforms: platforms, files: files,
+                       qualityPresets: qualities)
     }
 
     /// Decodes every preset once: the user's quality, overlay and destination presets on their

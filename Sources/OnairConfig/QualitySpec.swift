@@ -14,6 +14,8 @@ public struct QualitySpec: Hashable, Sendable {
     public var video: VideoSettings
     /// Audio encoder settings.
     public var audio: AudioSettings
+    /// Adaptive bitrate, when the quality asks for it.
+    public var adaptive: AdaptiveSpec? = nil
 
     /// `1280x720`.
     public var size: PixelSize { PixelSize(width: width.value, height: height.value) }
@@ -152,8 +154,10 @@ extension QualityDefinition {
             audio.sampleRate = audioReader.choice("sample_rate").map { Located(Int($0.value)!, at: $0.location) }
             audio.channels = audioReader.integer("channels")?.value
         }
+        let adaptive = reader.object("adaptive", ConfigSchema.adaptive, subject: "adaptive of \(subject)").flatMap(AdaptiveSpec.decode)
+        adaptive?.check(against: bitrate.value, of: subject, log: context.log)
         self.init(spec: QualitySpec(presetName: presetName, location: node.location, width: width, height: height, fps: fps, video: video,
-                                    audio: AudioSettings(audio, defaultsAt: node.location)),
+                                    audio: AudioSettings(audio, defaultsAt: node.location), adaptive: adaptive),
                   audio: audio)
     }
 }

@@ -34,8 +34,9 @@ public indirect enum ValueType: Sendable {
     case map(ValueType)
     /// A list.
     case list(ValueType)
-    /// Either a preset's name or an inline object.
-    case nameOrObject(String, ObjectSchema)
+    /// Either a preset's name or an inline object (or one of `alternatives`, told apart by
+    /// their required keys: `quality: {auto: [...]}`).
+    case nameOrObject(String, ObjectSchema, alternatives: [ObjectSchema] = [])
     /// A whole number, or the word `unlimited`.
     case countOrUnlimited(ClosedRange<Int>)
     /// A number, or one of a few words (e.g. `auto_lighting: true` or `0.5`).
@@ -60,7 +61,7 @@ public indirect enum ValueType: Sendable {
         case .object(let schema): "a mapping (\(schema.title))"
         case .map: "a mapping of names"
         case .list: "a list"
-        case .nameOrObject(let what, _): "the name of a \(what) or a mapping"
+        case .nameOrObject(let what, _, _): "the name of a \(what) or a mapping"
         case .countOrUnlimited(let range): "a whole number from \(range.lowerBound) to \(range.upperBound) or 'unlimited'"
         case .booleanOrNumber(let range): "true, false or a number from \(range.lowerBound.formatted) to \(range.upperBound.formatted)"
         }

@@ -77,7 +77,8 @@ public enum FuzzDictionary {
     /// The mappings a type holds.
     static func objects(in type: ValueType) -> [ObjectSchema] {
         switch type {
-        case .object(let schema), .nameOrObject(_, let schema): [schema]
+        case .object(let schema): [schema]
+        case .nameOrObject(_, let schema, let alternatives): [schema] + alternatives
         case .map(let element), .list(let element): objects(in: element)
         default: []
         }

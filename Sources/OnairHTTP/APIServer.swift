@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import OnairConfig
 import OnairEngine
@@ -48,7 +49,7 @@ public final class APIServer: Sendable {
     private let control: any RunControl
     private let settings: Settings
     private let redact: @Sendable (String) -> String
-    private let running = Locked<Task<Void, Never>?>(nil)
+    private let running = NIOLockedValueBox<Task<Void, Never>?>(nil)
 
     /// A server for `control`; `redact` is applied to every text answered (the run's stream
     /// keys; the token is added to it here).
@@ -77,7 +78,7 @@ public final class APIServer: Sendable {
                 bound.resolve(.failure("\(error)"))
             }
         }
-        running.withLock { $0 = task }
+        running.withLockedValue { $0 = task }
         switch await bound.value {
         case .success(let port):
             return ListenAddress(host: settings.listen.host, port: port)
@@ -91,7 +92,7 @@ public final class APIServer: Sendable {
     /// server is down, or after `timeout` whatever it is doing.
     public func stop(timeout: Duration = .seconds(2)) async {
         guard
-            let task = running.withLock({ current -> Task<Void, Never>? in
+            let task = running.withLockedValue({ current -> Task<Void, Never>? in
                 defer { current = nil }
                 return current
             })
@@ -130,10 +131,10 @@ private final class BindOutcome: Sendable {
         case failure(String)
     }
 
-    private let state = Locked<(result: Result?, waiters: [CheckedContinuation<Result, Never>])>((nil, []))
+    private let state = NIOLockedValueBox<(result: Result?, waiters: [CheckedContinuation<Result, Never>])>((nil, []))
 
     func resolve(_ result: Result) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Result, Never>] in
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Result, Never>] in
             guard state.result == nil else { return [] }
             state.result = result
             defer { state.waiters = [] }
@@ -145,7 +146,7 @@ private final class BindOutcome: Sendable {
     var value: Result {
         get async {
             await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Result? in
+                let ready = state.withLockedValue { state -> Result? in
                     if let result = state.result { return result }
                     state.waiters.append(continuation)
                     return nil
@@ -156,18 +157,3 @@ private final class BindOutcome: Sendable {
     }
 }
 
-/// A value behind a lock.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

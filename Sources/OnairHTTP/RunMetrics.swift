@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import NIOConcurrencyHelpers
 import OnairEngine
 import Prometheus
 
@@ -14,10 +15,11 @@ import Prometheus
 final class RunMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    private let state = Locked(Seen())
+    private let state = NIOLockedValueBox(Seen())
 
-    /// What the counters were last brought to, by series.
-    private struct Seen {
+    /// What the counters were last brought to, by series. Only touched under `state`'s lock
+    /// (the metric objects are swift-metrics handlers, themselves thread-safe).
+    private struct Seen: @unchecked Sendable {
         var counters: [String: Double] = [:]
         var metrics: [String: AnyObject] = [:]
     }
@@ -48,7 +50,7 @@ final class RunMetrics: Sendable {
         ),
         ("onair_rendition_frames_per_second", "gauge", "rendition", "Frames encoded per second, lately"),
         ("onair_rendition_speed_ratio", "gauge", "rendition", "Encoding speed against the clock (1 is real time)"),
-        ("onair_rendition_target_bits_per_second", "gauge", "rendition", "The video encoder's target bitrate"),
+        ("onair_rendition_target_bits_per_second", "gauge", "rendition", "The video encoder's target bitrate now (adaptive bitrate moves it)"),
         ("onair_rendition_width_pixels", "gauge", "rendition", "Picture width"),
         ("onair_rendition_height_pixels", "gauge", "rendition", "Picture height"),
         (
@@ -73,7 +75,7 @@ final class RunMetrics: Sendable {
 
     /// The Prometheus text exposition after bringing every metric up to `status`.
     func exposition(of status: RunStatus) -> String {
-        state.withLock { seen in
+        state.withLockedValue { seen in
             update(&seen, from: status)
             return Self.documented(registry.emitToString())
         }

@@ -33,8 +33,15 @@ struct DestinationRules {
         source.map { " (\($0))" } ?? ""
     }
 
-    private func checkPlatform(_ target: DestinationTarget, _ platform: PlatformSpec, hasAudio: Bool) {
-        let subject = "destination '\(target.spec.name)'"
+    /// Checks `target` streaming the ladder's rung `rung` against its platform's limits.
+    func checkPlatform(of target: DestinationTarget, rung: String?) {
+        guard let platform = target.platform else { return }
+        checkPlatform(target, platform, hasAudio: SceneCompiler.audioSource(of: spec) != nil,
+                      subject: "destination '\(target.spec.name)' (rung '\(rung ?? "")' of its quality: auto)")
+    }
+
+    private func checkPlatform(_ target: DestinationTarget, _ platform: PlatformSpec, hasAudio: Bool, subject: String? = nil) {
+        let subject = subject ?? "destination '\(target.spec.name)'"
         let video = target.quality.video, audio = target.quality.audio
         let limits = platform.video
         let name = platform.title

@@ -17,9 +17,13 @@ struct DestinationTarget {
     var options: [FormatOption]
     /// The ingest protocol used, for network outputs.
     var ingestProtocol: String?
+    /// The ladder of `quality: {auto: [...]}` it streams one rung of.
+    var ladder: QualityLadder?
 
     /// Resolves a destination; nil (with diagnostics) when its platform or picture can't be.
-    static func resolve(_ spec: DestinationSpec, scene: QualitySpec, catalogue: PlatformCatalogue, log: DiagnosticLog) -> DestinationTarget? {
+    /// `ladder` is the one it streams a rung of, when its quality is `auto`.
+    static func resolve(_ spec: DestinationSpec, scene: QualitySpec, ladder: QualityLadder? = nil, catalogue: PlatformCatalogue,
+                        log: DiagnosticLog) -> DestinationTarget? {
         let subject = "destination '\(spec.name)'"
         let quality = spec.quality ?? scene
         var platform: PlatformSpec?
@@ -137,17 +141,23 @@ struct DestinationTarget {
         }
         let settings = quality.video
         let fps = quality.fps.value
+        // A destination's own `adaptive:` wins over its quality's.
+        let adaptive = spec.adaptive ?? quality.adaptive
+        if let own = spec.adaptive {
+            own.check(against: settings.bitrate.value, of: quality.presetName.map { "'\($0)', the quality of \(subject)" } ?? "the quality of \(subject)", log: log)
+        }
         let video = VideoEncoding(
             codec: settings.codec.value, encoder: "libx264", width: outputWidth, height: outputHeight, fps: fps,
             bitrate: settings.bitrate.value, maxBitrate: settings.maxBitrate.value, bufferSize: settings.buffer.value,
             rateControl: settings.rateControl.value, keyframeIntervalMs: settings.keyframeInterval.value,
             gopFrames: max(1, Int((Double(settings.keyframeInterval.value) * Double(fps) / 1000).rounded())),
             profile: settings.profile.value, level: settings.level?.value, preset: settings.preset, tune: settings.tune,
-            scenecut: platform?.keyframes.scenecut ?? true, pixelFormat: "yuv420p")
+            scenecut: platform?.keyframes.scenecut ?? true, pixelFormat: "yuv420p",
+            adaptive: adaptive.map { AdaptiveBitrate(minBitrate: $0.minBitrate.value) })
         let audio = AudioEncoding(codec: quality.audio.codec.value, encoder: quality.audio.codec.value == "aac" ? "aac" : quality.audio.codec.value == "opus" ? "libopus" : "libmp3lame",
                                   bitrate: quality.audio.bitrate.value, sampleRate: quality.audio.sampleRate.value, channels: quality.audio.channels)
         return DestinationTarget(spec: spec, platform: platform, quality: quality, crop: crop, video: video, audio: audio,
-                                 target: target, kind: kind, format: format, options: options, ingestProtocol: ingestProtocol)
+                                 target: target, kind: kind, format: format, options: options, ingestProtocol: ingestProtocol, ladder: ladder)
     }
 
     /// The output fed by `rendition`; `hasAudio` is false when the pipeline sends no sound.
@@ -156,7 +166,13 @@ struct DestinationTarget {
         return PlannedOutput(
             destination: spec.name, kind: kind, platform: platform?.name, target: target, key: spec.key.map(KeySource.init),
             format: format, options: options, rendition: rendition, required: spec.required, retry: spec.retry,
-            bitrate: videoRate + (hasAudio ? audio.bitrate : 0))
+            bitrate: videoRate + (hasAudio ? audio.bitrate : 0),
+            ladder: ladder.map { ladder in
+                QualityLadderPlan(rungs: ladder.rungs.map { rung in
+                    QualityLadderPlan.Rung(name: rung.presetName ?? "", width: rung.width.value, height: rung.height.value, fps: rung.fps.value,
+                                           bitrate: rung.sentBitrate - (hasAudio ? 0 : rung.audio.bitrate.value))
+                }, chosen: spec.chosenRung)
+            })
     }
 
     /// The nearest even size, at least 2 (4:2:0 chroma needs even dimensions).

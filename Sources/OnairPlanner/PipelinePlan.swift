@@ -167,6 +167,54 @@ public struct VideoEncoding: Codable, Equatable, Hashable, Sendable {
     public var scenecut: Bool
     /// `yuv420p`.
     public var pixelFormat: String
+    /// How low the bitrate may step while a destination's link can't carry it; nil for a fixed
+    /// bitrate.
+    public var adaptive: AdaptiveBitrate? = nil
+}
+
+/// An adaptive rendition's range: its planned bitrate is the most, `minBitrate` the least.
+public struct AdaptiveBitrate: Codable, Equatable, Hashable, Sendable {
+    /// bit/s of video.
+    public var minBitrate: Int
+
+    /// A range down to `minBitrate`.
+    public init(minBitrate: Int) {
+        self.minBitrate = minBitrate
+    }
+}
+
+/// The rungs of a destination's `quality: {auto: [...]}`, and the one it streams with.
+public struct QualityLadderPlan: Codable, Equatable, Sendable {
+    /// One quality preset of the ladder.
+    public struct Rung: Codable, Equatable, Sendable {
+        /// The preset's name.
+        public var name: String
+        public var width: Int
+        public var height: Int
+        public var fps: Int
+        /// What the destination receives with it, bit/s (video, or its cap for VBR, plus sound).
+        public var bitrate: Int
+
+        /// A rung.
+        public init(name: String, width: Int, height: Int, fps: Int, bitrate: Int) {
+            self.name = name
+            self.width = width
+            self.height = height
+            self.fps = fps
+            self.bitrate = bitrate
+        }
+    }
+
+    /// Best first.
+    public var rungs: [Rung]
+    /// The rung a measurement picked at run start; nil before (the plan streams the first).
+    public var chosen: String?
+
+    /// A ladder of `rungs`, `chosen` once measured.
+    public init(rungs: [Rung], chosen: String?) {
+        self.rungs = rungs
+        self.chosen = chosen
+    }
 }
 
 /// Audio encoder settings, fully resolved.
@@ -209,6 +257,8 @@ public struct PlannedOutput: Codable, Equatable, Sendable {
     public var retry: RetryPolicy
     /// Estimated bit/s (video + audio).
     public var bitrate: Int
+    /// The ladder of `quality: {auto: [...]}`, for a destination that has one.
+    public var ladder: QualityLadderPlan? = nil
 }
 
 /// Where an output's stream key is read at run time. In JSON and in logs it is one string,

@@ -29,6 +29,7 @@ public enum PlanSummary {
             var text = "\(video.width)x\(video.height) \(video.fps)fps \(video.codec) \(video.profile)"
             text += " \(Units.formatBitrate(video.bitrate)) \(video.rateControl.uppercased()), keyframes every \(Units.formatDuration(video.keyframeIntervalMs)) (\(video.gopFrames) frames)"
             if let crop = rendition.crop { text += ", \(crop.aspect) crop at \(crop.x),\(crop.y)" }
+            if let adaptive = video.adaptive { text += ", adaptive down to \(Units.formatBitrate(adaptive.minBitrate))" }
             if let audio = rendition.audio {
                 text += "; \(audio.codec) \(Units.formatBitrate(audio.bitrate)) \(audio.sampleRate / 1000)kHz \(audio.channels == 1 ? "mono" : "stereo")"
             } else {
@@ -43,6 +44,7 @@ public enum PlanSummary {
             let what = output.platform ?? output.kind.rawValue
             let target = output.target.replacingOccurrences(of: "{key}", with: "<key \(output.key?.description ?? "")>")
             lines.append("  \(pad(output.destination, 14))\(pad(what, 11))\(pad(output.rendition, 4))\(pad(megabits(output.bitrate), 11))\(target)\(output.required ? "" : "  (optional)")")
+            if let ladder = output.ladder { lines.append("      " + describe(ladder)) }
         }
         lines.append("")
         lines.append("Egress: \(megabits(plan.egressBitrate)) to the network, \(megabits(plan.diskBitrate)) to disk")
@@ -64,6 +66,14 @@ public enum PlanSummary {
         }
         lines.append("  (measured on \(cost.calibration); onair plan --format json lists every term)")
         return lines
+    }
+
+    /// `quality auto: 1080p30 4.6 Mb/s › 720p30 3.1 Mb/s — the first the link carries with 30 % to spare, measured at run start`.
+    static func describe(_ ladder: QualityLadderPlan) -> String {
+        let rungs = ladder.rungs.map { "\($0.name) \(megabits($0.bitrate))" }.joined(separator: " › ")
+        let choice = ladder.chosen.map { "picked \($0) by measuring the link" }
+            ?? "the first the link carries with 30 % to spare, measured at run start (planned: \(ladder.rungs.first?.name ?? ""))"
+        return "quality auto: \(rungs) — \(choice)"
     }
 
     static func describe(_ input: PlannedInput) -> String {

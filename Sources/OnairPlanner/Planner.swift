@@ -43,10 +43,11 @@ public struct Planner: Sendable {
         let errorsBefore = log.errorCount
         let warningsBefore = log.all.count
         let targets = spec.destinations.compactMap { destination in
-            DestinationTarget.resolve(destination, scene: spec.quality, catalogue: catalogue, log: log)
+            DestinationTarget.resolve(destination, scene: spec.quality, ladder: spec.ladder(of: destination), catalogue: catalogue, log: log)
         }
         var rules = DestinationRules(spec: spec, environment: environment, mode: mode, fileExists: fileExists, log: log)
         rules.check(targets)
+        checkRungs(of: targets, in: spec, rules: rules, log: log)
         guard spec.isComplete, log.errorCount == errorsBefore, targets.count == spec.destinations.count else { return nil }
 
         var compiler = SceneCompiler(spec: spec, fonts: fonts, projectRoot: projectRoot)
@@ -71,6 +72,20 @@ public struct Planner: Sendable {
 }
 
 extension Planner {
+    /// Checks every rung of each destination's ladder that it does not stream now, as it would
+    /// stream with it: any of them may go live once `onair run` has measured the link.
+    private func checkRungs(of targets: [DestinationTarget], in spec: PipelineSpec, rules: DestinationRules, log: DiagnosticLog) {
+        for target in targets {
+            guard let ladder = target.ladder else { continue }
+            for rung in ladder.rungs where rung.presetName != target.quality.presetName {
+                var variant = target.spec
+                variant.quality = rung
+                guard let other = DestinationTarget.resolve(variant, scene: spec.quality, catalogue: catalogue, log: log) else { continue }
+                rules.checkPlatform(of: other, rung: rung.presetName)
+            }
+        }
+    }
+
     /// `fileExists` as onair resolves key files: from the project folder `root`, not the working
     /// directory (absolute and `~/…` paths as written).
     public static func keyFileExists(inProject root: URL) -> @Sendable (String) -> Bool {

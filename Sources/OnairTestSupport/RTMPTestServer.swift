@@ -6,8 +6,9 @@ import Glibc
 import Darwin
 #endif
 
-/// A real RTMP ingest for tests: nginx with the RTMP module on 127.0.0.1 and a free port, in
-/// its own temporary directory, started and stopped by the PID it was given.
+/// A real RTMP ingest for tests: nginx with the RTMP module on 127.0.0.1 and a free port (or,
+/// for a ``ShapedLink``, on a network namespace's address), in its own temporary directory,
+/// started and stopped by the PID it was given.
 ///
 /// Tests call ``stop()``; `deinit` stops the server too, as a safety net. A test process that
 /// is killed runs neither, so each new server first stops the servers of test processes that
@@ -20,6 +21,10 @@ public final class RTMPTestServer: @unchecked Sendable {
 
     /// The port nginx listens on (kept across ``restart()``).
     public let port: Int
+    /// The address nginx listens on: 127.0.0.1, or the namespace side of a ``ShapedLink``.
+    public let host: String
+    /// The network namespace nginx runs in (nil: this process's).
+    public let namespace: String?
     /// The server's prefix directory (`conf/`, `logs/`, `rec/`).
     public let directory: URL
     /// Whether everything published is recorded under `rec/`.
@@ -33,10 +38,19 @@ public final class RTMPTestServer: @unchecked Sendable {
 
     /// Writes the configuration and starts nginx, returning once the port accepts connections
     /// (throws after 10 s, with nginx's error log).
-    public init(record: Bool = false) throws {
+    public convenience init(record: Bool = false) throws {
+        try self.init(record: record, host: "127.0.0.1", namespace: nil)
+    }
+
+    /// An ingest inside the network namespace `namespace`, listening on `host` (an address of
+    /// the namespace) at port 1935: the namespace is the test's own, so no one else's port can
+    /// be taken.
+    init(record: Bool, host: String, namespace: String?) throws {
         Self.reapOrphans()
         records = record
-        port = try LoopbackPort.free()
+        self.host = host
+        self.namespace = namespace
+        port = namespace == nil ? try LoopbackPort.free() : 1935
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(Self.directoryPrefix)\(UUID().uuidString)")
         let files = FileManager.default
         let readable: [FileAttributeKey: Any] = [.posixPermissions: 0o755]
@@ -59,9 +73,9 @@ public final class RTMPTestServer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// `rtmp://127.0.0.1:PORT/live/NAME`.
+    /// `rtmp://127.0.0.1:PORT/live/NAME` (the namespace's address for a shaped link).
     public func url(stream name: String) -> String {
-        "rtmp://127.0.0.1:\(port)/live/\(name)"
+        "rtmp://\(host):\(port)/live/\(name)"
     }
 
     /// The PID of the running nginx master, nil while stopped.
@@ -142,14 +156,16 @@ public final class RTMPTestServer: @unchecked Sendable {
     }
 
     private func start() throws {
-        let child = try Subprocess(
-            Self.nginx, ["-p", directory.path + "/", "-c", "conf/nginx.conf", "-e", "logs/error.log"], currentDirectory: directory)
+        let arguments = ["-p", directory.path + "/", "-c", "conf/nginx.conf", "-e", "logs/error.log"]
+        // `ip netns exec` enters the namespace and execs nginx in place: the PID is nginx's.
+        let child = try namespace.map { try Subprocess(ShapedLink.ip, ["netns", "exec", $0, Self.nginx] + arguments, currentDirectory: directory) }
+            ?? Subprocess(Self.nginx, arguments, currentDirectory: directory)
         lock.withLock { master = child }
-        let ready = LoopbackPort.waitUntilAccepting(port, timeout: .seconds(10)) { !child.isRunning }
+        let ready = LoopbackPort.waitUntilAccepting(port, host: host, timeout: .seconds(10)) { !child.isRunning }
         guard ready else {
             stop()
             let output = child.output()
-            throw StartError(description: "nginx did not accept connections on 127.0.0.1:\(port): \(output.stderr) \(errorLog)")
+            throw StartError(description: "nginx did not accept connections on \(host):\(port): \(output.stderr) \(errorLog)")
         }
     }
 
@@ -165,7 +181,7 @@ public final class RTMPTestServer: @unchecked Sendable {
             events { worker_connections 256; }
             rtmp {
               server {
-                listen 127.0.0.1:\(port);
+                listen \(host):\(port);
                 chunk_size 4096;
                 application live { live on; \(recording) }
               }

@@ -21,12 +21,11 @@ final class Console: @unchecked Sendable {
     /// that the log loses nothing (what it would lose is counted and said).
     private static let eventBuffer = 8192
 
-    /// The run's dashboard, shown in the live block.
-    private let dashboard: String?
+    /// The run's dashboard, shown in the live block (known once the API serves).
+    private var dashboard: String?
 
-    init(format: Run.LogFormat, dashboard: String? = nil) {
+    init(format: Run.LogFormat) {
         self.format = format
-        self.dashboard = dashboard
         live = format == .text && Terminal.isInteractive(STDERR_FILENO)
         color = Terminal.wantsColor(fileDescriptor: STDERR_FILENO)
         if live, isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &savedTerminal) == 0 {
@@ -43,6 +42,11 @@ final class Console: @unchecked Sendable {
 
     deinit {
         if restoreTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal) }
+    }
+
+    /// Shows the run's dashboard at `url` in the live block from now on.
+    func show(dashboard url: String) {
+        lock.withLock { dashboard = url }
     }
 
     /// Follows `run`'s events from its first one until it ends, and on a terminal redraws its
@@ -70,6 +74,12 @@ final class Console: @unchecked Sendable {
         }
         timer.resume()
         self.timer = timer
+    }
+
+    /// Something the operator should know before the run exists (a `run.note` line, text or
+    /// JSON): what the measurement at start picked.
+    func note(_ message: String) {
+        write(StatusEvent(.runNote(message: message)))
     }
 
     /// A line for the operator on the terminal only (not an event of the run).

@@ -85,9 +85,11 @@ extension ProjectOptions {
     /// Loads the project and compiles the chosen pipeline, checking the graph in libavfilter.
     /// Usage errors (no such pipeline or combination) are thrown; configuration errors are
     /// printed and end the command with exit status 1.
-    /// Returns the plan, the pipeline it was compiled from (with the chosen combination active)
-    /// and the planner that compiled it, for planning the other combinations the same way.
-    func compile(_ choice: PipelineChoice, mode: Planner.Mode) throws -> (plan: PipelinePlan, pipeline: PipelineSpec, planner: CheckedPlanner) {
+    /// Returns the plan, the pipeline it was compiled from (with the chosen combination active),
+    /// the planner that compiled it, for planning the other combinations the same way, and the
+    /// project.
+    func compile(_ choice: PipelineChoice, mode: Planner.Mode)
+        throws -> (plan: PipelinePlan, pipeline: PipelineSpec, planner: CheckedPlanner, project: Project) {
         let log = DiagnosticLog()
         let loaded = try load(only: [choice.name], log: log)
         guard loaded.project.pipelineNames.contains(choice.name) else { throw unknownPipeline(choice.name) }
@@ -109,7 +111,7 @@ extension ProjectOptions {
                                                         color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
             throw ExitCode.failure
         }
-        return (plan, pipeline, planner)
+        return (plan, pipeline, planner, loaded.project)
     }
 }
 

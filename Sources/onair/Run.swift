@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OnairConfig
 import OnairEngine
+import OnairLinkTest
 import OnairPlanner
 
 /// `onair run NAME`: goes live.
@@ -16,6 +17,9 @@ struct Run: ParsableCommand {
             otherwise; the URL is printed at start. Anything but loopback needs the pipeline's http: {token: …}.
             Ctrl-C or SIGTERM stops gracefully (inputs stop, encoders flush, recordings are finalised); \
             a second Ctrl-C stops at once.
+            A destination with quality: {auto: [...]} gets, before anything goes live, the first rung its link \
+            carries with 30 % to spare, measured for about 5 s with every network destination streaming a test \
+            pattern together (the lowest rung when it can't be measured).
             Exit codes: 0 stopped cleanly, 1 configuration errors (including a missing stream key), \
             2 usage errors, 3 the broadcast failed (every required destination failed, or an input or \
             encoder failed), 4 stopped at once by a second Ctrl-C.
@@ -55,7 +59,8 @@ struct Run: ParsableCommand {
         guard statsInterval > 0 else { throw ValidationError("--stats-interval must be above 0") }
         options.statsInterval = .milliseconds(Int((statsInterval * 1000).rounded()))
         let compiled = try projectOptions.compile(choice, mode: .run)
-        let plan = compiled.plan
+        var plan = compiled.plan
+        var pipeline = compiled.pipeline
         let keys: StreamKeys
         do {
             keys = try StreamKeys.resolve(for: plan, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
@@ -74,7 +79,24 @@ struct Run: ParsableCommand {
             throw ExitCode.failure
         }
         defer { withExtendedLifetime(keyLock) {} }
-        let combinations = OverlayCombinations(pipeline: compiled.pipeline, onAir: plan, planner: compiled.planner)
+        let console = Console(format: logFormat)
+        let stopper = RunStopper()
+        let signals = SignalHandlers { count in stopper.stop(count) }
+        if plan.outputs.contains(where: { $0.ladder != nil }) {
+            let uplink = Uplink()
+            stopper.measuring(uplink)
+            let choices = AutoQuality.pick(for: plan, keys: keys, uplink: uplink)
+            guard !stopper.cancelled else { return }
+            for choice in choices { console.note("quality auto: \(choice.destination) streams \(choice.rung) — \(choice.reason)") }
+            pipeline = pipeline.choosingRungs(Dictionary(choices.map { ($0.destination, $0.rung) }, uniquingKeysWith: { first, _ in first }))
+            let log = DiagnosticLog()
+            guard let picked = compiled.planner.plan(pipeline, log: log) else {
+                Terminal.printError(DiagnosticReport.render(log.sorted, format: .human, files: compiled.project.files, color: false))
+                throw ExitCode.failure
+            }
+            plan = picked
+        }
+        let combinations = OverlayCombinations(pipeline: pipeline, onAir: plan, planner: compiled.planner)
         let pipelineRun: PipelineRun
         do {
             pipelineRun = try PipelineRun(plan: plan, combinations: combinations, projectRoot: projectOptions.root, keys: keys, options: options)
@@ -83,11 +105,11 @@ struct Run: ParsableCommand {
             throw ExitCode(3)
         }
         let api = try RunAPI(plan: apiPlan, control: pipelineRun, redact: keys.redact, projectRoot: projectOptions.root)
-        let console = Console(format: logFormat, dashboard: api.url)
+        console.show(dashboard: api.url)
         console.follow(pipelineRun)
-        let signals = SignalHandlers { count in
-            pipelineRun.note(count == 1 ? "stopping… (Ctrl-C again to stop at once)" : "stopping at once")
-            pipelineRun.stop()
+        guard stopper.running(pipelineRun) else {
+            api.close()
+            return
         }
         pipelineRun.start(api: api.url)
         if combinations.all.count > 1 {
@@ -105,6 +127,45 @@ struct Run: ParsableCommand {
             throw ExitCode(3)
         case .aborted: throw ExitCode(4)
         }
+    }
+}
+
+/// What Ctrl-C or SIGTERM stops: the measurement of `quality: auto` before the run exists (the
+/// command then ends without going live), then the run.
+final class RunStopper: @unchecked Sendable {
+    private let lock = NSLock()
+    private var uplink: Uplink?
+    private var run: PipelineRun?
+    private var stoppedBeforeRun = false
+
+    /// Whether a stop came before the run started.
+    var cancelled: Bool { lock.withLock { stoppedBeforeRun } }
+
+    /// A stop now ends `uplink`'s measurement.
+    func measuring(_ uplink: Uplink) {
+        lock.withLock { self.uplink = uplink }
+    }
+
+    /// A stop now goes to `run`; false when one came before (the run must not start).
+    func running(_ run: PipelineRun) -> Bool {
+        lock.withLock {
+            self.run = run
+            return !stoppedBeforeRun
+        }
+    }
+
+    /// The `count`-th stop request.
+    func stop(_ count: Int) {
+        let (started, measurement) = lock.withLock { () -> (PipelineRun?, Uplink?) in
+            if run == nil { stoppedBeforeRun = true }
+            return (run, uplink)
+        }
+        guard let started else {
+            measurement?.stop()
+            return
+        }
+        started.note(count == 1 ? "stopping… (Ctrl-C again to stop at once)" : "stopping at once")
+        started.stop()
     }
 }
 

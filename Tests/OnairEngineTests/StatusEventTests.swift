@@ -39,6 +39,24 @@ struct StatusEventTests {
         #expect(fields["url"] == nil)
     }
 
+    @Test("adaptive bitrate's events: destination.congested and bitrate.changed, as lines and JSON")
+    func adaptiveLines() throws {
+        let congested = StatusEvent(.destinationCongested(destination: "tiktok", queueMilliseconds: 240, bitsPerSecond: 2_900_000, followed: false), at: time)
+        let fields = try object(congested.jsonLine(redact: { $0 }))
+        #expect(fields["event"] as? String == "destination.congested")
+        #expect(fields["destination"] as? String == "tiktok" && fields["queue_ms"] as? Int == 240)
+        #expect(fields["bits_per_second"] as? Int == 2_900_000 && fields["followed"] as? Bool == false)
+        #expect(congested.detail == "tiktok: 240 ms behind, sending 2.90 Mb/s (optional: left to drop GOPs, the rendition keeps its bitrate)")
+        let changed = StatusEvent(.bitrateChanged(rendition: "r0", from: 4_500_000, to: 2_422_000, reason: "youtube is 240 ms behind \(sentinelKey)"),
+                                  at: time)
+        let line = changed.jsonLine(redact: redactor.callAsFunction)
+        #expect(!line.contains(sentinelKey))
+        let change = try object(line)
+        #expect(change["event"] as? String == "bitrate.changed" && change["rendition"] as? String == "r0")
+        #expect(change["from_bps"] as? Int == 4_500_000 && change["to_bps"] as? Int == 2_422_000)
+        #expect(changed.detail.hasPrefix("r0: 4500k → 2422k (youtube is 240 ms behind"))
+    }
+
     @Test("the run's own lines (started, note) have the same layout as the engine's events")
     func runLines() throws {
         let started = StatusEvent(.runStarted(pipeline: "studio", inputs: 3, overlay: "room", renditions: 2, destinations: ["youtube", "archive"]), at: time)

@@ -30,8 +30,9 @@ public enum RunOutcome: Sendable, Equatable {
 }
 
 /// Runs a `PipelinePlan` in this process: one thread per input, one for the compositor, one
-/// encoder per rendition, one supervised connection per destination; watched and steered
-/// through ``RunControl``.
+/// encoder per rendition, one supervised connection per destination, one steering the
+/// adaptive renditions' bitrates (when there are any); watched and steered through
+/// ``RunControl``.
 ///
 /// The run is the facade: it builds the workers, answers for them, and hands their lives to
 /// its ``RunSupervisor`` (the state machine, stopping, failures, stats).
@@ -95,7 +96,8 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         for output in plan.outputs {
             guard let encoder = encoders.first(where: { $0.rendition.id == output.rendition }) else { continue }
             let worker = DestinationWorker(output: resolved(output), target: target(of: output), streams: encoder.streams,
-                                           queueBytes: options.destinationQueueBytes, events: events) {
+                                           queueBytes: options.destinationQueueBytes,
+                                           unsentBytes: BitrateSteering.unsentBytes(for: encoder.rendition), events: events) {
                 supervisorHandle.withLock { $0 }?.destinationChanged()
             }
             encoder.attach(worker)
@@ -104,8 +106,9 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: doorbell) { input in
             supervisorHandle.withLock { $0 }?.adopt(input)
         }
-        supervisor = RunSupervisor(compositor: compositor, encoders: encoders, destinations: destinations, events: events, clock: clock,
-                                   duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in status() }
+        supervisor = RunSupervisor(compositor: compositor, encoders: encoders, destinations: destinations,
+                                   steering: BitrateSteering(encoders: encoders, destinations: destinations, events: events),
+                                   events: events, clock: clock, duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in status() }
         supervisorHandle.withLock { $0 = supervisor }
         let available = self.combinations.all.compactMap(\.plan).filter { $0.renditions == plan.renditions }
         standby = StandbyGraphs(plans: available) { [unowned self] plan, running in
@@ -197,7 +200,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
                 return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
                                        fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
                                        speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
-                                       repeated: progress.repeated, bitrate: encoder.rendition.video.bitrate)
+                                       repeated: progress.repeated, bitrate: encoder.currentBitrate)
             },
             destinations: destinations.map(\.status)).redacted(keys.redact)
     }

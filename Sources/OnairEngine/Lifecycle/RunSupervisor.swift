@@ -25,6 +25,8 @@ final class RunSupervisor: @unchecked Sendable {
     private let compositor: Compositor
     private let encoders: [RenditionEncoder]
     private let destinations: [DestinationWorker]
+    /// Adaptive bitrate, when a rendition has it.
+    private let steering: BitrateSteering?
     /// Required destinations decide whether the run failed; without any, all of them do.
     private let watched: [DestinationWorker]
     private let events: EventSink
@@ -45,11 +47,13 @@ final class RunSupervisor: @unchecked Sendable {
     private let stopRequest = Monitor(StopRequest.none)
     private let finished = Monitor<RunOutcome?>(nil)
 
-    init(compositor: Compositor, encoders: [RenditionEncoder], destinations: [DestinationWorker], events: EventSink, clock: RunClock,
-         duration: Duration?, statsInterval: Duration, budget: StopBudget = StopBudget(), status: @escaping @Sendable () -> RunStatus) {
+    init(compositor: Compositor, encoders: [RenditionEncoder], destinations: [DestinationWorker], steering: BitrateSteering? = nil,
+         events: EventSink, clock: RunClock, duration: Duration?, statsInterval: Duration, budget: StopBudget = StopBudget(),
+         status: @escaping @Sendable () -> RunStatus) {
         self.compositor = compositor
         self.encoders = encoders
         self.destinations = destinations
+        self.steering = steering
         let required = destinations.filter { $0.output.required }
         watched = required.isEmpty ? destinations : required
         self.events = events
@@ -75,15 +79,21 @@ final class RunSupervisor: @unchecked Sendable {
         input.end.observe { [wake] _ in wake.ring() }
     }
 
+    /// Every worker but the inputs.
+    private var workers: [any RunWorker] {
+        [compositor] as [any RunWorker] + encoders + destinations + (steering.map { [$0] } ?? [])
+    }
+
     /// Starts every worker and the supervising thread.
     func start() {
         lifecycle.withLock { _ = $0.move(to: .starting) }
-        for worker in [compositor] as [any RunWorker] + encoders + destinations {
+        for worker in workers {
             worker.end.observe { [wake] _ in wake.ring() }
         }
         for destination in destinations { destination.start() }
         for encoder in encoders { encoder.start() }
         compositor.start()
+        steering?.start()
         startThread(named: "onair.supervisor") { [self] in supervise() }
     }
 
@@ -143,7 +153,7 @@ final class RunSupervisor: @unchecked Sendable {
             }
             if request == .abort, !aborted {
                 aborted = true
-                for worker in [compositor] as [any RunWorker] + encoders + destinations { worker.abort() }
+                for worker in workers { worker.abort() }
             }
             if stopAt != nil, sendDeadline == nil, encoders.allSatisfy(\.end.hasEnded) { sendDeadline = now + budget.send }
             if let deadline = flushDeadline, now >= deadline {
@@ -154,7 +164,7 @@ final class RunSupervisor: @unchecked Sendable {
                 sendDeadline = nil
                 cutOff(destinations, after: now - stopAt!, what: "what it had not sent is lost")
             }
-            if compositor.end.hasEnded, encoders.allSatisfy(\.end.hasEnded), destinations.allSatisfy(\.end.hasEnded) { break }
+            if workers.allSatisfy(\.end.hasEnded) { break }
             var wakeAt = [nextStats, flushDeadline, sendDeadline].compactMap { $0 }.min()!
             if stopAt == nil, let durationMicros, compositor.onAir.hasLiveInputs {
                 wakeAt = min(wakeAt, now + Double(durationMicros - clock.micros) / 1_000_000)
@@ -187,6 +197,8 @@ final class RunSupervisor: @unchecked Sendable {
     private func beginDraining() {
         lifecycle.withLock { $0.drain() }
         compositor.requestStop()
+        // Bitrates stay where they are while the encoders flush.
+        steering?.requestStop()
         for destination in destinations { destination.stopConnecting() }
     }
 

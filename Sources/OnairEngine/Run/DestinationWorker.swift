@@ -21,6 +21,11 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     private let lock = NSLock()
     private var currentState: DestinationState = .idle
     private var currentStats = DestinationStats()
+    /// What was sent over the last second: adaptive bitrate's view of what the link carries.
+    private var lastSecond = BitrateWindow(span: .seconds(1))
+    /// The most an RTMP connection's socket may hold unsent (bytes; adaptive renditions), nil
+    /// for no limit.
+    private let unsentBytes: Int?
     private var lastError: String?
     /// Connected now (a connection made and not yet lost).
     private var connected = false
@@ -32,10 +37,12 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
 
     /// - Parameters:
     ///   - target: the URL with the key filled in, or the recording's absolute path.
+    ///   - unsentBytes: the most an RTMP connection's socket may hold unsent (see ``UnsentLimit``).
     ///   - onChange: told after every state change (the supervisor watches for `live` and `failed`).
-    init(output: PlannedOutput, target: String, streams: [StreamParameters], queueBytes: Int, events: EventSink,
+    init(output: PlannedOutput, target: String, streams: [StreamParameters], queueBytes: Int, unsentBytes: Int? = nil, events: EventSink,
          onChange: @escaping @Sendable () -> Void = {}) {
         self.output = output
+        self.unsentBytes = unsentBytes
         self.target = target
         self.streams = streams
         self.events = events
@@ -57,6 +64,14 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
         stats.packetsDropped = queue.droppedPackets
         stats.gopsDropped = queue.droppedGOPs
         return stats
+    }
+
+    /// What was sent over the last second (bit/s).
+    var lastSecondBitsPerSecond: Int {
+        lock.withLock {
+            lastSecond.expire(at: .now)
+            return Int(lastSecond.bitsPerSecond)
+        }
     }
 
     /// State, counters, queue and last error, not yet redacted.
@@ -110,9 +125,13 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// The plan's muxer options; a recording also hands every packet to the file at once.
     /// libavformat otherwise buffers 256 KiB per file (seconds of video at streaming rates),
     /// all of which a crash or a SIGKILL would lose. An SRT caller gets the connect timeout
-    /// (libsrt's own is 3 s).
+    /// (libsrt's own is 3 s). With a limit on unsent bytes (adaptive renditions), every packet
+    /// is handed to the socket at once, not gathered in libavformat's buffer first.
     private var muxerOptions: [(String, String)] {
         var options = output.options.map { ($0.key, $0.value) }
+        if unsentBytes != nil, output.kind == .rtmp, !options.contains(where: { $0.0 == "flush_packets" }) {
+            options.append(("flush_packets", "1"))
+        }
         if output.kind == .recording, !options.contains(where: { $0.0 == "flush_packets" }) { options.append(("flush_packets", "1")) }
         if output.kind == .srt, !options.contains(where: { $0.0 == "connect_timeout" }) {
             options.append(("connect_timeout", String(output.retry.connectTimeoutMs)))
@@ -133,11 +152,16 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
             let path = Self.partPath(target, part: part, kind: output.kind)
             if !isNetwork { Self.createParentFolder(of: path) }
             let media: MediaOutput
+            let sockets = unsentBytes != nil && output.kind == .rtmp ? UnsentLimit.before() : nil
             do {
                 media = try connect(to: path)
             } catch {
                 if let failed = retry(after: error.description, backoff: &backoff) { return failed }
                 continue
+            }
+            if let sockets, let unsentBytes, let port = UnsentLimit.port(of: path), sockets.apply(peerPort: port, bytes: unsentBytes) == 0 {
+                events.emit(.runNote(message: "\(output.destination): its connection's socket was not found; a narrow link shows "
+                                     + "later than it could (after what the system buffers)"))
             }
             let hadConnectionBefore = hadConnection
             lock.withLock {
@@ -169,7 +193,11 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                     failure = stalled ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : "\(error)"
                     break
                 }
-                lock.withLock { currentStats.record(bytes: bytes, at: .now) }
+                lock.withLock {
+                    let now = ContinuousClock.now
+                    currentStats.record(bytes: bytes, at: now)
+                    lastSecond.record(bytes: bytes, at: now)
+                }
                 if !resetDone, monotonicSeconds() - liveSince > 10 {
                     backoff.reset()
                     resetDone = true

@@ -40,16 +40,31 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
     private let encodedGeneration = Monitor(0)
     /// Preview pictures, taken only while somebody asks.
     let preview: PreviewTap
+    /// The video bitrate in force, one asked for and not applied yet, and what was made lately.
+    private let bitrate: Monitor<Bitrate>
+
+    /// An adaptive rendition's bitrate as its encoder's thread sees it.
+    private struct Bitrate {
+        /// The video bitrate in force (bit/s).
+        var current: Int
+        /// Asked for by ``requestBitrate(_:)``, applied before the next picture.
+        var pending: Int?
+        /// What the encoder made over the last second, video and sound.
+        var made = BitrateWindow(span: .seconds(1))
+    }
 
     init(rendition: Rendition) throws {
         self.rendition = rendition
         preview = PreviewTap(rendition: rendition)
         let settings = rendition.video
-        video = try Encoder(video: VideoEncoderSettings(
+        var videoSettings = VideoEncoderSettings(
             width: settings.width, height: settings.height, frameRate: FrameRate(settings.fps), bitrate: settings.bitrate,
             maxBitrate: settings.maxBitrate, bufferSize: settings.bufferSize, gopSize: settings.gopFrames, profile: settings.profile,
             level: settings.level, preset: settings.preset, tune: settings.tune, scenecut: settings.scenecut,
-            constantBitrate: settings.rateControl == "cbr"))
+            constantBitrate: settings.rateControl == "cbr")
+        if settings.adaptive != nil { videoSettings.bitrateMode = .adjustable }
+        video = try Encoder(video: videoSettings)
+        bitrate = Monitor(Bitrate(current: settings.bitrate))
         audio = try rendition.audio.map {
             try Encoder(audio: AudioEncoderSettings(encoder: $0.encoder, sampleRate: $0.sampleRate, channels: $0.channels, bitrate: $0.bitrate))
         }
@@ -72,6 +87,23 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
         var repeated = 0
         /// The media time reached (µs).
         var micros: Int64 = 0
+    }
+
+    /// The video bitrate in force (bit/s): the plan's, or the last one adaptive bitrate applied.
+    var currentBitrate: Int { bitrate.withLock { $0.current } }
+
+    /// What the encoder made over the last second, video and sound (bit/s).
+    var madeBitsPerSecond: Int {
+        bitrate.withLock { state in
+            state.made.expire(at: .now)
+            return Int(state.made.bitsPerSecond)
+        }
+    }
+
+    /// Changes an adaptive rendition's video bitrate from its next picture. x264 is
+    /// reconfigured between two frames on the encoder's own thread, never while it encodes.
+    func requestBitrate(_ bitsPerSecond: Int) {
+        bitrate.withLock { $0.pending = bitsPerSecond }
     }
 
     func attach(_ destination: DestinationWorker) {
@@ -157,6 +189,7 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
                 if let current = pts { nextAudio = current + Int64(item.frame.sampleCount) }
             }
             item.frame.presentationTimestamp = pts
+            if item.kind == .video { try applyPendingBitrate() }
             try encode(item.frame, with: encoder)
             if item.kind == .video {
                 lastPicture = item.frame
@@ -168,6 +201,13 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
             _ = try encoder.send(nil)
             try drain(encoder)
         }
+    }
+
+    /// Applies a bitrate asked for since the last picture.
+    private func applyPendingBitrate() throws {
+        guard let pending = bitrate.withLock({ state in defer { state.pending = nil }; return state.pending }) else { return }
+        try video.setBitrate(pending)
+        bitrate.withLock { $0.current = pending }
     }
 
     /// Sends one frame and hands what the encoder produced to the destinations.
@@ -196,6 +236,8 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
             }
             spare = nil
             let stream = encoder.kind == .video ? 0 : 1
+            let size = packet.size
+            bitrate.withLock { $0.made.record(bytes: size, at: .now) }
             for (index, destination) in destinations.enumerated() {
                 let copy = index == destinations.count - 1 ? packet : try packet.reference()
                 destination.queue.push(EncodedPacket(packet: copy, stream: stream))

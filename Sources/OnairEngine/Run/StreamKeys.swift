@@ -47,6 +47,13 @@ public struct StreamKeys: Sendable {
     /// The key of `destination`.
     public func key(for destination: String) -> String? { values[destination] }
 
+    /// Where a network output connects: its URL with the key in place of `{key}`. Never to be
+    /// shown: ``redact(_:)`` anything that may quote it.
+    public func url(of output: PlannedOutput) -> String {
+        guard let key = key(for: output.destination) else { return output.target }
+        return output.target.replacingOccurrences(of: "{key}", with: key)
+    }
+
     /// Replaces every key (and its URL-encoded form) in `text` with `<redacted>`.
     public func redact(_ text: String) -> String {
         redactor(text)

@@ -48,6 +48,8 @@ public enum StatusBoard {
         line.append("\(rendition.width)x\(rendition.height)".padded(to: sizeWidth) + "  ")
         line.append(String(format: "%5.1f fps  ", rendition.fps))
         line.append(String(format: "%.2fx", rendition.speed), rendition.speed < 0.95 ? .yellow : nil)
+        // What the video encoder aims at now (adaptive bitrate moves it).
+        if rendition.bitrate > 0 { line.append(String(format: "  %.2f Mb/s", Double(rendition.bitrate) / 1e6)) }
         line.append("  \(rendition.frames) frames")
         if rendition.repeated > 0 { line.append(" (\(rendition.repeated) repeated at switches)") }
         return line

@@ -11,7 +11,8 @@ import Foundation
 /// Event names are dot-separated: `input.connected`, `input.lost`, `overlay.applied`,
 /// `destination.<state>` (`destination.connecting`, `destination.live`,
 /// `destination.retrying`, `destination.failed`, `destination.stopped`), `stats`,
-/// `input.waiting`, `input.failed`, `libav.log`, `run.started`, `run.note`, `run.stopped`. Every string passes through the engine's redaction before it is written.
+/// `input.waiting`, `input.failed`, `libav.log`, `run.started`, `run.note`, `run.stopped`,
+/// `destination.congested` and `bitrate.changed` (adaptive bitrate, see ``BitrateController``). Every string passes through the engine's redaction before it is written.
 public struct StatusEvent: Equatable, Sendable {
     /// What happened.
     public enum Kind: Equatable, Sendable {
@@ -29,6 +30,12 @@ public struct StatusEvent: Equatable, Sendable {
         case overlayApplied(overlay: String)
         /// A destination entered `state`; `url` is its address with the key as a placeholder.
         case destinationChanged(destination: String, url: String?, state: DestinationState)
+        /// A destination can't keep up with its rendition: `queueMilliseconds` of media wait while
+        /// it sends `bitsPerSecond`; `followed` when its rendition's bitrate follows it (an
+        /// optional destination is left to drop GOPs instead). Once per congestion.
+        case destinationCongested(destination: String, queueMilliseconds: Int, bitsPerSecond: Int, followed: Bool)
+        /// An adaptive rendition's video bitrate changed, and why.
+        case bitrateChanged(rendition: String, from: Int, to: Int, reason: String)
         /// The periodic snapshot of the whole run.
         case stats(RunStatus)
         /// The run started: the pipeline, its inputs, the combination on air, its encoders and
@@ -62,6 +69,8 @@ public struct StatusEvent: Equatable, Sendable {
         case .libav: "libav.log"
         case .overlayApplied: "overlay.applied"
         case .destinationChanged(_, _, let state): "destination.\(state.name)"
+        case .destinationCongested: "destination.congested"
+        case .bitrateChanged: "bitrate.changed"
         case .stats: "stats"
         case .runStarted: "run.started"
         case .runNote: "run.note"
@@ -81,6 +90,10 @@ public struct StatusEvent: Equatable, Sendable {
             case .overlayApplied(let overlay): .overlayApplied(overlay: redact(overlay))
             case .destinationChanged(let destination, let url, let state):
                 .destinationChanged(destination: redact(destination), url: url.map(redact), state: state.redacted(redact))
+            case .destinationCongested(let destination, let queue, let rate, let followed):
+                .destinationCongested(destination: redact(destination), queueMilliseconds: queue, bitsPerSecond: rate, followed: followed)
+            case .bitrateChanged(let rendition, let from, let to, let reason):
+                .bitrateChanged(rendition: redact(rendition), from: from, to: to, reason: redact(reason))
             case .stats(let status): .stats(status.redacted(redact))
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
                 .runStarted(pipeline: redact(pipeline), inputs: inputs, overlay: redact(overlay), renditions: renditions,
@@ -124,6 +137,7 @@ extension StatusEvent {
 
         private enum Key: String, CodingKey {
             case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations, api
+            case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition, from = "from_bps", to = "to_bps"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -144,6 +158,16 @@ extension StatusEvent {
                 try container.encode(destination, forKey: .destination)
                 try container.encodeIfPresent(url, forKey: .url)
                 try state.encode(to: encoder)
+            case .destinationCongested(let destination, let queue, let rate, let followed):
+                try container.encode(destination, forKey: .destination)
+                try container.encode(queue, forKey: .queueMilliseconds)
+                try container.encode(rate, forKey: .bitsPerSecond)
+                try container.encode(followed, forKey: .followed)
+            case .bitrateChanged(let rendition, let from, let to, let reason):
+                try container.encode(rendition, forKey: .rendition)
+                try container.encode(from, forKey: .from)
+                try container.encode(to, forKey: .to)
+                try container.encode(reason, forKey: .reason)
             case .stats(let status):
                 try status.encode(to: encoder)
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
@@ -183,6 +207,11 @@ extension StatusEvent {
             "\(input): \(reason)"
         case .overlayApplied(let overlay): overlay
         case .destinationChanged(let destination, _, let state): "\(destination): \(state.label)"
+        case .destinationCongested(let destination, let queue, let rate, let followed):
+            "\(destination): \(queue) ms behind, sending \(String(format: "%.2f", Double(rate) / 1e6)) Mb/s"
+                + (followed ? "" : " (optional: left to drop GOPs, the rendition keeps its bitrate)")
+        case .bitrateChanged(let rendition, let from, let to, let reason):
+            "\(rendition): \(from / 1000)k → \(to / 1000)k (\(reason))"
         case .libav(let level, let message): "\(level): \(message)"
         case .stats: ""
         case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):

@@ -238,6 +238,7 @@ const TONES = {
   "destination.live": "good", "input.connected": "good", "overlay.applied": "good",
   "destination.retrying": "warn", "input.lost": "warn", "input.waiting": "warn", "destination.connecting": "",
   "destination.failed": "bad", "input.failed": "bad", "run.stopped": "",
+  "destination.congested": "warn", "bitrate.changed": "",
 };
 
 function describe(event) {
@@ -248,6 +249,10 @@ function describe(event) {
     case "libav.log": return `${event.level}: ${event.message}`;
     case "run.started": return `${event.pipeline}: ${event.inputs} input(s), overlay '${event.overlay}', ${event.renditions} encoder(s) → ${(event.destinations || []).join(", ")}` + (event.api ? ` · ${event.api}` : "");
     case "run.note": return event.message;
+    case "destination.congested":
+      return `${event.destination}: ${event.queue_ms} ms behind, sending ${bitrate(event.bits_per_second)}`
+        + (event.followed ? "" : " (optional: left to drop GOPs)");
+    case "bitrate.changed": return `${event.rendition}: ${bitrate(event.from_bps)} → ${bitrate(event.to_bps)} (${event.reason})`;
     case "run.stopped": return event.reason;
     default:
       if (event.event.startsWith("destination.")) {
@@ -278,7 +283,7 @@ function addEvent(event) {
   list.prepend(item);
   while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
   list.dataset.count = String((Number(list.dataset.count) || 0) + 1);
-  if (event.event === "overlay.applied" || event.event.startsWith("destination.")) refreshStatus();
+  if (event.event === "overlay.applied" || event.event === "bitrate.changed" || event.event.startsWith("destination.")) refreshStatus();
 }
 
 function connectEvents() {

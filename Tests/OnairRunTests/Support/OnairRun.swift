@@ -27,6 +27,13 @@ struct RunEvent: Decodable, Sendable {
     var renditions: [RenditionLine]?
     /// For `stats`.
     var elapsed_ms: Int?
+    /// For `bitrate.changed`.
+    var rendition: String?
+    var from_bps: Int?
+    var to_bps: Int?
+    /// For `destination.congested`.
+    var queue_ms: Int?
+    var followed: Bool?
 
     struct DestinationLine: Decodable, Sendable {
         var name: String
@@ -53,6 +60,7 @@ struct RunEvent: Decodable, Sendable {
         var fps: Double
         var speed: Double
         var repeated: Int?
+        var bitrate: Int?
     }
 
     /// When it happened (nil when `ts` is missing or unreadable).

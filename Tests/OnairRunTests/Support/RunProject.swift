@@ -26,16 +26,15 @@ final class RunProject {
         """
 
     /// A project whose pipeline sends to `destinations` (YAML flow mappings by name, see
-    /// ``Destination``), encoding at `bitrate` with a keyframe every `keyframeInterval`.
+    /// ``Destination``), encoding at `bitrate` with a keyframe every `keyframeInterval`, or with
+    /// `quality` (a value for `quality:`, e.g. a preset of `presets`, file name → text).
     init(destinations: [(name: String, yaml: String)], keyframeInterval: String = "1s", bitrate: String = "800k",
-         scene: String = plainScene) throws {
+         scene: String = plainScene, quality: String? = nil, presets: [String: String] = [:]) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-run-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("Pipelines"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("Presets"), withIntermediateDirectories: true)
         let lines = destinations.map { "  \($0.name): \($0.yaml)" }.joined(separator: "\n")
-        let yaml = """
-            title: End-to-end test
-            \(scene)
+        let inline = """
             quality:
               width: \(Self.width)
               height: \(Self.height)
@@ -43,10 +42,16 @@ final class RunProject {
               video: {codec: h264, bitrate: \(bitrate), max_bitrate: \(bitrate), buffer: \(bitrate), rate_control: cbr,
                       keyframe_interval: \(keyframeInterval), profile: main, preset: ultrafast, tune: zerolatency}
               audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
+            """
+        let yaml = """
+            title: End-to-end test
+            \(scene)
+            \(quality.map { "quality: \($0)" } ?? inline)
             destinations:
             \(lines)
 
             """
+        for (name, text) in presets { try Data(text.utf8).write(to: root.appendingPathComponent("Presets/\(name)")) }
         try Data(yaml.utf8).write(to: root.appendingPathComponent("Pipelines/\(Self.pipeline).yaml"))
     }
 

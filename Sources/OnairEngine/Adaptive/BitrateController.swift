@@ -1,0 +1,302 @@
+import Foundation
+
+/// Decides an adaptive rendition's video bitrate from how its destinations keep up: pure, fed
+/// an ``Observation`` of each destination every tick (every 100 ms is what it is tuned for).
+///
+/// - **Followed destinations.** The rendition follows its worst *required* network destination
+///   that is live (all of its network destinations when none is required). Recordings never
+///   count: a disk doesn't congest.
+/// - **Cut.** A followed destination is congested once ≥ 200 ms of media waits in its queue
+///   and it is not lower than three ticks before (a backlog piled up while connecting, or before
+///   the last cut took effect, is being caught up with), or ≥ 60 ms that rose at each of the last three ticks by ≥ 45 ms in all (a link carrying
+///   under 85 % of the rate; a keyframe's brief bulge rises once, then drains). The cut goes
+///   to what the link carries, estimated from how fast the queue grows and from what the
+///   destination sent over the last second, whichever is lower (but not under 75 % of what it
+///   sent: a queue also jumps while TCP recovers from a loss), less 15 % so the queue drains,
+///   less the sound; at least 15 % and at most half below the current bitrate. Again every
+///   500 ms while the queue has not started to shrink and the encoder has come down (x264
+///   takes about a second; up to 1.5 s is waited for); to 70 % of the throughput past 1.5 s
+///   queued (at once, without waiting for the queue to shrink). A queue is judged once it has been live for 2 s (a new connection sends what
+///   piled up while it connected through TCP's slow start).
+/// - **Step up.** While every followed destination's queue stays under 120 ms (a keyframe's
+///   bulge) for 2 s (4 s after a cut), the bitrate rises by 10 % of itself, then 10, 20, 30,
+///   30 %… as steps hold — 1.0 → 4.5 Mb/s in about 18 s once the link is wide again. A step
+///   waits until the encoder makes 85 % of the bitrate asked for (x264 climbs to a raised
+///   bitrate over seconds; stepping on would push far past a wall before it shows), or for 6 s
+///   when the picture needs less, and while every followed destination sends at least 90 % of
+///   what the encoder makes (a queue that grows slowly stays short for seconds). A step into a wall is cut back within a second and the climb
+///   starts again at 10 %: on a link a little below the plan the bitrate probes 10–30 % above
+///   what it carries every ten seconds or so.
+/// - Never below `minimum`, never above `planned`.
+/// - **Optional destinations** that can't keep up don't pull the rendition down (that would
+///   lower every platform's picture for the sake of one that may fail anyway): they are
+///   reported congested (`followed: false`), their queue fills and the queue drops whole GOPs,
+///   counted like any drop, while the others keep their bitrate.
+///
+/// Each congestion episode (a destination from congested until its queue stayed under 120 ms
+/// for 2 s) emits one `destination.congested`; each change emits one `bitrate.changed`.
+public struct BitrateController: Sendable {
+    /// What one destination looks like now.
+    public struct Observation: Sendable, Equatable {
+        /// Its name.
+        public var destination: String
+        /// Whether the broadcast fails without it.
+        public var required: Bool
+        /// Whether it streams over the network (recordings and HLS never count).
+        public var network: Bool
+        /// Whether it is connected and sending.
+        public var live: Bool
+        /// Media waiting in its queue, ms.
+        public var queueMilliseconds: Int
+        /// What it sent over the last second, bit/s (video and sound).
+        public var bitsPerSecond: Int
+
+        /// An observation.
+        public init(destination: String, required: Bool, network: Bool = true, live: Bool, queueMilliseconds: Int, bitsPerSecond: Int) {
+            self.destination = destination
+            self.required = required
+            self.network = network
+            self.live = live
+            self.queueMilliseconds = queueMilliseconds
+            self.bitsPerSecond = bitsPerSecond
+        }
+    }
+
+    /// What to do after a tick.
+    public struct Decision: Sendable, Equatable {
+        /// The new video bitrate, when it changes.
+        public var bitrate: Int?
+        /// Events to publish (`destination.congested`, `bitrate.changed`).
+        public var events: [StatusEvent.Kind]
+
+        /// A decision.
+        public init(bitrate: Int?, events: [StatusEvent.Kind]) {
+            self.bitrate = bitrate
+            self.events = events
+        }
+    }
+
+    /// The thresholds and steps (see the type's description for what they mean).
+    public struct Policy: Sendable, Equatable {
+        /// Queued media that makes a destination congested, ms.
+        public var congestedAt = 200
+        /// The least a rising queue must hold to count as congested, ms.
+        public var risingFrom = 60
+        /// Queued media under which a destination keeps up, ms (above a keyframe's bulge).
+        public var calmBelow = 120
+        /// Growth of the queue over the last `risingTicks` ticks, each one higher than the one
+        /// before, that makes a destination congested early, ms.
+        public var growth = 45
+        /// Ticks the queue must rise in a row.
+        public var risingTicks = 3
+        /// Queued media that makes a cut go straight to 70 % of the throughput, ms.
+        public var emergencyAt = 1500
+        /// Seconds between two cuts while the queue doesn't shrink.
+        public var cutInterval = 0.5
+        /// Seconds after a cut during which another waits for the encoder to come down.
+        public var cutSettling = 1.5
+        /// Seconds after a destination goes live before its queue counts (under `emergencyAt`).
+        public var warmup = 2.0
+        /// Seconds the queues must stay near empty before a step up, and after a cut.
+        public var stableFor = 1.5
+        public var stableAfterCut = 3.0
+        /// Each step up after a cut, as a fraction of the bitrate; the last one repeats.
+        public var steps = [0.1, 0.1, 0.2, 0.3]
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The rendition (`r0`).
+    public let rendition: String
+    /// The bitrate planned: the most it goes to.
+    public let planned: Int
+    /// `min_bitrate`: the least it goes to.
+    public let minimum: Int
+    /// The sound's bitrate, which destinations send beside the video.
+    public let audio: Int
+    /// The thresholds and steps.
+    public let policy: Policy
+    /// The video bitrate now.
+    public private(set) var bitrate: Int
+
+    private var history: [String: [(time: Double, queue: Int)]] = [:]
+    /// When each destination last went live.
+    private var liveSince: [String: Double] = [:]
+    private var congested: Set<String> = []
+    private var calmSince: [String: Double] = [:]
+    private var lastCut: (time: Double, queue: Int)?
+    private var lastChange = -Double.infinity
+    private var stepsHeld = 0
+    /// What the link carried when the last cut was made, bit/s, until a step passes it.
+    private var wall: Int?
+
+    /// A controller starting at `planned`.
+    public init(rendition: String, planned: Int, minimum: Int, audio: Int, policy: Policy = Policy()) {
+        self.rendition = rendition
+        self.planned = planned
+        self.minimum = min(minimum, planned)
+        self.audio = audio
+        self.policy = policy
+        bitrate = planned
+    }
+
+    /// Takes the destinations' state at `now` (seconds, any monotonic origin), and what the
+    /// encoder made over the last second (`encoded`, bit/s of video and sound; 0 when unknown),
+    /// and says what to do.
+    public mutating func update(_ observations: [Observation], encoded: Int = 0, at now: Double) -> Decision {
+        var events: [StatusEvent.Kind] = []
+        let network = observations.filter(\.network)
+        let required = network.filter(\.required)
+        let followedNames = Set((required.isEmpty ? network : required).map(\.destination))
+        for observation in network {
+            // A queue is judged on what it did while live: not on what piled up while connecting.
+            guard observation.live else {
+                history[observation.destination] = nil
+                liveSince[observation.destination] = nil
+                continue
+            }
+            if liveSince[observation.destination] == nil { liveSince[observation.destination] = now }
+            var samples = history[observation.destination, default: []]
+            samples.append((now, observation.queueMilliseconds))
+            if samples.count > policy.risingTicks + 1 { samples.removeFirst(samples.count - policy.risingTicks - 1) }
+            history[observation.destination] = samples
+        }
+
+        // Episodes: a destination congested until it stayed near empty for `stableFor`.
+        var worst: Observation?
+        for observation in network where observation.live {
+            let name = observation.destination
+            let isCongested = isCongested(observation)
+            if isCongested {
+                calmSince[name] = nil
+                if congested.insert(name).inserted {
+                    events.append(.destinationCongested(destination: name, queueMilliseconds: observation.queueMilliseconds,
+                                                        bitsPerSecond: observation.bitsPerSecond, followed: followedNames.contains(name)))
+                }
+            } else if observation.queueMilliseconds < policy.calmBelow {
+                let since = calmSince[name] ?? now
+                calmSince[name] = since
+                if now - since >= policy.stableFor { congested.remove(name) }
+            }
+            if isCongested, followedNames.contains(name), observation.queueMilliseconds > worst?.queueMilliseconds ?? -1 {
+                worst = observation
+            }
+        }
+
+        let followed = network.filter { followedNames.contains($0.destination) }
+        if let worst {
+            if let cut = cut(for: worst, encoded: encoded, at: now) { return Decision(bitrate: change(to: cut, at: now, reason: cutReason(worst), into: &events), events: events) }
+        } else if !followed.isEmpty, followed.allSatisfy({ $0.live && $0.queueMilliseconds < policy.calmBelow }),
+                  let raised = stepUp(followed, encoded: encoded, at: now) {
+            return Decision(bitrate: change(to: raised, at: now, reason: "its links keep up", into: &events), events: events)
+        }
+        return Decision(bitrate: nil, events: events)
+    }
+
+    /// Whether `observation` can't keep up: enough queued and not draining, or a queue rising
+    /// steadily. A queue that shrinks over the last ticks is being caught up with (what piled
+    /// up while the destination connected, or before the last cut took effect).
+    private func isCongested(_ observation: Observation) -> Bool {
+        guard history[observation.destination]?.count == policy.risingTicks + 1 else { return false }
+        // A new connection sends its backlog through TCP's slow start: not the link's measure.
+        if let since = liveSince[observation.destination], history[observation.destination]?.last.map({ $0.time - since < policy.warmup }) == true,
+           observation.queueMilliseconds < policy.emergencyAt { return false }
+        if observation.queueMilliseconds >= policy.congestedAt { return !isDraining(observation.destination) }
+        guard observation.queueMilliseconds >= policy.risingFrom, let growth = growthRate(of: observation.destination) else { return false }
+        return growth > 0
+    }
+
+    /// Whether `destination`'s queue is lower now than `risingTicks` ticks ago.
+    private func isDraining(_ destination: String) -> Bool {
+        guard let samples = history[destination], samples.count == policy.risingTicks + 1, let first = samples.first, let last = samples.last
+        else { return false }
+        return last.queue < first.queue
+    }
+
+    /// How fast `destination`'s queue grows, seconds of media per second, when it rose at each
+    /// of the last ticks by `policy.growth` in all; nil otherwise.
+    private func growthRate(of destination: String) -> Double? {
+        guard let samples = history[destination], samples.count == policy.risingTicks + 1,
+              zip(samples.dropFirst(), samples).allSatisfy({ $0.queue > $1.queue }),
+              let first = samples.first, let last = samples.last, last.queue - first.queue >= policy.growth, last.time > first.time
+        else { return nil }
+        return Double(last.queue - first.queue) / 1000 / (last.time - first.time)
+    }
+
+    /// The bitrate to cut to for the congested `worst`, or nil to wait for the last cut to work.
+    private mutating func cut(for worst: Observation, encoded: Int, at now: Double) -> Int? {
+        let queue = worst.queueMilliseconds
+        let emergency = queue >= policy.emergencyAt
+        if let last = lastCut, now - last.time < policy.cutInterval { return nil }
+        // x264 comes down to a lower bitrate over about a second: while what it makes is still
+        // well above it, the queue goes on growing from the last cut's lag, not the link's.
+        if let last = lastCut, now - last.time < policy.cutSettling, encoded > 0, Double(encoded) > Double(bitrate + audio) * 1.15 {
+            return nil
+        }
+        // A queue that shrinks since the last cut is draining: that cut is enough.
+        if let last = lastCut, now - last.time < 2 * policy.cutInterval + 0.5, queue < last.queue, !emergency { return nil }
+        // What the link carries: what it sent lately, or (sooner right, when the link has just
+        // narrowed) what is made less what piles up.
+        let sent = Double(worst.bitsPerSecond)
+        var carried = sent > 0 ? sent : Double(bitrate + audio) * 0.7
+        if let growth = growthRate(of: worst.destination), growth < 1 {
+            // Over three ticks a queue also grows while TCP recovers from a loss: the growth
+            // alone never takes the estimate below 75 % of what was sent over the last second.
+            carried = min(carried, Double(bitrate + audio) * (1 - growth))
+            if sent > 0 { carried = max(carried, sent * 0.75) }
+        }
+        let share = emergency ? 0.7 : 0.85
+        let target = max(minimum, bitrate / 2, min(Int(carried * share) - audio, Int(Double(bitrate) * 0.85)))
+        lastCut = (now, queue)
+        stepsHeld = 0
+        // What it sent over the last second (stale right after a link narrows, true after): the
+        // climb probes 5 % past it before going on.
+        wall = worst.bitsPerSecond > 0 ? worst.bitsPerSecond : nil
+        return target == bitrate ? nil : target
+    }
+
+    /// The next step up, or nil when it is not time yet (or the bitrate is at its plan).
+    private mutating func stepUp(_ followed: [Observation], encoded: Int, at now: Double) -> Int? {
+        guard bitrate < planned else { return nil }
+        let calm = followed.compactMap { calmSince[$0.destination] }.max() ?? now
+        guard followed.allSatisfy({ calmSince[$0.destination] != nil }) else { return nil }
+        let settled = now - max(calm, lastChange)
+        let needed = lastCut.map { now - $0.time < policy.stableAfterCut + policy.stableFor ? policy.stableAfterCut : policy.stableFor } ?? policy.stableFor
+        guard settled >= needed else { return nil }
+        // The last step must show in what the encoder makes before the next, unless the picture
+        // keeps it below for long; and every link must carry what it makes (a queue that grows
+        // slowly may stay short for seconds).
+        let caughtUp = encoded == 0 || Double(encoded) >= Double(bitrate + audio) * 0.85
+        guard caughtUp || settled >= 3 * policy.stableFor else { return nil }
+        guard encoded == 0 || followed.allSatisfy({ Double($0.bitsPerSecond) >= Double(encoded) * 0.9 }) else { return nil }
+        let fraction = policy.steps[min(stepsHeld, policy.steps.count - 1)]
+        var next = bitrate + max(1000, Int(Double(bitrate) * fraction))
+        if let wall {
+            // Gone once every followed link has carried 5 % more than it while the encoder made
+            // more than it (what a link sent over a second alone jumps after a stall).
+            let probe = Int(Double(wall) * 1.05)
+            if encoded == 0 || encoded > wall, followed.allSatisfy({ $0.bitsPerSecond >= probe }) {
+                self.wall = nil
+            } else if next + audio > probe {
+                next = probe - audio
+            }
+        }
+        // At the wall's probe already: wait for the links to carry it, or for a cut.
+        guard next > bitrate else { return nil }
+        stepsHeld += 1
+        return min(planned, next)
+    }
+
+    /// Moves to `target`, emitting `bitrate.changed`; the new bitrate.
+    private mutating func change(to target: Int, at now: Double, reason: String, into events: inout [StatusEvent.Kind]) -> Int {
+        events.append(.bitrateChanged(rendition: rendition, from: bitrate, to: target, reason: reason))
+        bitrate = target
+        lastChange = now
+        return target
+    }
+
+    private func cutReason(_ worst: Observation) -> String {
+        "\(worst.destination) is \(worst.queueMilliseconds) ms behind, sending " + String(format: "%.2f Mb/s", Double(worst.bitsPerSecond) / 1e6)
+    }
+}

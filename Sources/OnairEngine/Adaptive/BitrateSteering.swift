@@ -1,0 +1,93 @@
+import Foundation
+import OnairPlanner
+
+/// Adaptive bitrate in a running pipeline, on a thread of its own: every ``tick`` each adaptive
+/// rendition's ``BitrateController`` is shown how the rendition's destinations keep up (media
+/// waiting in each queue, what each sent over the last second, whether it is live) and what
+/// the encoder made; a bitrate it decides is handed to the rendition's encoder, which applies
+/// it before its next picture. `destination.congested` and `bitrate.changed` go to the run's
+/// subscribers (the JSON log, SSE, the dashboard).
+final class BitrateSteering: RunWorker, @unchecked Sendable {
+    /// How often the controllers look: they are tuned for 100 ms (three rising ticks of a
+    /// queue make a cut well within half a second of a link narrowing).
+    static let tick: Duration = .milliseconds(100)
+
+    /// One adaptive rendition and what its controller watches.
+    private struct Steered {
+        let encoder: RenditionEncoder
+        let destinations: [DestinationWorker]
+        var controller: BitrateController
+    }
+
+    let end = WorkerEnd()
+    /// Only touched on the steering thread once started.
+    private var steered: [Steered]
+    private let events: EventSink
+    private let stopping = Monitor(false)
+
+    /// Steering for the adaptive renditions among `encoders`; nil when there is none.
+    init?(encoders: [RenditionEncoder], destinations: [DestinationWorker], events: EventSink) {
+        steered = encoders.compactMap { encoder in
+            let rendition = encoder.rendition
+            guard let adaptive = rendition.video.adaptive else { return nil }
+            return Steered(encoder: encoder, destinations: destinations.filter { $0.output.rendition == rendition.id },
+                           controller: BitrateController(rendition: rendition.id, planned: rendition.video.bitrate,
+                                                         minimum: adaptive.minBitrate, audio: rendition.audio?.bitrate ?? 0))
+        }
+        guard !steered.isEmpty else { return nil }
+        self.events = events
+    }
+
+    /// The most an adaptive rendition's RTMP connections may hold unsent (bytes): 25 ms at its
+    /// full bitrate, at least 16 KiB. What exceeds it waits in the destination's queue, which
+    /// the controller reads.
+    static func unsentBytes(for rendition: Rendition) -> Int? {
+        guard rendition.video.adaptive != nil else { return nil }
+        let bitsPerSecond = rendition.video.bitrate + (rendition.audio?.bitrate ?? 0)
+        return max(16 << 10, bitsPerSecond / 8 / 40)
+    }
+
+    var workerName: String { "adaptive bitrate" }
+
+    func start() {
+        startThread(named: "onair.bitrate") { [self] in
+            run()
+            end.finish(.finished)
+        }
+    }
+
+    /// The run is draining: bitrates stay where they are.
+    func requestStop() {
+        stopping.withLock { $0 = true }
+    }
+
+    func abort() {
+        requestStop()
+    }
+
+    private func run() {
+        var next = ContinuousClock.now
+        while true {
+            next += Self.tick
+            if next < .now { next = .now + Self.tick }
+            let stop = stopping.withLock(waitingUntil: { $0 }, deadline: next) { $0 }
+            if stop { return }
+            let now = monotonicSeconds()
+            for index in steered.indices { steer(&steered[index], at: now) }
+        }
+    }
+
+    /// One tick of one rendition's controller.
+    private func steer(_ rendition: inout Steered, at now: Double) {
+        let observations = rendition.destinations.map { destination in
+            let output = destination.output
+            return BitrateController.Observation(
+                destination: output.destination, required: output.required, network: output.kind == .rtmp || output.kind == .srt,
+                live: destination.state == .live, queueMilliseconds: Int(destination.queue.mediaMicros / 1000),
+                bitsPerSecond: destination.lastSecondBitsPerSecond)
+        }
+        let decision = rendition.controller.update(observations, encoded: rendition.encoder.madeBitsPerSecond, at: now)
+        if let bitrate = decision.bitrate { rendition.encoder.requestBitrate(bitrate) }
+        for event in decision.events { events.emit(event) }
+    }
+}

@@ -1,0 +1,109 @@
+import AVBridge
+import Foundation
+import Testing
+
+/// The bitrate of an open x264 encoder follows ``Encoder/setBitrate(_:)``: measured from the
+/// sizes of the packets it makes before and after the change.
+@Suite("Changing the bitrate of an open encoder")
+struct EncoderBitrateTests {
+    /// 640x360 at 30 fps, a keyframe a second, ultrafast: cheap enough to encode many seconds.
+    private func settings(bitrate: Int, constant: Bool = true, maxBitrate: Int? = nil, adjustable: Bool = true) -> VideoEncoderSettings {
+        var settings = VideoEncoderSettings(
+            width: 640, height: 360, frameRate: FrameRate(30), bitrate: bitrate, maxBitrate: maxBitrate ?? bitrate,
+            bufferSize: (maxBitrate ?? bitrate) * 2, gopSize: 30, profile: "main", level: nil, preset: "ultrafast", tune: "zerolatency",
+            scenecut: false, constantBitrate: constant)
+        settings.bitrateMode = adjustable ? .adjustable : .fixed
+        return settings
+    }
+
+    /// Encodes `seconds` of a moving test picture per entry of `bitrates`, switching to each
+    /// bitrate at its start; returns the bits per second of video each second of media got.
+    private func encode(_ encoder: Encoder, seconds: Int, bitrates: [Int]) throws -> [Double] {
+        let input = try MediaInput(url: "testsrc2=size=640x360:rate=30", format: "lavfi", options: [], interruption: Interruption())
+        var bytesPerSecond = [Int](repeating: 0, count: seconds * bitrates.count)
+        let packet = try Packet()
+        func drain() throws {
+            while case .done = try encoder.receive(into: packet) {
+                let second = Int(packet.decodingTimestamp ?? 0) / 30
+                if second >= 0, second < bytesPerSecond.count { bytesPerSecond[second] += packet.size }
+                packet.clear()
+            }
+        }
+        for index in 0..<(seconds * 30 * bitrates.count) {
+            if index % (seconds * 30) == 0 { try encoder.setBitrate(bitrates[index / (seconds * 30)]) }
+            guard let decoded = try input.nextFrame() else { break }
+            decoded.frame.presentationTimestamp = Int64(index)
+            _ = try encoder.send(decoded.frame)
+            try drain()
+        }
+        _ = try encoder.send(nil)
+        try drain()
+        return bytesPerSecond.map { Double($0 * 8) }
+    }
+
+    /// The average of `rates` over the seconds `range`.
+    private func average(_ rates: [Double], _ range: Range<Int>) -> Double {
+        rates[range].reduce(0, +) / Double(range.count)
+    }
+
+    @Test("constant bitrate 2000k → 500k → 2000k: a cut holds from the second after it, a raise climbs back")
+    func constantBitrateFollows() throws {
+        let encoder = try Encoder(video: settings(bitrate: 2_000_000))
+        let rates = try encode(encoder, seconds: 6, bitrates: [2_000_000, 500_000, 2_000_000])
+        print("EncoderBitrate: CBR \(rates.map { Int($0 / 1000) }) kb/s per second of media")
+        #expect(encoder.bitrate == 2_000_000)
+        let first = average(rates, 3..<6), lowered = average(rates, 9..<12), raised = average(rates, 15..<18)
+        #expect(abs(first - 2_000_000) / 2_000_000 < 0.2, "\(first)")
+        // The second of the cut may still spend what the (smaller) buffer holds, never more.
+        #expect(rates[6] <= 1_000_000 + 500_000 + 100_000, "\(rates[6])")
+        #expect(abs(average(rates, 7..<12) - 500_000) / 500_000 < 0.15, "\(lowered)")
+        // x264's average bitrate control climbs back over several seconds (its window of past
+        // frames decays with the buffer: about 8 s for a 2 s buffer).
+        #expect(raised > 1_200_000 && rates[17] > rates[12] + 300_000, "\(raised)")
+    }
+
+    @Test("variable bitrate: lowering the bitrate lowers the cap, which holds the rate down")
+    func variableBitrateFollowsItsCap() throws {
+        let encoder = try Encoder(video: settings(bitrate: 1_500_000, constant: false, maxBitrate: 2_000_000))
+        let rates = try encode(encoder, seconds: 6, bitrates: [1_500_000, 400_000])
+        print("EncoderBitrate: VBR \(rates.map { Int($0 / 1000) }) kb/s per second of media")
+        let before = average(rates, 3..<6), after = average(rates, 9..<12)
+        // The cap scales with the bitrate: 400k × 2000/1500 ≈ 533k.
+        #expect(after < 533_000 * 1.1, "\(after) bit/s after lowering to 400k (cap 533k); \(before) before")
+        #expect(after < before / 2)
+    }
+
+    @Test("padded: a still picture carries the whole bitrate, each raise within half a second (the buffer)")
+    func paddedStillPictureCarriesTheBitrate() throws {
+        var settings = settings(bitrate: 1_000_000)
+        settings.bitrateMode = .adjustablePadded
+        settings.bufferSize = 500_000
+        let encoder = try Encoder(video: settings)
+        let input = try MediaInput(url: "smptehdbars=size=640x360:rate=30", format: "lavfi", options: [], interruption: Interruption())
+        let still = try #require(try input.nextFrame()).frame
+        var bits = [Int](repeating: 0, count: 6)
+        let packet = try Packet()
+        for index in 0..<(6 * 30) {
+            if index % 30 == 0 { try encoder.setBitrate(1_000_000 * (index / 30 + 1)) }
+            let copy = try still.reference()
+            copy.presentationTimestamp = Int64(index)
+            _ = try encoder.send(copy)
+            while case .done = try encoder.receive(into: packet) {
+                bits[Int(packet.decodingTimestamp ?? 0) / 30] += packet.size * 8
+                packet.clear()
+            }
+        }
+        print("EncoderBitrate: padded \(bits.map { $0 / 1000 }) kb/s per second of media, 1000k more each second")
+        // Second n gets half a second at n Mb/s and half at n+1 (the buffer is 0.5 s).
+        for second in 1..<6 {
+            #expect(abs(Double(bits[second]) - (Double(second) + 0.5) * 1e6) < 150_000, "second \(second): \(bits[second])")
+        }
+    }
+
+    @Test("an encoder opened with a fixed bitrate refuses a change (x264 ignores one while it signals NAL HRD)")
+    func fixedBitrateRefuses() throws {
+        let encoder = try Encoder(video: settings(bitrate: 1_000_000, adjustable: false))
+        #expect(throws: LibavError.self) { try encoder.setBitrate(500_000) }
+        #expect(encoder.bitrate == 1_000_000)
+    }
+}

@@ -1,0 +1,184 @@
+import OnairEngine
+import Testing
+
+/// One destination's link, simulated in steps of 10 ms: what the encoder makes joins a queue,
+/// the link takes bits from its head at its capacity. The first `hiddenBits` of the backlog sit
+/// in the socket's buffer, out of the queue's sight, as in a run whose socket buffer holds 50 ms
+/// at 4.5 Mb/s. The encoder follows the bitrate asked for as x264 does (measured in AVBridge's
+/// tests): a cut within a fraction of a second, a raise over a few seconds; every 2 s a
+/// keyframe carries a tenth of a second's bits at once, taken evenly from the rest of its GOP.
+private struct FluidLink {
+    /// bit/s the link carries at a time (seconds).
+    var capacity: (Double) -> Double
+    var hiddenBits = 225_000.0
+    /// What is waiting: (seconds of media, bits) per step, oldest first.
+    private var backlog: [(media: Double, bits: Double)] = []
+    private var sent: [(time: Double, bits: Double)] = []
+    /// The video bitrate the encoder really makes now.
+    private(set) var encoded: Double
+
+    init(encoded: Double, capacity: @escaping (Double) -> Double) {
+        self.encoded = encoded
+        self.capacity = capacity
+    }
+
+    /// Advances from `time` by `step` seconds with the encoder asked for `target` (+ `audio`).
+    mutating func advance(at time: Double, step: Double, target: Double, audio: Double) {
+        // x264 comes down over about a second and climbs over seconds (measured on FFmpeg 5.1).
+        let constant = target < encoded ? 0.7 : 2.5
+        encoded += (target - encoded) * min(1, step / constant)
+        let phase = time.truncatingRemainder(dividingBy: 2)
+        let keyframe = phase < step ? encoded * 0.1 : -encoded * 0.05 * step
+        backlog.append((step, (encoded + audio) * step + keyframe))
+        var budget = capacity(time) * step
+        var delivered = 0.0
+        while budget > 0, !backlog.isEmpty {
+            let taken = min(budget, backlog[0].bits)
+            let fraction = taken / backlog[0].bits
+            backlog[0].media -= backlog[0].media * fraction
+            backlog[0].bits -= taken
+            budget -= taken
+            delivered += taken
+            if backlog[0].bits <= 0.001 { backlog.removeFirst() }
+        }
+        sent.append((time, delivered))
+        sent.removeAll { $0.time <= time - 1 }
+    }
+
+    /// Media waiting beyond what the socket holds, ms.
+    var queueMilliseconds: Int {
+        var hidden = hiddenBits, media = 0.0
+        for chunk in backlog {
+            if hidden >= chunk.bits { hidden -= chunk.bits; continue }
+            media += chunk.media * (1 - hidden / chunk.bits)
+            hidden = 0
+        }
+        return Int(media * 1000)
+    }
+
+    /// What crossed over the last second, bit/s.
+    var bitsPerSecond: Int { Int(sent.map(\.bits).reduce(0, +)) }
+}
+
+/// A run of a controller against links: its bitrate every tick.
+private struct Trace {
+    var times: [Double] = []
+    var bitrates: [Int] = []
+    var queues: [[Int]] = []
+    var events: [StatusEvent.Kind] = []
+
+    /// When the bitrate first changed after `time`.
+    func firstChange(after time: Double) -> Double? {
+        guard let start = times.firstIndex(where: { $0 > time }) else { return nil }
+        let before = bitrates[max(0, start - 1)]
+        return zip(times, bitrates).dropFirst(start).first { $0.1 != before }?.0
+    }
+
+    /// The first time after `time` the bitrate was at least `bitrate`.
+    func firstReaching(_ bitrate: Int, after time: Double) -> Double? {
+        zip(times, bitrates).first { $0.0 > time && $0.1 >= bitrate }?.0
+    }
+
+    /// The values of destination `index`'s queue between two times.
+    func queue(_ index: Int, from start: Double, to end: Double) -> [Int] {
+        zip(times, queues).filter { $0.0 >= start && $0.0 < end }.map { $0.1[index] }
+    }
+}
+
+/// Runs `controller` for `seconds` against `links` (destination name, required, link), ticking
+/// every 100 ms.
+private func simulate(_ controller: inout BitrateController, links: [(String, Bool, FluidLink)], seconds: Double) -> Trace {
+    var links = links
+    var trace = Trace()
+    let step = 0.01
+    var time = 0.0
+    var tick = 0
+    while time < seconds {
+        for index in links.indices {
+            links[index].2.advance(at: time, step: step, target: Double(controller.bitrate), audio: Double(controller.audio))
+        }
+        time += step
+        tick += 1
+        if tick % 10 == 0 {
+            let observations = links.map {
+                BitrateController.Observation(destination: $0.0, required: $0.1, live: true, queueMilliseconds: $0.2.queueMilliseconds,
+                                              bitsPerSecond: $0.2.bitsPerSecond)
+            }
+            let encoded = Int(links.first?.2.encoded ?? 0) + controller.audio
+            let decision = controller.update(observations, encoded: encoded, at: time)
+            trace.events += decision.events
+            trace.times.append(time)
+            trace.bitrates.append(controller.bitrate)
+            trace.queues.append(links.map(\.2.queueMilliseconds))
+        }
+    }
+    return trace
+}
+
+@Suite("Adaptive bitrate: the controller against simulated links")
+struct BitrateControllerTests {
+    @Test("4.5 Mb/s through a link going 6 → 3 → 1.5 → 6 Mb/s: cut within 500 ms, fits each narrowing, never below min, back to 4.5 within 20 s")
+    func followsTheLink() throws {
+        var controller = BitrateController(rendition: "r0", planned: 4_500_000, minimum: 1_000_000, audio: 128_000)
+        let link = FluidLink(encoded: 4_500_000) { time in
+            switch time {
+            case ..<10: 6_000_000
+            case ..<40: 3_000_000
+            case ..<70: 1_500_000
+            default: 6_000_000
+            }
+        }
+        let trace = simulate(&controller, links: [("youtube", true, link)], seconds: 100)
+        print("BitrateController events: \(trace.events.prefix(12))")
+        print("BitrateController: " + stride(from: 0, to: trace.times.count, by: 10).map { "\(Int(trace.times[$0]))s \(trace.bitrates[$0] / 1000)k/\(trace.queues[$0][0])ms" }.joined(separator: " "))
+        #expect(trace.firstChange(after: 0).map { $0 >= 10 } ?? true, "no change while the link is wide")
+        let firstCut = try #require(trace.firstChange(after: 10))
+        #expect(firstCut - 10 <= 0.5, "first cut \(firstCut - 10) s after the link narrowed to 3 Mb/s")
+        let secondCut = try #require(trace.firstChange(after: 40))
+        #expect(secondCut - 40 <= 0.5, "first cut \(secondCut - 40) s after the link narrowed to 1.5 Mb/s")
+        // Settled on each narrow link: the queue stays well under a second (no GOP is dropped).
+        #expect(trace.queue(0, from: 20, to: 40).max() ?? 0 < 1000, "\(trace.queue(0, from: 20, to: 40))")
+        #expect(trace.queue(0, from: 50, to: 70).max() ?? 0 < 1000, "\(trace.queue(0, from: 50, to: 70))")
+        #expect(trace.bitrates.allSatisfy { $0 >= 1_000_000 && $0 <= 4_500_000 })
+        let back = try #require(trace.firstReaching(4_500_000, after: 70), "never back to 4.5 Mb/s")
+        print("BitrateController: first cuts \(firstCut - 10) s and \(secondCut - 40) s after the link narrowed, back at 4.5 Mb/s \(back - 70) s after it widened")
+        #expect(back - 70 <= 20, "back to 4.5 Mb/s \(back - 70) s after the link widened")
+        let congested = trace.events.filter { if case .destinationCongested = $0 { true } else { false } }
+        #expect(congested.count >= 2 && congested.count <= 8, "one event per congestion, not per tick: \(congested.count)")
+        #expect(trace.events.contains { if case .bitrateChanged("r0", 4_500_000, _, let reason) = $0 { reason.hasPrefix("youtube is ") } else { false } })
+    }
+
+    @Test("a shared rendition follows its worst required destination; an optional one that can't keep up is reported, not followed")
+    func followsTheWorstRequired() {
+        var controller = BitrateController(rendition: "r0", planned: 4_500_000, minimum: 1_500_000, audio: 128_000)
+        let wide = FluidLink(encoded: 4_500_000) { _ in 10_000_000 }
+        let narrowRequired = FluidLink(encoded: 4_500_000) { time in time < 5 ? 10_000_000 : 3_000_000 }
+        let narrowOptional = FluidLink(encoded: 4_500_000) { _ in 2_000_000 }
+        let trace = simulate(&controller, links: [("youtube", true, wide), ("twitch", true, narrowRequired), ("tiktok", false, narrowOptional)],
+                             seconds: 30)
+        #expect(trace.firstChange(after: 0).map { $0 >= 5 } ?? false, "the optional destination alone does not pull the rendition down")
+        #expect(trace.bitrates.last.map { $0 < 3_000_000 } ?? false, "follows twitch's 3 Mb/s: \(trace.bitrates.last ?? 0)")
+        #expect(trace.events.contains(.destinationCongested(destination: "tiktok", queueMilliseconds: trace.events.compactMap {
+            if case .destinationCongested("tiktok", let queue, _, _) = $0 { queue } else { nil }
+        }.first ?? -1, bitsPerSecond: trace.events.compactMap {
+            if case .destinationCongested("tiktok", _, let rate, _) = $0 { rate } else { nil }
+        }.first ?? -1, followed: false)))
+        #expect(trace.events.contains { if case .destinationCongested("twitch", _, _, true) = $0 { true } else { false } })
+        #expect(!trace.events.contains { if case .destinationCongested("youtube", _, _, _) = $0 { true } else { false } })
+    }
+
+    @Test("never below min_bitrate, however narrow; recordings and destinations not live don't count")
+    func floorAndWhatCounts() {
+        var controller = BitrateController(rendition: "r1", planned: 3_000_000, minimum: 1_500_000, audio: 128_000)
+        let trickle = FluidLink(encoded: 3_000_000) { _ in 500_000 }
+        let trace = simulate(&controller, links: [("relay", true, trickle)], seconds: 20)
+        #expect(trace.bitrates.min() == 1_500_000)
+
+        var calm = BitrateController(rendition: "r0", planned: 3_000_000, minimum: 1_000_000, audio: 0)
+        let deep = [
+            BitrateController.Observation(destination: "archive", required: true, network: false, live: true, queueMilliseconds: 5000, bitsPerSecond: 0),
+            BitrateController.Observation(destination: "youtube", required: true, live: false, queueMilliseconds: 3000, bitsPerSecond: 0),
+        ]
+        for tick in 0..<30 { #expect(calm.update(deep, at: Double(tick) / 10) == .init(bitrate: nil, events: [])) }
+    }
+}
