@@ -63,6 +63,7 @@ public struct Project: Sendable {
             // Read once (never a file too large to load); keep the text for quoting.
             guard let file = source.read(url, root: root, displayPath: shown, loader: loader, log: log) else { return nil }
             files[shown] = file.text
+            if let text = file.text { context.register(text: text, of: shown) }
             return file.node
         }
 
@@ -99,6 +100,7 @@ public struct Project: Sendable {
             let shown = "<built-in>/\(name).yaml"
             context.register(file: shown, folder: "")
             files[shown] = text
+            context.register(text: text, of: shown)
             names.append(name)
             if let node = loader.load(text: text, displayPath: shown, into: log),
                let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
