@@ -38,30 +38,6 @@ struct FuzzFindingTests {
         #expect(report.contains(" \(line) | \(quoted)"), "\(report)")
     }
 
-    /// Found at 82,000 inputs: a text folded over several lines put its unknown placeholder at
-    /// the value's offset on the first line (column 164 of a 73-character line). Past the first
-    /// line, the placeholder is reported at the start of the text.
-    @Test(arguments: [("\"Live\n      and {clok}\"", 8, 11), ("Live\n      and more than the first line holds {clok}", 8, 11),
-                      ("\"Live {clok}\n      and more\"", 8, 17)])
-    func aPlaceholderInAFoldedTextIsLocatedOnItsLine(text: String, line: Int, column: Int) throws {
-        let project = try Fixtures.project(pipeline: """
-            sources:
-              camera: {kind: test, size: 1280x720}
-            overlays:
-              room: {kind: real-scene, camera: camera}
-            active: room
-            layers:
-              - kind: text
-                text: \(text)
-            quality: 720p30
-            destinations:
-              archive: {kind: record, path: ../recordings/show.mkv}
-            """)
-        let loaded = project.load()
-        #expect(loaded.codes == ["unknown-placeholder"], "\(loaded.dump)")
-        #expect(loaded.diagnostics.first?.location == at(line, column), "\(loaded.dump)")
-    }
-
     /// Found at 82,000 inputs: a platform whose `codecs:` (or `profiles:`) listed nothing made
     /// the planner's suggestion take the list's first item (an index out of range). An empty list
     /// is now an error where it is written, and the platform has no such limit.
