@@ -53,4 +53,19 @@ struct FuzzFindingTests {
         let platform = try #require(loaded.project.platforms["odd"])
         #expect(platform.video.codecs == nil && platform.video.profiles == nil && platform.audio.codecs == nil && platform.audio.sampleRates == nil)
     }
+
+    /// Found at 38,000 inputs of the continued run: a preset file `---` (no line break) is an
+    /// empty document whose node libyaml puts on a line 2 the file does not have. It is at the
+    /// end of line 1, where the report can quote it.
+    @Test(arguments: ["---", "---\n", "a: 1\n---"])
+    func anEmptyDocumentAtTheEndIsInsideTheFile(text: String) throws {
+        let project = try TempProject(["Presets/p.yaml": text])
+        let loaded = project.load()
+        let lines = text.sourceLines
+        #expect(!loaded.diagnostics.isEmpty)
+        for diagnostic in loaded.diagnostics {
+            #expect(diagnostic.location.line <= lines.count, "\(loaded.dump)")
+            #expect(diagnostic.location.column <= lines[diagnostic.location.line - 1].count + 1, "\(loaded.dump)")
+        }
+    }
 }
