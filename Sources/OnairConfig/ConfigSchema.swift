@@ -37,6 +37,19 @@ public enum ConfigSchema {
             FieldSchema("spill", .number(0...1), "Green spill removal strength; 0 turns it off (default 0.2)."),
         ])
 
+    /// What failures of a live source cut to which backups.
+    public static let failover = ObjectSchema(
+        "failover", doc: "Backups that go on air in this source's place when it fails, and when it returns.",
+        fields: [
+            FieldSchema("backups", .list(.reference("source")), required: true, "Sources to cut to, first preferred; each is kept connected and decoded (warm)."),
+            FieldSchema("when", .list(.choice(FailoverCondition.allCases.map(\.rawValue))),
+                        "What counts as a failure: loss (no data), black (a black picture), silence (sound below -50 dBFS) (default all three)."),
+            FieldSchema("after", .duration(minimumMs: 100), "How long a failure lasts before onair cuts to a backup (default 1s)."),
+            FieldSchema("clear", .duration(minimumMs: 500), "How long the source must be clean before it returns; also the least time between two switches (default 3s)."),
+        ])
+
+    static let failoverField = FieldSchema("failover", .object(failover), "Cut to backup sources when this one is lost, black or silent.")
+
     /// A source of pictures and sound.
     public static let source = ObjectSchema(
         "source", doc: "Where pictures and sound come from.",
@@ -57,14 +70,17 @@ public enum ConfigSchema {
             .init("network", "A stream pulled from a URL (rtmp, rtmps, srt, udp, http/https HLS).", [
                 FieldSchema("url", .text, required: true, "The stream URL."),
                 FieldSchema("timeout", .duration(minimumMs: 100), "How long to wait for data before the input counts as lost (default 5s)."),
+                failoverField,
             ]),
             .init("listen", "onair listens and a camera or phone pushes to it (rtmp or srt).", [
                 FieldSchema("url", .text, required: true, "Where to listen, e.g. srt://0.0.0.0:9000 or rtmp://0.0.0.0:1935/live/cam."),
                 FieldSchema("timeout", .duration(minimumMs: 100), "How long to wait for data before the input counts as lost (default 5s)."),
+                failoverField,
             ]),
             .init("device", "A capture device.", [
                 FieldSchema("device", .text, required: true, "Device path or name, e.g. /dev/video0."),
                 FieldSchema("format", .choice(["v4l2", "alsa", "pulse", "x11grab", "decklink"]), "Capture API (default v4l2)."),
+                failoverField,
             ]),
         ])
 

@@ -351,6 +351,11 @@ public struct ObjectReader {
     /// A list of words (a single word is a list of one), each one of the schema's words when it
     /// lists them.
     public func words(_ key: String) -> Located<[String]>? {
+        locatedWords(key).map { Located($0.value.map(\.value), at: $0.location) }
+    }
+
+    /// Like ``words(_:)``, with where each word was written (for checks that point at one item).
+    public func locatedWords(_ key: String) -> Located<[Located<String>]>? {
         guard case .list(let item) = declaredType(of: key) else { misread(key, as: "words") }
         let choices: [String]? = if case .choice(let words) = item { words } else { nil }
         guard let value = self[key] else { return nil }
@@ -362,7 +367,7 @@ public struct ObjectReader {
             log.error("wrong-type", "'\(key)' in \(subject) must be a list, found a mapping", at: value.location)
             return nil
         }
-        var words: [String] = []
+        var words: [Located<String>] = []
         for item in nodes {
             guard let word = item.scalar else {
                 log.error("wrong-type", "items of '\(key)' must be words, found \(item.shapeName)", at: item.location)
@@ -373,7 +378,7 @@ public struct ObjectReader {
                           suggestion: Suggestion.phrase(for: word, in: choices))
                 continue
             }
-            words.append(word)
+            words.append(Located(word, at: item.location))
         }
         return Located(words, at: value.location)
     }

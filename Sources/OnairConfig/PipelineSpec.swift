@@ -151,6 +151,7 @@ extension PipelineSpec {
         let inputLoss = InputLossPolicy.decode(reader["input_loss"], context: context)
         let http = reader["http"].flatMap { HTTPSpec.decode($0, pipeline: name, context: context) }
         if case .source(let reference) = inputLoss.slate { checkSource(reference, role: "slate") }
+        FailoverSpec.check(sources, sourceNames: sourceNames, inputLoss: inputLoss, log: log)
 
         guard let active, let quality = qualityChoice?.quality else { return nil }
         return PipelineSpec(

@@ -24,14 +24,17 @@ public struct SourceSpec: Hashable, Sendable {
     public var size: PixelSize?
     /// Declared frame rate, when known.
     public var fps: Int?
+    /// The backups that stand in for it when it fails (live sources only).
+    public var failover: FailoverSpec?
 
     /// Creates a source.
-    public init(name: String, location: SourceLocation, kind: Kind, size: PixelSize?, fps: Int?) {
+    public init(name: String, location: SourceLocation, kind: Kind, size: PixelSize?, fps: Int?, failover: FailoverSpec? = nil) {
         self.name = name
         self.location = location
         self.kind = kind
         self.size = size
         self.fps = fps
+        self.failover = failover
     }
 
     /// Whether the source is a still image (looped into a video stream).
@@ -106,6 +109,10 @@ extension SourceSpec {
             guard let device = reader.text("device") else { return nil }
             kind = .device(device.value, format: reader.choice("format")?.value ?? "v4l2")
         }
-        self.init(name: entry.key, location: entry.keyLocation, kind: kind, size: size, fps: fps)
+        let failover = kindName == "test" || kindName == "file" ? nil
+            : reader.object("failover", ConfigSchema.failover, subject: "failover of \(subject)").map {
+                FailoverSpec.decode($0, source: entry.key, location: reader.location(of: "failover"))
+            }
+        self.init(name: entry.key, location: entry.keyLocation, kind: kind, size: size, fps: fps, failover: failover)
     }
 }

@@ -43,7 +43,10 @@ public struct FFmpegCommand: Sendable {
         }
         add("ffmpeg", "-hide_banner", "-nostdin")
         if options.overwrite { add("-y") }
-        for input in plan.inputs {
+        // Backups come last and are never read by the graph: ffmpeg can't cut to them (and would
+        // wait for a listening backup's camera), so the command leaves them out.
+        let backups = Set(plan.failover.flatMap(\.backups))
+        for input in plan.inputs where !backups.contains(input.index) {
             switch input.kind {
             case .lavfi(let graph):
                 if options.pacing { add("-re") }

@@ -28,12 +28,39 @@ public struct PipelinePlan: Codable, Equatable, Sendable {
     public var egressBitrate: Int
     /// Estimated disk write rate of recordings and HLS, bit/s.
     public var diskBitrate: Int
+    /// Inputs that stand in for others when those fail (their backups are opened, connected
+    /// and decoded, though the graph does not read them).
+    public var failover: [FailoverPlan] = []
     /// Sources defined but not used by the active combination (not opened).
     public var unusedSources: [String]
     /// Warnings found while planning.
     public var warnings: [Diagnostic]
     /// CPU and memory needed to run it in real time.
     public var cost: CostEstimate = .none
+}
+
+/// An input and the backups that take its place in the graph when it fails.
+public struct FailoverPlan: Codable, Equatable, Sendable {
+    /// The input whose graph pads the backups feed (index in the plan's inputs).
+    public var primary: Int
+    /// The backups' input indices, first preferred.
+    public var backups: [Int]
+    /// What counts as a failure.
+    public var when: [FailoverCondition]
+    /// How long a failure lasts before the cut, ms.
+    public var afterMs: Int
+    /// How long the primary must be clean before it returns, and the least time between two
+    /// switches, ms.
+    public var clearMs: Int
+
+    /// Creates a failover group.
+    public init(primary: Int, backups: [Int], when: [FailoverCondition], afterMs: Int, clearMs: Int) {
+        self.primary = primary
+        self.backups = backups
+        self.when = when
+        self.afterMs = afterMs
+        self.clearMs = clearMs
+    }
 }
 
 /// One input to open.

@@ -14,6 +14,12 @@ public enum PlanSummary {
         for input in plan.inputs {
             lines.append("  \(pad(String(input.index), 3))\(pad(input.name, 28))\(describe(input))")
         }
+        for group in plan.failover {
+            let backups = group.backups.map { plan.inputs[$0].name }
+            let conditions = group.when.map(\.rawValue).joined(separator: ", ")
+            lines.append("  failover: \(plan.inputs[group.primary].name) → " + (backups.isEmpty ? "(no backup)" : backups.joined(separator: ", "))
+                + " on \(conditions) for \(Units.formatDuration(group.afterMs)), back after \(Units.formatDuration(group.clearMs)) clean (backups kept connected)")
+        }
         if !plan.unusedSources.isEmpty {
             lines.append("  (not opened, unused by '\(plan.activeOverlay)': \(plan.unusedSources.joined(separator: ", ")))")
         }

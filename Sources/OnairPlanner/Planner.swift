@@ -64,6 +64,7 @@ public struct Planner: Sendable {
             outputs: outputs, inputLoss: InputLossPlan(spec.inputLoss),
             egressBitrate: outputs.filter { $0.kind == .rtmp || $0.kind == .srt }.map(\.bitrate).reduce(0, +),
             diskBitrate: outputs.filter { $0.kind == .recording || $0.kind == .hls }.map(\.bitrate).reduce(0, +),
+            failover: compiler.failover,
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
         plan.cost = CostEstimator().estimate(plan)

@@ -25,6 +25,8 @@ struct SceneCompiler {
     private(set) var inputs: [PlannedInput] = []
     private(set) var usedSources: Set<String> = []
     private(set) var hasAudio = false
+    /// The failover groups of the inputs the graph reads.
+    private(set) var failover: [FailoverPlan] = []
     private var chains: [FilterChain] = []
     private var kernels: [SourceKernel] = []
     private var labels: [String: Int] = [:]
@@ -78,9 +80,43 @@ struct SceneCompiler {
                 splitAudio(audioPad(source), renditions: renditions)
             }
         }
+        addBackups(log: log)
         var graph = FilterGraph(chains: chains, kernels: kernels)
         graph.inlineSharedKernels()
         return graph
+    }
+
+    /// Opens the backups of every input the graph reads that has a failover, after the graph's
+    /// own inputs (so the graph's `-i` numbering is unchanged): each with what its primary
+    /// feeds the graph (pictures, sound), though the graph never reads it.
+    private mutating func addBackups(log: DiagnosticLog) {
+        let shown = usedSources
+        for primary in inputs {
+            guard let source = spec.source(primary.name), let declared = source.failover, shown.contains(source.name) else { continue }
+            var backups: [Int] = []
+            for reference in declared.backups {
+                guard let backup = spec.source(reference.value) else { continue }
+                guard !shown.contains(backup.name) else {
+                    log.error("failover-shown", "backup '\(backup.name)' of '\(source.name)' is also on screen in overlay combination '\(spec.active.value)' (or its sound is broadcast)",
+                              at: reference.location, suggestion: "a backup stands in for its source: pick one that '\(spec.active.value)' does not show")
+                    continue
+                }
+                let declaredFormat = backup.size.map { VideoFormat(width: $0.width, height: $0.height, fps: backup.fps ?? fps) }
+                let index: Int
+                switch backup.kind {
+                case .network, .listen, .device: index = input(for: backup, video: declaredFormat)
+                case .file(let path, let loop): index = addInput(name: backup.name, kind: .file(path: path.path, loop: loop, still: false),
+                                                                 video: declaredFormat, realtime: true, origin: path.location)
+                case .test: continue  // refused by validation
+                }
+                if primary.video == nil { inputs[index].video = nil }
+                if primary.audio != nil { inputs[index].audio = AudioFormat(sampleRate: 48000, channels: 2) }
+                usedSources.insert(backup.name)
+                backups.append(index)
+            }
+            failover.append(FailoverPlan(primary: primary.index, backups: backups, when: declared.when,
+                                         afterMs: declared.afterMs, clearMs: declared.clearMs))
+        }
     }
 
     /// A still image overlaid on the scene (a logo, a keyed presenter photo, an avatar) is

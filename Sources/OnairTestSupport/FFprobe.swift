@@ -106,13 +106,14 @@ public enum FFprobe {
     }
 
     /// The average colour of every decoded video frame of the file at `path`, in presentation
-    /// order: time and mean U (Cb) and V (Cr), 0–255, from libavfilter's `signalstats`. Red
+    /// order: time and mean Y, U (Cb) and V (Cr), 0–255, from libavfilter's `signalstats`. Red
     /// pictures have a high V, blue ones a high U; grey is 128 for both. Nil when ffprobe could
     /// not read the file.
-    public static func frameColours(of path: String, timeout: Duration = .seconds(60)) -> [(time: Double, u: Double, v: Double)]? {
+    public static func frameColours(of path: String, timeout: Duration = .seconds(60)) -> [(time: Double, y: Double, u: Double, v: Double)]? {
         let arguments = [
             "-v", "error", "-print_format", "json", "-f", "lavfi", "-i", "movie=\(path),signalstats",
-            "-show_entries", "frame=pts_time,best_effort_timestamp_time:frame_tags=lavfi.signalstats.UAVG,lavfi.signalstats.VAVG",
+            "-show_entries",
+            "frame=pts_time,best_effort_timestamp_time:frame_tags=lavfi.signalstats.YAVG,lavfi.signalstats.UAVG,lavfi.signalstats.VAVG",
         ]
         guard let (report, _) = run(arguments, timeout: timeout, succeeding: true) else { return nil }
         return (report.frames ?? []).compactMap { frame in
@@ -120,7 +121,7 @@ public enum FFprobe {
                   let u = frame.tags?["lavfi.signalstats.UAVG"].flatMap({ Double($0) }),
                   let v = frame.tags?["lavfi.signalstats.VAVG"].flatMap({ Double($0) })
             else { return nil }
-            return (time, u, v)
+            return (time, frame.tags?["lavfi.signalstats.YAVG"].flatMap { Double($0) } ?? 0, u, v)
         }.sorted { $0.time < $1.time }
     }
 

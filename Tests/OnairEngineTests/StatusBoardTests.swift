@@ -49,6 +49,17 @@ struct StatusBoardTests {
         #expect(Array(announced.dropFirst()) == Array(lines.dropFirst()))
     }
 
+    @Test("an input a backup stands in for gets a line saying which and why; a primary on air none")
+    func failover() throws {
+        var status = sampleStatus()
+        status.failover = [FailoverStatus(input: "camera", onAir: "camera", backups: ["phone"])]
+        #expect(StatusBoard.render(status, color: false, width: 0).count == 6)
+        status.failover = [FailoverStatus(input: "camera", onAir: "phone", backups: ["phone"], reason: "black", switches: 1)]
+        let lines = StatusBoard.render(status, color: false, width: 0)
+        try #require(lines.count == 7)
+        #expect(lines[3] == "  camera: phone on air in its place (black)")
+    }
+
     @Test("columns line up across destinations")
     func alignment() {
         let lines = StatusBoard.render(sampleStatus(), color: false, width: 0)

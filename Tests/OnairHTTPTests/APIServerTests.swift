@@ -175,7 +175,7 @@ struct APIServerTests {
         try await withServer(run, redact: { $0.replacingOccurrences(of: sentinel, with: "<redacted>") }) { base in
             var texts = [
                 try await HTTP.send(base + "/api/v1/status").text, try await HTTP.send(base + "/metrics").text,
-                try await HTTP.stream(base + "/api/v1/events?last_event_id=0", seconds: 1),
+                try await HTTP.stream(base + "/api/v1/events?last_event_id=0", seconds: 3),
             ]
             texts.append(try await HTTP.send(base + "/api/v1/destinations/\(sentinel)/preview.jpg").text)
             texts.append(try await HTTP.post(base + "/api/v1/overlay", json: #"{"name": "\#(sentinel)"}"#).text)

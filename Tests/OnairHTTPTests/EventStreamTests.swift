@@ -56,8 +56,8 @@ struct EventStreamTests {
                 try await Task.sleep(for: .milliseconds(800))
                 run.hub.publish(event(.runNote(message: "late"), second: 9))
             }
-            async let fresh = HTTP.stream(base + "/api/v1/events", seconds: 2)
-            async let resumed = HTTP.stream(base + "/api/v1/events", seconds: 2, headers: ["Last-Event-ID": "2"])
+            async let fresh = HTTP.stream(base + "/api/v1/events", seconds: 4)
+            async let resumed = HTTP.stream(base + "/api/v1/events", seconds: 4, headers: ["Last-Event-ID": "2"])
             #expect(messages(try await fresh).map(\.id) == [5])
             #expect(messages(try await resumed).map(\.id) == [3, 4, 5])
             let bad = try await HTTP.send(base + "/api/v1/events", headers: ["Last-Event-ID": "yesterday"])

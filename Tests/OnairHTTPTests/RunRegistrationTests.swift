@@ -41,6 +41,7 @@ struct RunRegistrationTests {
         // A stand-in whose command line has "run" and "show", as `onair run show` has.
         let live = try Subprocess("/usr/bin/tail", ["-f", "/dev/null", "run", "show"])
         defer { live.terminate(grace: .seconds(1)) }
+        try #require(Self.waitForExec(of: live.pid, program: "tail"), "tail did not start")
         let first = RunRegistration(url: "http://127.0.0.1:1/", pipeline: "show", pid: live.pid)
         try first.write(projectRoot: root)
         #expect(RunRegistration.lookUp(pipeline: "show", projectRoot: root) == .running(first))
@@ -58,10 +59,21 @@ struct RunRegistrationTests {
         // A PID that lives but runs another program is not the run either.
         let other = try Subprocess("/bin/sleep", ["30"])
         defer { other.terminate(grace: .seconds(1)) }
+        try #require(Self.waitForExec(of: other.pid, program: "sleep"), "sleep did not start")
         let reused = RunRegistration(url: "http://127.0.0.1:2/", pipeline: "show", pid: other.pid)
         try reused.write(projectRoot: root)
         #expect(RunRegistration.lookUp(pipeline: "show", projectRoot: root) == .stale(reused))
         try second.write(projectRoot: root)
         #expect(RunRegistration.lookUp(pipeline: "show", projectRoot: root) == .stale(second), "this test process does not run 'show'")
+    }
+
+    /// Until a child has exec'd, /proc/PID/cmdline still shows this test process's command line.
+    private static func waitForExec(of pid: Int32, program: String) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let line = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8), line.contains(program) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
     }
 }

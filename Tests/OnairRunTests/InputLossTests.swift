@@ -17,35 +17,41 @@ extension EndToEnd {
             #expect(output.status == 0, "\(output)")
             #expect(!output.stderr.contains("crashed") && !output.stderr.contains("double free"), "\(output.stderr)")
             #expect(run.events.contains { $0.event == "run.stopped" && $0.reason == "completed" })
+            // Said once: the listener waits for its camera.
+            #expect(run.events.count { $0.event == "input.waiting" && $0.input == "camera" } == 1, "\(output.stdout)")
+            #expect(!run.events.contains { $0.event == "input.lost" }, "\(output.stdout)")
 
-            // From the moment the input counts as lost, the destination gets the slate, steadily.
+            // A camera that never delivered has nothing to hold: the slate from the first frame on,
+            // steadily (the recording used to start `input_loss.after` late).
             let video = try decodeRecording(project, "out/rec.mkv")
-            expectContinuous(video, seconds: 4, tolerance: 0.1, "slate")
+            #expect((video.times.min() ?? 1) < 0.1, "the recording starts at \(video.times.min() ?? -1) s")
+            expectContinuous(video, seconds: 5, tolerance: 0.1, "slate")
             let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
             #expect(!colours.isEmpty && colours.allSatisfy { $0.u > 180 && $0.v < 140 }, "not all slate-blue: \(colours.prefix(3))")
         }
     
         @Test("a camera that drops out and comes back: its last picture, then the slate, then the new camera, without a hole",
-              .timeLimit(.minutes(2)))
-        func cameraDropsOutAndComesBack() throws {
+              .timeLimit(.minutes(2)), arguments: ["srt", "rtmp"])
+        func cameraDropsOutAndComesBack(protocol scheme: String) throws {
             let port = try LoopbackPort.free()
-            let project = try Self.recordedCamera(listeningOn: port)
+            let project = try Self.recordedCamera(listeningOn: port, protocol: scheme)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "11s"])
             _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
 
             // A red camera for 3 s (smaller than the canvas: the held picture is scaled once),
             // gone for about 3 s, then a green one until the end.
-            let red = try Self.camera(colour: "red", seconds: 3, port: port)
+            let red = try Self.camera(colour: "red", seconds: 3, port: port, protocol: scheme)
             defer { red.terminate() }
             #expect(red.wait(timeout: .seconds(20)), "the red camera did not finish")
             Thread.sleep(forTimeInterval: 3)
-            let green = try Self.camera(colour: "lime", seconds: 30, port: port)
+            let green = try Self.camera(colour: "lime", seconds: 30, port: port, protocol: scheme)
             defer { green.terminate() }
             let output = run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
-            #expect(run.events.contains { $0.event == "input.lost" && $0.input == "camera" }, "\(output.stdout)")
-            #expect(run.events.count { $0.event == "input.connected" && $0.input == "camera" } >= 2, "\(output.stdout)")
+            // One event per transition: waiting, connected, lost, connected.
+            let told = run.events.filter { $0.input == "camera" && $0.event.hasPrefix("input.") }.map(\.event)
+            #expect(told == ["input.waiting", "input.connected", "input.lost", "input.connected"], "\(output.stdout)")
 
             // The recording never stops: a picture every frame interval from start to end.
             let video = try decodeRecording(project, "out/rec.mkv")
@@ -67,12 +73,12 @@ extension EndToEnd {
             #expect(redFrames >= 75, "\(segments)")
         }
 
-        /// A project recording one camera that pushes to onair's SRT listener on `port`; lost
-        /// after 1 s without data, its last picture held 1 s, then a blue slate.
-        private static func recordedCamera(listeningOn port: Int) throws -> RunProject {
+        /// A project recording one camera that pushes to onair's SRT (or RTMP) listener on
+        /// `port`; lost after 1 s without data, its last picture held 1 s, then a blue slate.
+        private static func recordedCamera(listeningOn port: Int, protocol scheme: String = "srt") throws -> RunProject {
             let scene = """
                 sources:
-                  camera: {kind: listen, url: "srt://127.0.0.1:\(port)"}
+                  camera: {kind: listen, url: "\(url(scheme, port))"}
                 overlays:
                   room: {kind: real-scene, camera: camera}
                 active: room
@@ -81,13 +87,20 @@ extension EndToEnd {
             return try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
         }
 
-        /// A camera pushing a plain `colour` picture with sound to onair's SRT listener on `port`.
-        private static func camera(colour: String, seconds: Int, port: Int) throws -> Subprocess {
+        /// Where onair listens for the camera.
+        private static func url(_ scheme: String, _ port: Int) -> String {
+            scheme == "rtmp" ? "rtmp://127.0.0.1:\(port)/live/camera" : "srt://127.0.0.1:\(port)"
+        }
+
+        /// A camera pushing a plain `colour` picture with sound to onair's SRT (MPEG-TS) or RTMP
+        /// (FLV) listener on `port`.
+        private static func camera(colour: String, seconds: Int, port: Int, protocol scheme: String = "srt") throws -> Subprocess {
             try Subprocess("/usr/bin/env", [
                 "ffmpeg", "-v", "error", "-re",
                 "-f", "lavfi", "-i", "color=c=\(colour):s=320x180:r=30", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
                 "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "30",
-                "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", "mpegts", "srt://127.0.0.1:\(port)?mode=caller",
+                "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", scheme == "rtmp" ? "flv" : "mpegts",
+                scheme == "rtmp" ? url(scheme, port) : url(scheme, port) + "?mode=caller",
             ])
         }
     }

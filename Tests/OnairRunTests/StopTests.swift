@@ -11,12 +11,13 @@ import Darwin
 extension EndToEnd {
     @Suite("Stopping a run")
     struct Stop {
-        static let recordings = ["out/rec.ts", "out/rec.mkv"]
+        static let recordings = ["out/rec.ts", "out/rec.mkv", "out/rec.mp4"]
 
         static func project() throws -> RunProject {
             try RunProject(destinations: [
                 ("ts", Destination.record(recordings[0])),
                 ("mkv", Destination.record(recordings[1])),
+                ("mp4", Destination.record(recordings[2])),
             ])
         }
 
@@ -25,7 +26,7 @@ extension EndToEnd {
         static func startLive(_ project: RunProject) throws -> (OnairRun, Date) {
             let run = try OnairRun(project, arguments: ["--duration", "60s"])
             var live: [Date] = []
-            for name in ["ts", "mkv"] {
+            for name in ["ts", "mkv", "mp4"] {
                 let event = try #require(run.waitFor("live", of: name, timeout: .seconds(15)),
                                          "\(name) never went live: \(run.child.stdoutSoFar) \(run.child.stderrSoFar)")
                 live.append(try #require(event.time, "\(event)"))
@@ -33,7 +34,7 @@ extension EndToEnd {
             return (run, live.min()!)
         }
 
-        @Test("SIGTERM: onair exits 0 within a few seconds and both recordings are complete", .timeLimit(.minutes(1)))
+        @Test("SIGTERM: onair exits 0 within a few seconds and every recording is complete", .timeLimit(.minutes(1)))
         func terminate() throws {
             let project = try Self.project()
             defer { project.remove() }
@@ -46,7 +47,7 @@ extension EndToEnd {
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
             #expect(exitedAfter < 5, "onair took \(exitedAfter) s to stop")
             #expect(run.events.last { $0.event == "run.stopped" }?.reason == "completed")
-            #expect(run.states(of: "ts").last == "stopped" && run.states(of: "mkv").last == "stopped")
+            #expect(run.states(of: "ts").last == "stopped" && run.states(of: "mkv").last == "stopped" && run.states(of: "mp4").last == "stopped")
 
             let wasLive = seconds(from: live, to: signalled)
             for recording in Self.recordings {
@@ -62,8 +63,9 @@ extension EndToEnd {
         }
 
         /// Recordings reach the file packet by packet: a `.ts` loses only what was still being
-        /// interleaved, a `.mkv` at most its current cluster (1 s, as planned).
-        @Test("SIGKILL: both recordings still decode up to within 2 s of the kill", .timeLimit(.minutes(1)))
+        /// interleaved, a `.mkv` at most its current cluster and a `.mp4` its current fragment
+        /// (0.4 s each, as planned), plus what the encoder and the queue held.
+        @Test("SIGKILL: every recording still decodes up to within 0.5 s of the kill", .timeLimit(.minutes(1)))
         func kill() throws {
             let project = try Self.project()
             defer { project.remove() }
@@ -75,7 +77,7 @@ extension EndToEnd {
             #expect(output.signaled && output.status == SIGKILL, "\(output)")
 
             let wasLive = seconds(from: live, to: killed)
-            for (recording, allowedLoss) in zip(Self.recordings, [1.0, 2.0]) {
+            for (recording, allowedLoss) in zip(Self.recordings, [0.5, 0.5, 0.5]) {
                 let decoded = try decodeRecording(project, recording)
                 let span = decoded.span(fps: Double(RunProject.fps))
                 #expect(span >= wasLive - allowedLoss && span <= wasLive + 0.5,

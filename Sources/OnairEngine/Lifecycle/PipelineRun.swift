@@ -136,7 +136,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         }
         do {
             for worker in opened { try worker.prepare() }
-            let graph = CombinationGraph(plan: plan, inputs: inputs, encoders: encoders, clock: clock)
+            let graph = CombinationGraph(plan: plan, inputs: inputs, encoders: encoders, clock: clock, events: events)
             try graph.build(slate: slate)
             return graph
         } catch {
@@ -194,6 +194,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         return RunStatus(
             pipeline: plan.pipeline, state: supervisor.state, startedAt: startedAt, elapsed: .microseconds(micros), overlay: onAir.overlay,
             overlays: combinations.choices(onAir: onAir.overlay), inputs: onAir.inputs.map(\.health.status),
+            failover: onAir.failover.map { $0.status.withLock { $0 } },
             renditions: encoders.map { encoder in
                 let progress = encoder.progress
                 let media = Double(progress.micros) / 1_000_000

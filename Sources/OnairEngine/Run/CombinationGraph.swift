@@ -30,8 +30,8 @@ struct SinkFrame {
 /// by round by the compositor while it is on air.
 final class CombinationGraph {
     let plan: PipelinePlan
-    /// The inputs it reads, by input index; the compositor starts those not running yet when
-    /// it puts the graph on air. (Input failover will replace a worker here.)
+    /// The inputs it reads, by input index (backups included); the compositor starts those not
+    /// running yet when it puts the graph on air.
     let inputs: [InputWorker]
     private let encoders: [RenditionEncoder]
     private let clock: RunClock
@@ -59,12 +59,18 @@ final class CombinationGraph {
     private var hungry: [Int] = []
     /// An empty frame kept between pulls: asking a sink that has nothing costs no allocation.
     private var spare: Frame?
+    /// The failover groups of the inputs the graph reads.
+    private(set) var failover: [FailoverGroup] = []
+    /// The group of each primary, by input index.
+    private var groupOf: [Int: FailoverGroup] = [:]
+    private let events: EventSink
 
-    init(plan: PipelinePlan, inputs: [InputWorker], encoders: [RenditionEncoder], clock: RunClock) {
+    init(plan: PipelinePlan, inputs: [InputWorker], encoders: [RenditionEncoder], clock: RunClock, events: EventSink) {
         self.plan = plan
         self.inputs = inputs
         self.encoders = encoders
         self.clock = clock
+        self.events = events
         videoSource = Array(repeating: nil, count: inputs.count)
         audioSource = Array(repeating: nil, count: inputs.count)
         cover = Array(repeating: nil, count: inputs.count)
@@ -104,8 +110,16 @@ final class CombinationGraph {
             sourceInput.append(index)
             sourceFormats.append(.init(label: source.pad, media: media, timeBase: .microseconds, kernel: source.kernel))
             if worker.isLive, cover[index] == nil {
-                cover[index] = InputCover(fps: worker.input.video?.fps ?? plan.fps)
+                // An input another graph already reads (kept across an overlay switch) has
+                // delivered: it is covered only once it falls silent.
+                let state = worker.health.status.state
+                cover[index] = InputCover(fps: worker.input.video?.fps ?? plan.fps, delivered: state == .connected || state == .lost)
             }
+        }
+        for group in plan.failover where videoSource[group.primary] != nil || audioSource[group.primary] != nil {
+            let running = FailoverGroup(plan: group, inputs: inputs)
+            failover.append(running)
+            groupOf[group.primary] = running
         }
         sourceEnds = Array(repeating: nil, count: sourceFormats.count)
         var sinks: [FilterGraphRunner.Sink] = []
@@ -139,7 +153,7 @@ final class CombinationGraph {
         var fed = false
         for (index, worker) in inputs.enumerated() {
             guard let item = worker.handOverStill(at: micros) else { continue }
-            try feed(item, from: index)
+            try feed(item, from: index, into: index)
             fed = true
         }
         guard fed else { return }
@@ -155,6 +169,41 @@ final class CombinationGraph {
     func goOnAir() {
         let now = clock.micros
         for index in cover.indices where cover[index] != nil { cover[index]!.lastArrival = now }
+        for group in failover { group.goOnAir(at: now) }
+    }
+
+    /// Carries on the failover state of `previous` (the graph this one replaces on air) where
+    /// both have a group of the same inputs.
+    func takeOverFailover(from previous: CombinationGraph) {
+        for group in failover {
+            if let old = previous.failover.first(where: { $0.workers.first === group.workers.first }) { group.takeOver(from: old) }
+        }
+    }
+
+    /// The input whose frames feed input `index`'s graph pads: a backup on air in its place, or
+    /// itself.
+    private func feeder(of index: Int) -> Int {
+        groupOf[index]?.feeder ?? index
+    }
+
+    /// Keeps backups (and a primary that is off air) warm and cuts between them when a member
+    /// fails or a better one is clean again; the new member's latest picture goes into the
+    /// primary's place at once, so the cut lands at this frame boundary.
+    private func runFailover() throws -> Bool {
+        guard !failover.isEmpty else { return false }
+        let now = clock.micros
+        var progressed = false
+        for group in failover {
+            group.drainOffAir()
+            let (switched, standIn) = group.decide(at: now, events: events)
+            guard switched else { continue }
+            progressed = true
+            if var picture = standIn, let source = videoSource[group.primary] {
+                picture.micros = max(picture.micros, (cover[group.primary]?.lastVideoPush ?? -1) + 1, sourceEnds[source] ?? 0)
+                try feed(picture, from: group.feeder, into: group.primary)
+            }
+        }
+        return progressed
     }
 
     /// The media time reached (µs): where the next frame of any input fed to this graph starts.
@@ -202,6 +251,7 @@ final class CombinationGraph {
             if let source = audioSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
         }
         if endedCount == inputs.count { return .busy }
+        if try runFailover() { progressed = true }
         // Every input the graph waits for gets a frame this round — the sound as much as the
         // pictures; feeding only the hungriest let video run ~10 s ahead of audio.
         hungry.removeAll(keepingCapacity: true)
@@ -210,8 +260,8 @@ final class CombinationGraph {
             hungry.append(input)
         }
         for index in hungry {
-            if let item = inputs[index].mailbox.tryPop() {
-                try feed(item, from: index)
+            if let item = inputs[feeder(of: index)].mailbox.tryPop() {
+                try feed(item, from: feeder(of: index), into: index)
                 progressed = true
             } else if try coverIfLost(index) {
                 progressed = true
@@ -220,8 +270,10 @@ final class CombinationGraph {
         if !progressed, hungry.isEmpty {
             for offset in 0..<inputs.count {
                 let index = (roundRobin + offset) % inputs.count
-                if !ended[index], let item = inputs[index].mailbox.tryPop() {
-                    try feed(item, from: index)
+                // Backups are read by their group (drained, or feeding their primary's place).
+                guard videoSource[index] != nil || audioSource[index] != nil else { continue }
+                if !ended[index], let item = inputs[feeder(of: index)].mailbox.tryPop() {
+                    try feed(item, from: feeder(of: index), into: index)
                     roundRobin = index + 1
                     progressed = true
                     break
@@ -231,10 +283,15 @@ final class CombinationGraph {
         return progressed ? .busy : .idle
     }
 
-    private func feed(_ item: InputFrame, from index: Int) throws {
+    /// Pushes `item`, decoded by input `worker`, into input `index`'s graph source (the same
+    /// input, or a primary whose place a backup feeds).
+    private func feed(_ item: InputFrame, from worker: Int, into index: Int) throws {
         guard let source = item.kind == .video ? videoSource[index] : audioSource[index] else { return }
+        // A cut may bring a picture stamped before the last one of the place: drop it.
+        if item.kind == .video, groupOf[index] != nil, let last = cover[index]?.lastVideoPush, item.micros <= last { return }
         if cover[index] != nil {
-            if cover[index]!.lostSince != nil, cover[index]!.lastFrame != nil { inputs[index].health.connected() }
+            if cover[index]!.lostSince != nil, cover[index]!.lastFrame != nil { inputs[worker].health.connected() }
+            cover[index]!.delivered = true
             cover[index]!.lostSince = nil
             cover[index]!.lastArrival = clock.micros
             if item.kind == .video {
@@ -258,11 +315,13 @@ final class CombinationGraph {
         defer { cover[index] = state }
         let now = clock.micros
         let after = Int64(plan.inputLoss.afterMs) * 1000
-        guard now - state.lastArrival > after else { return false }
+        // An input that has not delivered yet (a camera still to connect) has nothing to hold:
+        // the slate goes out at once, so the destinations start with the run, not `after` later.
+        guard now - state.lastArrival > after || !state.delivered else { return false }
         if state.lostSince == nil {
             state.lostSince = now
             if let last = state.lastFrame {
-                inputs[index].health.lost(reason: "no data for \(plan.inputLoss.afterMs) ms")
+                inputs[feeder(of: index)].health.lost(reason: "no data for \(plan.inputLoss.afterMs) ms")
                 // Held for a while: brought to the graph source's format once, not at every push.
                 if let source = videoSource[index], case let .video(width, height, _, pixelFormat) = sourceFormats[source].media {
                     let converter = VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat)
@@ -304,6 +363,8 @@ struct InputCover {
     /// When its last frame arrived (µs); set when the graph goes on air.
     var lastArrival: Int64 = 0
     var lostSince: Int64?
+    /// Whether a frame of the input ever reached the graph.
+    var delivered = false
     var lastFrame: Frame?
     /// The slate in the format of the input's graph source (nil when it has no pictures).
     var slate: Frame?

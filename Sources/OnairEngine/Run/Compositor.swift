@@ -140,6 +140,7 @@ final class Compositor: RunWorker, @unchecked Sendable {
         // keeps the new graph's first picture (on the frame grid near `start`) from being late.
         let picture = Int64(1_000_000 / max(1, current.plan.fps))
         for encoder in encoders { encoder.frames.push(.repeatLastPicture(untilMicros: start - 2 * picture)) }
+        next.takeOverFailover(from: current)
         next.goOnAir()
         for input in next.inputs where !input.isStarted {
             input.timelineOffset = start

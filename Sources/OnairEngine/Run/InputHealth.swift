@@ -39,6 +39,17 @@ final class InputHealth: @unchecked Sendable {
         events.emit(.inputWaiting(input: name, reason: reason))
     }
 
+    /// A listening input that has never delivered waits for its camera to connect (told once:
+    /// listening again after an outage is part of that outage).
+    func listening(on url: String) {
+        let isNew = current.withLock { status -> Bool in
+            guard status.state == .idle else { return false }
+            status.state = .waiting
+            return true
+        }
+        if isNew { events.emit(.inputWaiting(input: name, reason: "listening on \(url) for its camera")) }
+    }
+
     /// A delivering input stopped delivering; counted once per outage.
     func lost(reason: String) {
         let isNew = current.withLock { status -> Bool in

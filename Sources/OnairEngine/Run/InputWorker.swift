@@ -31,6 +31,9 @@ final class InputWorker: RunWorker, @unchecked Sendable {
     private let durationMicros: Int64?
     /// Its state and events.
     let health: InputHealth
+    /// What it delivers, measured as it is decoded, when it is a member of a failover group
+    /// (set by ``watchSignal(after:watching:)`` before it starts).
+    private(set) var signal: Monitor<SignalWatch>?
     private var opened: MediaInput?
     private let failureReason = Monitor<String?>(nil)
     /// Where a file or synthetic source starts on the run's timeline (µs): 0 at the start of
@@ -100,6 +103,37 @@ final class InputWorker: RunWorker, @unchecked Sendable {
                 throw StillWithoutPicture(input: input.name)
             }
             still = picture
+        }
+    }
+
+    /// Makes this input a failover member: from now on every picture is checked for black and
+    /// every sound for silence as it is decoded, and its arrivals are timed. Once per worker
+    /// (a worker kept across an overlay switch keeps its timers).
+    func watchSignal(after: Int64, watching: [FailoverCondition]) {
+        guard signal == nil else { return }
+        signal = Monitor(SignalWatch(after: after, watching: Set(watching), hasSound: input.audio != nil, start: clock.micros))
+    }
+
+    /// A picture counts as black when this share of a grid of its luma samples is at or below
+    /// ``blackLuma`` (ffmpeg's blackdetect: 98 % of pixels below 10 % of the range).
+    static let blackShare = 0.98
+    /// 16 (video black) + 10 % of 16...235.
+    static let blackLuma: UInt8 = 38
+    /// Sound whose loudest sample is below this (dBFS) is silence.
+    static let silenceLevel = -50.0
+
+    /// Times and measures one decoded frame for the failover (black pictures on a sparse grid of
+    /// luma samples, silence from the loudest sample).
+    private func observe(_ decoded: DecodedFrame, on signal: Monitor<SignalWatch>) {
+        let now = clock.micros
+        switch decoded.kind {
+        case .video:
+            let black = signal.withLock { $0.watching.contains(.black) }
+                && (decoded.frame.lumaFraction(atOrBelow: Self.blackLuma) ?? 0) >= Self.blackShare
+            signal.withLock { $0.picture(at: now, black: black) }
+        case .audio:
+            let silent = (decoded.frame.peakLevel ?? 0) < Self.silenceLevel
+            signal.withLock { $0.sound(at: now, silent: silent) }
         }
     }
 
@@ -203,6 +237,7 @@ final class InputWorker: RunWorker, @unchecked Sendable {
                 media = opened
                 self.opened = nil
             } else {
+                if case .listen = input.kind { health.listening(on: url) }
                 do {
                     media = try MediaInput(url: url, format: format, options: options, wantVideo: input.video != nil,
                                            wantAudio: input.audio != nil, interruption: interruption)
@@ -245,6 +280,7 @@ final class InputWorker: RunWorker, @unchecked Sendable {
                     if isLive { health.lost(reason: "end of stream"); break }
                     return
                 }
+                if let signal { observe(decoded, on: signal) }
                 let stream = decoded.frame.presentationTimestamp.map { decoded.timeBase.convert($0, to: .microseconds) } ?? max(lastMicros + 1, 0)
                 var micros: Int64
                 if isLive {

@@ -20,6 +20,8 @@ public struct RunStatus: Equatable, Sendable {
     public var overlays: [OverlayChoice]
     /// One entry per input opened, in plan order.
     public var inputs: [InputStatus]
+    /// One entry per input with backups: which input feeds its place now.
+    public var failover: [FailoverStatus]
     /// One entry per rendition, in plan order.
     public var renditions: [RenditionStatus]
     /// One entry per destination, in plan order.
@@ -28,8 +30,8 @@ public struct RunStatus: Equatable, Sendable {
     /// A snapshot.
     public init(
         pipeline: String = "", state: RunState = .live, startedAt: Date = Date(timeIntervalSince1970: 0), elapsed: Duration,
-        overlay: String? = nil, overlays: [OverlayChoice] = [], inputs: [InputStatus] = [], renditions: [RenditionStatus],
-        destinations: [DestinationStatus]
+        overlay: String? = nil, overlays: [OverlayChoice] = [], inputs: [InputStatus] = [], failover: [FailoverStatus] = [],
+        renditions: [RenditionStatus], destinations: [DestinationStatus]
     ) {
         self.pipeline = pipeline
         self.state = state
@@ -38,6 +40,7 @@ public struct RunStatus: Equatable, Sendable {
         self.overlay = overlay
         self.overlays = overlays
         self.inputs = inputs
+        self.failover = failover
         self.renditions = renditions
         self.destinations = destinations
     }
@@ -47,6 +50,7 @@ public struct RunStatus: Equatable, Sendable {
         var copy = self
         copy.destinations = destinations.map { $0.redacted(redact) }
         copy.inputs = inputs.map { $0.redacted(redact) }
+        copy.failover = failover.map { $0.redacted(redact) }
         copy.overlays = overlays.map { $0.redacted(redact) }
         return copy
     }
@@ -135,9 +139,45 @@ public struct InputStatus: Codable, Equatable, Sendable {
     }
 }
 
+/// An input with backups, as an operator sees it: which input feeds its place.
+public struct FailoverStatus: Codable, Equatable, Sendable {
+    /// The input whose place it is (the primary, `camera`).
+    public var input: String
+    /// The input feeding that place now: the primary itself, or one of its backups.
+    public var onAir: String
+    /// Its backups, first preferred.
+    public var backups: [String]
+    /// Why the input on air replaced the one before it (`loss`, `black`, `silence`, `clean`);
+    /// nil while the primary has never left.
+    public var reason: String?
+    /// Switches since the start.
+    public var switches: Int
+
+    /// A failover group's status.
+    public init(input: String, onAir: String, backups: [String], reason: String? = nil, switches: Int = 0) {
+        self.input = input
+        self.onAir = onAir
+        self.backups = backups
+        self.reason = reason
+        self.switches = switches
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case input, onAir = "on_air", backups, reason, switches
+    }
+
+    func redacted(_ redact: (String) -> String) -> FailoverStatus {
+        var copy = self
+        copy.input = redact(input)
+        copy.onAir = redact(onAir)
+        copy.backups = backups.map(redact)
+        return copy
+    }
+}
+
 extension RunStatus: Codable {
     private enum Key: String, CodingKey {
-        case pipeline, state, startedAt = "started_at", elapsedMs = "elapsed_ms", overlay, overlays, inputs, renditions, destinations
+        case pipeline, state, startedAt = "started_at", elapsedMs = "elapsed_ms", overlay, overlays, inputs, failover, renditions, destinations
     }
 
     /// Encodes `elapsed` as whole milliseconds (`elapsed_ms`) and `started_at` as ISO 8601.
@@ -150,6 +190,7 @@ extension RunStatus: Codable {
         try container.encodeIfPresent(overlay, forKey: .overlay)
         try container.encode(overlays, forKey: .overlays)
         try container.encode(inputs, forKey: .inputs)
+        try container.encode(failover, forKey: .failover)
         try container.encode(renditions, forKey: .renditions)
         try container.encode(destinations, forKey: .destinations)
     }
@@ -166,6 +207,7 @@ extension RunStatus: Codable {
             overlay: try container.decodeIfPresent(String.self, forKey: .overlay),
             overlays: try container.decodeIfPresent([OverlayChoice].self, forKey: .overlays) ?? [],
             inputs: try container.decodeIfPresent([InputStatus].self, forKey: .inputs) ?? [],
+            failover: try container.decodeIfPresent([FailoverStatus].self, forKey: .failover) ?? [],
             renditions: try container.decode([RenditionStatus].self, forKey: .renditions),
             destinations: try container.decode([DestinationStatus].self, forKey: .destinations))
     }

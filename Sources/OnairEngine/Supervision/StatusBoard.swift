@@ -1,7 +1,8 @@
 import Foundation
 
 /// The compact live block a TTY shows while a broadcast runs: a header, one line per
-/// rendition (fps and speed) and one per destination (state, bit rate, drops, reconnects).
+/// rendition (fps and speed), one per input a backup stands in for, and one per destination
+/// (state, bit rate, drops, reconnects).
 ///
 /// ```
 /// onair 00:01:23  1/2 destinations live
@@ -19,6 +20,13 @@ public enum StatusBoard {
         let sizeWidth = status.renditions.map { "\($0.width)x\($0.height)".count }.max() ?? 0
         for rendition in status.renditions {
             lines.append(line(for: rendition, idWidth: idWidth, sizeWidth: sizeWidth))
+        }
+        // Only a place fed by a backup takes a line: a primary on air is the normal case.
+        for group in status.failover where group.onAir != group.input {
+            var line = BoardLine()
+            line.append("  \(group.input): ")
+            line.append("\(group.onAir) on air in its place" + (group.reason.map { " (\($0))" } ?? ""), .yellow)
+            lines.append(line)
         }
         let nameWidth = status.destinations.map(\.name.count).max() ?? 0
         let stateWidth = min(status.destinations.map(\.state.label.count).max() ?? 0, 32)

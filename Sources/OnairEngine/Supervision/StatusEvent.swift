@@ -11,8 +11,9 @@ import Foundation
 /// Event names are dot-separated: `input.connected`, `input.lost`, `overlay.applied`,
 /// `destination.<state>` (`destination.connecting`, `destination.live`,
 /// `destination.retrying`, `destination.failed`, `destination.stopped`), `stats`,
-/// `input.waiting`, `input.failed`, `libav.log`, `run.started`, `run.note`, `run.stopped`,
-/// `destination.congested` and `bitrate.changed` (adaptive bitrate, see ``BitrateController``). Every string passes through the engine's redaction before it is written.
+/// `input.waiting`, `input.failed`, `input.failover`, `input.restored`, `libav.log`, `run.started`,
+/// `run.note`, `run.stopped`, `destination.congested` and `bitrate.changed` (adaptive bitrate, see
+/// ``BitrateController``). Every string passes through the engine's redaction before it is written.
 public struct StatusEvent: Equatable, Sendable {
     /// What happened.
     public enum Kind: Equatable, Sendable {
@@ -24,6 +25,12 @@ public struct StatusEvent: Equatable, Sendable {
         case inputLost(input: String, reason: String)
         /// A local input could not be read: the run can't go on.
         case inputFailed(input: String, reason: String)
+        /// `to` went on air in the place of `input` (fed until now by `from`: `input` itself or
+        /// another backup) because `from` failed with `reason` (`loss`, `black`, `silence`), or
+        /// (`clean`) because `to` ranks above `from` and has come back clean.
+        case inputFailover(input: String, from: String, to: String, reason: String)
+        /// `input` is back on air in its own place, after `from` stood in for it.
+        case inputRestored(input: String, from: String)
         /// A warning or error from libav.
         case libav(level: String, message: String)
         /// An overlay (a layer or a combination) was put on air.
@@ -66,6 +73,8 @@ public struct StatusEvent: Equatable, Sendable {
         case .inputWaiting: "input.waiting"
         case .inputLost: "input.lost"
         case .inputFailed: "input.failed"
+        case .inputFailover: "input.failover"
+        case .inputRestored: "input.restored"
         case .libav: "libav.log"
         case .overlayApplied: "overlay.applied"
         case .destinationChanged(_, _, let state): "destination.\(state.name)"
@@ -86,6 +95,9 @@ public struct StatusEvent: Equatable, Sendable {
             case .inputWaiting(let input, let reason): .inputWaiting(input: redact(input), reason: redact(reason))
             case .inputLost(let input, let reason): .inputLost(input: redact(input), reason: redact(reason))
             case .inputFailed(let input, let reason): .inputFailed(input: redact(input), reason: redact(reason))
+            case .inputFailover(let input, let from, let to, let reason):
+                .inputFailover(input: redact(input), from: redact(from), to: redact(to), reason: reason)
+            case .inputRestored(let input, let from): .inputRestored(input: redact(input), from: redact(from))
             case .libav(let level, let message): .libav(level: level, message: redact(message))
             case .overlayApplied(let overlay): .overlayApplied(overlay: redact(overlay))
             case .destinationChanged(let destination, let url, let state):
@@ -136,8 +148,9 @@ extension StatusEvent {
         let kind: Kind
 
         private enum Key: String, CodingKey {
-            case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations, api
-            case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition, from = "from_bps", to = "to_bps"
+            case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations, api, from, to
+            case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition
+            case fromBitsPerSecond = "from_bps", toBitsPerSecond = "to_bps"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -149,6 +162,14 @@ extension StatusEvent {
             case .inputLost(let input, let reason), .inputWaiting(let input, let reason), .inputFailed(let input, let reason):
                 try container.encode(input, forKey: .input)
                 try container.encode(reason, forKey: .reason)
+            case .inputFailover(let input, let from, let to, let reason):
+                try container.encode(input, forKey: .input)
+                try container.encode(from, forKey: .from)
+                try container.encode(to, forKey: .to)
+                try container.encode(reason, forKey: .reason)
+            case .inputRestored(let input, let from):
+                try container.encode(input, forKey: .input)
+                try container.encode(from, forKey: .from)
             case .libav(let level, let message):
                 try container.encode(level, forKey: .level)
                 try container.encode(message, forKey: .message)
@@ -165,8 +186,8 @@ extension StatusEvent {
                 try container.encode(followed, forKey: .followed)
             case .bitrateChanged(let rendition, let from, let to, let reason):
                 try container.encode(rendition, forKey: .rendition)
-                try container.encode(from, forKey: .from)
-                try container.encode(to, forKey: .to)
+                try container.encode(from, forKey: .fromBitsPerSecond)
+                try container.encode(to, forKey: .toBitsPerSecond)
                 try container.encode(reason, forKey: .reason)
             case .stats(let status):
                 try status.encode(to: encoder)
@@ -205,6 +226,9 @@ extension StatusEvent {
         case .inputConnected(let input, let url): input + (url.map { " \($0)" } ?? "")
         case .inputWaiting(let input, let reason), .inputLost(let input, let reason), .inputFailed(let input, let reason):
             "\(input): \(reason)"
+        case .inputFailover(let input, let from, let to, let reason):
+            reason == "clean" ? "\(input): \(to) back on air in place of \(from)" : "\(input): \(to) on air in place of \(from) (\(reason))"
+        case .inputRestored(let input, let from): "\(input): back on air (\(from) stood in)"
         case .overlayApplied(let overlay): overlay
         case .destinationChanged(let destination, _, let state): "\(destination): \(state.label)"
         case .destinationCongested(let destination, let queue, let rate, let followed):

@@ -64,7 +64,7 @@ function render(status) {
   renderOverlays(status);
   renderDestinations(status.destinations);
   renderRenditions(status.renditions);
-  renderInputs(status.inputs);
+  renderInputs(status.inputs, status.failover || []);
   document.body.dataset.ready = "true";
 }
 
@@ -175,14 +175,23 @@ function renderRenditions(renditions) {
   ])));
 }
 
-function renderInputs(inputs) {
+// An input's part in failover: who feeds a primary's place, whose backup an input is.
+function failoverRole(name, failover) {
+  const group = failover.find((g) => g.input === name);
+  if (group) return group.on_air === name ? "on air" : `${group.on_air} on air (${group.reason})`;
+  const backed = failover.find((g) => g.backups.includes(name));
+  if (backed) return backed.on_air === name ? `on air for ${backed.input}` : `backup of ${backed.input}`;
+  return "";
+}
+
+function renderInputs(inputs, failover) {
   $("#inputs").replaceChildren(...inputs.map((input) => {
     const badge = document.createElement("span");
     badge.className = "badge";
     badge.dataset.state = { connected: "live", waiting: "connecting", lost: "retrying", failed: "failed" }[input.state] || "";
     badge.textContent = input.state;
     if (input.last_error) badge.title = input.last_error;
-    return row([input.name, input.kind, badge, [input.losses, "n"]]);
+    return row([input.name, input.kind, badge, [input.losses, "n"], failoverRole(input.name, failover)]);
   }));
 }
 
@@ -239,12 +248,17 @@ const TONES = {
   "destination.retrying": "warn", "input.lost": "warn", "input.waiting": "warn", "destination.connecting": "",
   "destination.failed": "bad", "input.failed": "bad", "run.stopped": "",
   "destination.congested": "warn", "bitrate.changed": "",
+  "input.failover": "warn", "input.restored": "good",
 };
 
 function describe(event) {
   switch (event.event) {
     case "input.connected": return event.input + (event.url ? " " + event.url : "");
     case "input.waiting": case "input.lost": case "input.failed": return `${event.input}: ${event.reason}`;
+    case "input.failover":
+      return event.reason === "clean" ? `${event.input}: ${event.to} back on air in place of ${event.from}`
+        : `${event.input}: ${event.to} on air in place of ${event.from} (${event.reason})`;
+    case "input.restored": return `${event.input}: back on air (${event.from} stood in)`;
     case "overlay.applied": return event.overlay;
     case "libav.log": return `${event.level}: ${event.message}`;
     case "run.started": return `${event.pipeline}: ${event.inputs} input(s), overlay '${event.overlay}', ${event.renditions} encoder(s) → ${(event.destinations || []).join(", ")}` + (event.api ? ` · ${event.api}` : "");
@@ -283,7 +297,8 @@ function addEvent(event) {
   list.prepend(item);
   while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
   list.dataset.count = String((Number(list.dataset.count) || 0) + 1);
-  if (event.event === "overlay.applied" || event.event === "bitrate.changed" || event.event.startsWith("destination.")) refreshStatus();
+  if (event.event === "overlay.applied" || event.event === "bitrate.changed" || event.event.startsWith("destination.")
+      || event.event === "input.failover" || event.event === "input.restored") refreshStatus();
 }
 
 function connectEvents() {

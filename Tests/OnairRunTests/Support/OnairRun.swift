@@ -20,7 +20,13 @@ struct RunEvent: Decodable, Sendable {
     var reason: String?
     var message: String?
     var input: String?
+    /// For `input.failover` and `input.restored`: the input that fed the place before.
+    var from: String?
+    /// For `input.failover`: the input that feeds it now.
+    var to: String?
     var overlay: String?
+    /// For `stats`: which input feeds each place with backups.
+    var failover: [FailoverLine]?
     /// For `stats`: every destination's state and counters.
     var destinations: [DestinationLine]?
     /// For `stats`: every rendition's progress.
@@ -41,6 +47,14 @@ struct RunEvent: Decodable, Sendable {
         var required: Bool?
         var stats: Counters
         var last_error: String?
+    }
+
+    struct FailoverLine: Decodable, Sendable {
+        var input: String
+        var on_air: String
+        var backups: [String]
+        var reason: String?
+        var switches: Int
     }
 
     struct Counters: Decodable, Sendable {
