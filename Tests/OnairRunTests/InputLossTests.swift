@@ -88,13 +88,13 @@ extension EndToEnd {
         }
 
         /// Where onair listens for the camera.
-        private static func url(_ scheme: String, _ port: Int) -> String {
+        static func url(_ scheme: String, _ port: Int) -> String {
             scheme == "rtmp" ? "rtmp://127.0.0.1:\(port)/live/camera" : "srt://127.0.0.1:\(port)"
         }
 
         /// A camera pushing a plain `colour` picture with sound to onair's SRT (MPEG-TS) or RTMP
         /// (FLV) listener on `port`.
-        private static func camera(colour: String, seconds: Int, port: Int, protocol scheme: String = "srt") throws -> Subprocess {
+        static func camera(colour: String, seconds: Int, port: Int, protocol scheme: String = "srt") throws -> Subprocess {
             try Subprocess("/usr/bin/env", [
                 "ffmpeg", "-v", "error", "-re",
                 "-f", "lavfi", "-i", "color=c=\(colour):s=320x180:r=30", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",

@@ -78,5 +78,46 @@ extension EndToEnd {
             #expect(segments.map(\.name) == ["red", "blue", "red"], "\(segments)")
             #expect(segments.allSatisfy { $0.frames >= RunProject.fps }, "\(segments)")
         }
+
+        @Test("a listening camera one combination shows and another only hears stays connected through switches, without a hole",
+              .timeLimit(.minutes(2)))
+        func listeningCameraSharedForSound() throws {
+            let port = try LoopbackPort.free()
+            let scene = """
+                sources:
+                  camera: {kind: listen, url: "srt://127.0.0.1:\(port)"}
+                  screen: {kind: test, pattern: color, color: "#0000C0", tone: false, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
+                overlays:
+                  room: {kind: real-scene, camera: camera}
+                  slides: {kind: real-scene, camera: screen}
+                active: room
+                audio: camera
+                input_loss: {after: 2s, hold_last_frame: 1s, slate: {color: "#00C000"}}
+                """
+            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+            defer { project.remove() }
+            let run = try OnairRun(project, arguments: ["--duration", "14s"])
+            _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+            let camera = try InputLoss.camera(colour: "red", seconds: 60, port: port)
+            defer { camera.terminate() }
+            _ = try #require(run.waitForEvent(timeout: .seconds(15)) { $0.event == "input.connected" && $0.input == "camera" },
+                             "\(run.child.stdoutSoFar)")
+            // The standby graphs are built around the combination on air in the background.
+            Thread.sleep(forTimeInterval: 2)
+            for name in ["slides", "room", "slides"] {
+                let switched = try onairCommand(["switch", RunProject.pipeline, name, "--project", project.path])
+                #expect(switched.status == 0, "\(switched)")
+                Thread.sleep(forTimeInterval: 1.5)
+            }
+            let output = run.finish(timeout: .seconds(60))
+            #expect(output.status == 0, "\(output)")
+            // One connection of the camera all along, after it waited for it: it was never opened
+            // a second time (its port was taken, so the copy waited again) nor lost.
+            let cameraEvents = run.events.filter { $0.input == "camera" }.map(\.event)
+            #expect(cameraEvents == ["input.waiting", "input.connected"], "\(cameraEvents)\n\(output.stdout)")
+            #expect(!output.stdout.contains("already listening"), "\(output.stdout)")
+            let video = try decodeRecording(project, "out/rec.mkv")
+            #expect(video.largestStep <= 2 * frameInterval + 0.002, "a gap of \(video.largestStep) s")
+        }
     }
 }

@@ -47,7 +47,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private let clock = RunClock()
     private let doorbell = Doorbell()
     private let encoders: [RenditionEncoder]
-    private var destinations: [DestinationWorker] = []
+    private(set) var destinations: [DestinationWorker] = []
     private var compositor: Compositor!
     private var supervisor: RunSupervisor!
     private var standby: StandbyGraphs!
@@ -92,24 +92,24 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
                           color: plan.inputLoss.slateColor ?? 0)
         encoders = try plan.renditions.map { try RenditionEncoder(rendition: $0) }
         let onAir = try graph(for: plan, sharing: [])
-        let supervisorHandle = Monitor<RunSupervisor?>(nil)
+        let supervisorLink = SupervisorLink()
         for output in plan.outputs {
             guard let encoder = encoders.first(where: { $0.rendition.id == output.rendition }) else { continue }
             let worker = DestinationWorker(output: resolved(output), target: target(of: output), streams: encoder.streams,
                                            queueBytes: options.destinationQueueBytes,
                                            unsentBytes: BitrateSteering.unsentBytes(for: encoder.rendition), events: events) {
-                supervisorHandle.withLock { $0 }?.destinationChanged()
+                supervisorLink.supervisor?.destinationChanged()
             }
             encoder.attach(worker)
             destinations.append(worker)
         }
         compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: doorbell) { input in
-            supervisorHandle.withLock { $0 }?.adopt(input)
+            supervisorLink.supervisor?.adopt(input)
         }
         supervisor = RunSupervisor(compositor: compositor, encoders: encoders, destinations: destinations,
                                    steering: BitrateSteering(encoders: encoders, destinations: destinations, events: events),
                                    events: events, clock: clock, duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in status() }
-        supervisorHandle.withLock { $0 = supervisor }
+        supervisorLink.supervisor = supervisor
         let available = self.combinations.all.compactMap(\.plan).filter { $0.renditions == plan.renditions }
         standby = StandbyGraphs(plans: available) { [unowned self] plan, running in
             let graph = try graph(for: plan, sharing: running)
@@ -124,7 +124,8 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private func graph(for plan: PipelinePlan, sharing running: [InputWorker]) throws -> CombinationGraph {
         var kept = Set<ObjectIdentifier>()
         var opened: [InputWorker] = []
-        let inputs = plan.inputs.map { planned -> InputWorker in
+        let inputs = plan.inputs.map { declared -> InputWorker in
+            let planned = readingEverythingUsed(declared)
             if let match = running.first(where: { !kept.contains(ObjectIdentifier($0)) && $0.canServe(planned) }) {
                 kept.insert(ObjectIdentifier(match))
                 return match
@@ -143,6 +144,21 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
             for worker in opened { worker.stop() }
             throw error
         }
+    }
+
+    /// `planned` reading every stream that any combination reads from the same input: a camera
+    /// one combination shows and another only hears (its `audio:`) is opened once with both, so
+    /// a switch between the two keeps it running. Opened for the one stream only, the other
+    /// combination's graph opened it a second time: a listening socket then found its port taken
+    /// and pictures and sound stopped for seconds at every switch. The graph takes from an
+    /// input only the streams its plan reads.
+    private func readingEverythingUsed(_ planned: PlannedInput) -> PlannedInput {
+        var widened = planned
+        for other in combinations.all.compactMap(\.plan).flatMap(\.inputs) where other.name == planned.name && other.kind == planned.kind {
+            if widened.video == nil { widened.video = other.video }
+            if widened.audio == nil { widened.audio = other.audio }
+        }
+        return widened
     }
 
     /// Where `output` writes: its URL with the key filled in, or its recording path (dated).
@@ -331,5 +347,19 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         formatter.dateFormat = "HH-mm-ss"
         result = result.replacingOccurrences(of: "{time}", with: formatter.string(from: Date()))
         return result
+    }
+}
+
+/// How the workers' callbacks reach the run's supervisor: weakly, since the supervisor owns the
+/// workers. Held strongly, it made a cycle that kept every worker of a finished run alive, with
+/// its counters, graphs and encoders (LeakSanitizer found them at exit, scripts/sanitize).
+private final class SupervisorLink: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var target: RunSupervisor?
+
+    /// The supervisor, while it exists.
+    var supervisor: RunSupervisor? {
+        get { lock.withLock { target } }
+        set { lock.withLock { target = newValue } }
     }
 }
