@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "OnairTestSupport", swiftSettings: strictness),
         // Coverage-guided fuzzing of the configuration language (scripts/fuzz): the target libFuzzer
         // calls, the invariants every input must keep, the seeds and the dictionary.
-        .target(name: "OnairFuzzing", dependencies: ["OnairConfig", "OnairPlanner"], swiftSettings: strictness),
+        .target(name: "OnairFuzzing", dependencies: ["OnairConfig", "OnairPlanner", "OnairFonts"], swiftSettings: strictness),
         // libFuzzer's entry point when built with -sanitize=fuzzer and -D LIBFUZZER; in both builds
         // it writes the dictionary and the seeds and replays inputs.
         .executableTarget(name: "onair-fuzz", dependencies: ["OnairFuzzing"], swiftSettings: strictness),

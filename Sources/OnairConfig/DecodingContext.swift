@@ -48,6 +48,24 @@ public final class DecodingContext {
         folders[displayPath] = folder
     }
 
+    /// The text of each file read (by display path), split into lines when first asked.
+    private var texts: [String: String] = [:]
+    private var lines: [String: [Substring]] = [:]
+
+    /// Keeps the text of the file shown as `displayPath`, for `lineWidth(at:)`.
+    func register(text: String, of displayPath: String) {
+        texts[displayPath] = text
+        lines[displayPath] = nil
+    }
+
+    /// The width in Unicode scalars of the source line `location` is on; nil when the file's
+    /// text is not known.
+    func lineWidth(at location: SourceLocation) -> Int? {
+        if lines[location.file] == nil, let text = texts[location.file] { lines[location.file] = text.sourceLines }
+        guard let fileLines = lines[location.file], location.line >= 1, location.line <= fileLines.count else { return nil }
+        return fileLines[location.line - 1].unicodeScalars.count
+    }
+
     /// Resolves `written` relative to the file that contains `location`.
     public func resolve(path written: String, at location: SourceLocation) -> AssetPath {
         if written.hasPrefix("/") || written.hasPrefix("~") {

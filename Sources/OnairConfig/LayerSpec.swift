@@ -72,7 +72,7 @@ public struct LayerSpec: Hashable, Sendable {
         case "text":
             guard let text = reader.text("text") else { return nil }
             let quoted = if case .scalar(_, plain: false)? = reader["text"]?.content { true } else { false }
-            Self.checkPlaceholders(in: text, quoted: quoted, log: context.log)
+            Self.checkPlaceholders(in: text, quoted: quoted, lineWidth: context.lineWidth(at: text.location), log: context.log)
             var font = FontChoice.family("DejaVu Sans")
             if let written = reader.text("font") {
                 let lowered = written.value.lowercased()
@@ -99,7 +99,10 @@ public struct LayerSpec: Hashable, Sendable {
 
     /// Reports `{placeholders}` onair doesn't know, at their column (one further right when the
     /// text was written in quotes).
-    static func checkPlaceholders(in text: Located<String>, quoted: Bool = true, log: DiagnosticLog) {
+    /// `lineWidth` is the width of the source line the text starts on, when known: a placeholder
+    /// past it (in a text folded over several lines, where the value's offsets no longer match
+    /// columns) is reported at the start of the text.
+    static func checkPlaceholders(in text: Located<String>, quoted: Bool = true, lineWidth: Int? = nil, log: DiagnosticLog) {
         var offset = 0
         var index = text.value.startIndex
         while index < text.value.endIndex {
@@ -107,7 +110,8 @@ public struct LayerSpec: Hashable, Sendable {
                 let name = String(text.value[text.value.index(after: index)..<close])
                 if !placeholders.contains(name) {
                     var location = text.location
-                    location.column += offset + (quoted ? 1 : 0)
+                    let column = location.column + offset + (quoted ? 1 : 0)
+                    if column <= lineWidth ?? .max { location.column = column }
                     log.error("unknown-placeholder", "unknown placeholder '{\(name)}'", at: location,
                               suggestion: Suggestion.phrase(for: name, in: placeholders))
                 }

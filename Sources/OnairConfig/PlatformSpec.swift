@@ -71,6 +71,20 @@ public struct PlatformSpec: Hashable, Sendable {
     public var protocols: [IngestProtocol] { ingest.keys.sorted() }
 
     /// Decodes a platform whose `extends:` has been resolved.
+    /// What a platform accepts, listed under `key` of its `section`; an empty list is an error
+    /// (a platform accepting no codec would refuse every destination) and reads as no list.
+    static func accepted(_ reader: ObjectReader, _ key: String, of section: String, subject: String, log: DiagnosticLog) -> [String]? {
+        guard let words = reader.words(key) else { return nil }
+        guard !words.value.isEmpty else {
+            // Items that are not words were reported already; an empty list is reported here.
+            guard case .sequence(let items)? = reader[key]?.content, items.isEmpty else { return nil }
+            log.error("empty-list", "'\(key)' of \(section) of \(subject) lists nothing", at: words.location,
+                      suggestion: "list what the platform accepts, or leave '\(key)' out")
+            return nil
+        }
+        return words.value
+    }
+
     public init?(name: String, node: ConfigNode, context: DecodingContext) {
         let subject = "platform '\(name)'"
         guard let reader = ObjectReader(node, ConfigSchema.platform, subject: subject, context: context) else { return nil }
@@ -88,8 +102,8 @@ public struct PlatformSpec: Hashable, Sendable {
         orientationSource = orientation?.text("source")?.value
         video = VideoLimits()
         if let v = reader.object("video", ConfigSchema.platformVideo) {
-            video.codecs = v.words("codecs")?.value
-            video.profiles = v.words("profiles")?.value
+            video.codecs = Self.accepted(v, "codecs", of: "video", subject: subject, log: context.log)
+            video.profiles = Self.accepted(v, "profiles", of: "video", subject: subject, log: context.log)
             video.rateControl = v.choice("rate_control")?.value
             video.maxBitrate = v.bitrate("max_bitrate")?.value
             video.maxFps = v.integer("max_fps")?.value
@@ -118,8 +132,8 @@ public struct PlatformSpec: Hashable, Sendable {
         }
         audio = AudioLimits()
         if let a = reader.object("audio", ConfigSchema.platformAudio) {
-            audio.codecs = a.words("codecs")?.value
-            audio.sampleRates = a.words("sample_rates")?.value.compactMap { Int($0) }
+            audio.codecs = Self.accepted(a, "codecs", of: "audio", subject: subject, log: context.log)
+            audio.sampleRates = Self.accepted(a, "sample_rates", of: "audio", subject: subject, log: context.log)?.compactMap { Int($0) }
             audio.maxBitrate = a.bitrate("max_bitrate")?.value
             audio.required = a.boolean("required")?.value ?? false
             audio.source = a.text("source")?.value

@@ -245,7 +245,12 @@ public struct PresetLibrary: Sendable {
     func decodePlatforms(context: DecodingContext) -> [String: PlatformSpec] {
         let builtins = builtinPlatforms.values.filter { isBuiltin(platform: $0.name) }.sorted { $0.name < $1.name }
         var platforms: [String: PlatformSpec] = [:]
-        for entry in builtins + userEntriesInCheckOrder(in: .platforms) {
+        for entry in builtins {
+            platforms[entry.name] = decode(entry, in: .platforms, context: context) {
+                DecodedBuiltinPlatforms.shared.spec(named: entry.name, node: $0, context: context)
+            }
+        }
+        for entry in userEntriesInCheckOrder(in: .platforms) {
             platforms[entry.name] = decode(entry, in: .platforms, context: context) { PlatformSpec(name: entry.name, node: $0, context: context) }
         }
         return platforms

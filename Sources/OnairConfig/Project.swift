@@ -33,23 +33,24 @@ public struct Project: Sendable {
     ///   - extraPipelineFiles: pipeline files given explicitly (e.g. `onair validate some/file.yaml`).
     ///   - builtinPipelines: pipelines (name → YAML) used when the project has no file of that
     ///     name, so `onair plan demo` works anywhere; their paths resolve from the project folder.
+    ///   - files: where the YAML files are read (the folder on disk, or memory).
     ///   - decoded: called with each pipeline as soon as it is decoded, with every platform
     ///     (presets are decoded first), so that checking it can start while the rest load.
     public static func load(
         root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
-        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], log: DiagnosticLog,
-        decoded: ((PipelineSpec, _ platforms: [String: PlatformSpec]) -> Void)? = nil
+        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], files: ProjectFiles = .disk,
+        log: DiagnosticLog, decoded: ((PipelineSpec, _ platforms: [String: PlatformSpec]) -> Void)? = nil
     ) -> Project {
         load(root: root, displayRoot: displayRoot, builtinPlatforms: builtinPlatforms, only: only,
-             extraPipelineFiles: extraPipelineFiles, builtinPipelines: builtinPipelines,
+             extraPipelineFiles: extraPipelineFiles, builtinPipelines: builtinPipelines, files: files,
              context: DecodingContext(projectRoot: root, log: log), decoded: decoded)
     }
 
     /// Loads a project with `context`, which is left holding what the load decoded (for tests).
     static func load(
         root: URL, displayRoot: String, builtinPlatforms: ConfigNode?, only: Set<String>? = nil,
-        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], context: DecodingContext,
-        decoded: ((PipelineSpec, _ platforms: [String: PlatformSpec]) -> Void)? = nil
+        extraPipelineFiles: [URL] = [], builtinPipelines: [String: String] = [:], files source: ProjectFiles = .disk,
+        context: DecodingContext, decoded: ((PipelineSpec, _ platforms: [String: PlatformSpec]) -> Void)? = nil
     ) -> Project {
         let log = context.log
         let loader = YAMLLoader()
@@ -60,14 +61,15 @@ public struct Project: Sendable {
         func read(_ url: URL, folder: String, shown: String) -> ConfigNode? {
             context.register(file: shown, folder: folder)
             // Read once (never a file too large to load); keep the text for quoting.
-            guard let data = loader.contents(of: url, displayPath: shown, into: log) else { return nil }
-            if data.count <= loader.limits.maxBytes { files[shown] = String(decoding: data, as: UTF8.self) }
-            return loader.load(data: data, displayPath: shown, into: log)
+            guard let file = source.read(url, root: root, displayPath: shown, loader: loader, log: log) else { return nil }
+            files[shown] = file.text
+            if let text = file.text { context.register(text: text, of: shown) }
+            return file.node
         }
 
         var presets = PresetLibrary()
         if let builtinPlatforms { presets.addBuiltinPlatforms(builtinPlatforms) }
-        for url in yamlFiles(in: root.appendingPathComponent("Presets")) {
+        for url in source.yamlFiles(in: root.appendingPathComponent("Presets"), root: root) {
             let shown = display("Presets", url.lastPathComponent)
             if let node = read(url, folder: "Presets", shown: shown) { presets.add(file: node, context: context) }
         }
@@ -75,7 +77,7 @@ public struct Project: Sendable {
 
         // `only` picks among Pipelines/; files given explicitly are always read.
         var sources: [(name: String, url: URL, folder: String, shown: String, explicit: Bool)] =
-            yamlFiles(in: root.appendingPathComponent("Pipelines")).map {
+            source.yamlFiles(in: root.appendingPathComponent("Pipelines"), root: root).map {
                 ($0.deletingPathExtension().lastPathComponent, $0, "Pipelines", display("Pipelines", $0.lastPathComponent), false)
             }
         for url in extraPipelineFiles {
@@ -98,6 +100,7 @@ public struct Project: Sendable {
             let shown = "<built-in>/\(name).yaml"
             context.register(file: shown, folder: "")
             files[shown] = text
+            context.register(text: text, of: shown)
             names.append(name)
             if let node = loader.load(text: text, displayPath: shown, into: log),
                let pipeline = PipelineSpec.decode(name: name, root: node, presets: presets, context: context) {
@@ -153,10 +156,9 @@ public struct Project: Sendable {
         yamlFiles(in: root.appendingPathComponent("Pipelines")).map { $0.deletingPathExtension().lastPathComponent }
     }
 
-    /// `.yaml` and `.yml` files directly in `folder`, sorted by name.
-    static func yamlFiles(in folder: URL) -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { folder.appendingPathComponent($0) }
+    /// `.yaml` and `.yml` files directly in `folder` on disk, sorted by name.
+    public static func yamlFiles(in folder: URL) -> [URL] {
+        ProjectFiles.disk.yamlFiles(in: folder, root: folder)
     }
 
     static func relativePath(of url: URL, to root: URL) -> String {

@@ -31,6 +31,26 @@ extension StringProtocol {
     /// The lines of a file as YAML 1.1 (libyaml) counts them: LF, CR LF, a lone CR, and NEL, LS
     /// and PS (U+0085, U+2028, U+2029) each end a line.
     public var sourceLines: [SubSequence] {
+        // Splitting by Characters (CR LF is one) costs a grapheme break test per character; a
+        // text without CR, NEL, LS or PS (no 0x0D byte, and no 0xC2 or 0xE2 lead byte among
+        // which theirs are) breaks only at LF, which is found byte by byte.
+        guard !utf8.contains(where: { $0 == 0x0D || $0 == 0xC2 || $0 == 0xE2 }) else { return linesByCharacter }
+        var lines: [SubSequence] = []
+        var start = startIndex
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            if utf8[index] == 0x0A {
+                lines.append(self[start..<index])
+                start = utf8.index(after: index)
+            }
+            utf8.formIndex(after: &index)
+        }
+        lines.append(self[start..<endIndex])
+        return lines
+    }
+
+    /// `sourceLines` found Character by Character.
+    var linesByCharacter: [SubSequence] {
         split(omittingEmptySubsequences: false) { $0.isYAMLLineBreak }
     }
 }

@@ -12,6 +12,11 @@ struct StandaloneReports: Sendable {
     /// with (`written`: its own and those it extends): only those can a mapping extending it
     /// meet again.
     mutating func record(_ keys: Set<Diagnostic.Key>, for preset: PresetLibrary.PresetID, writtenIn written: [ConfigNode]) {
+        // Most presets are clean: no need to gather every location they are written at.
+        guard !keys.isEmpty else {
+            byPreset[preset] = []
+            return
+        }
         let locations = written.reduce(into: Set<SourceLocation>()) { $0.formUnion($1.locations) }
         byPreset[preset] = keys.filter { locations.contains($0.location) }
     }

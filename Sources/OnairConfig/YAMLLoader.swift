@@ -44,10 +44,15 @@ public struct YAMLLoader: Sendable {
             return nil
         }
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            log.error("unreadable-file", "cannot read file", at: start, suggestion: "check that it exists and is readable")
+            reportUnreadable(displayPath, into: log)
             return nil
         }
         return data
+    }
+
+    /// Reports that the file shown as `displayPath` cannot be read.
+    func reportUnreadable(_ displayPath: String, into log: DiagnosticLog) {
+        log.error("unreadable-file", "cannot read file", at: .start(of: displayPath), suggestion: "check that it exists and is readable")
     }
 
     /// Loads YAML from bytes.
@@ -120,10 +125,15 @@ public struct YAMLLoader: Sendable {
         private var nodeCount = 0
         private var diagnostics: [Diagnostic] = []
 
+        /// The text's last line as reports count lines: its number and its width.
+        private let lastLine: (number: Int, width: Int)
+
         init(file: String, text: String, limits: Limits) {
             self.file = file
             self.text = text
             self.limits = limits
+            let lines = text.sourceLines
+            lastLine = (lines.count, lines.last.map { $0.unicodeScalars.count } ?? 0)
         }
 
         mutating func compose() -> Outcome {
@@ -203,16 +213,13 @@ public struct YAMLLoader: Sendable {
             return Diagnostic(.error, "complex-key", "mapping keys must be plain names, not \(shape)", at: location(key.mark))
         }
 
+        /// The location of a node's or an error's mark, moved back onto the text when libyaml
+        /// puts it past the end: the end of a text without a final line break is a line of its
+        /// own there (an error at the end, or the empty node of `---`).
         private func location(_ mark: Mark?) -> SourceLocation {
-            SourceLocation(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1)
-        }
-
-        /// The location of an error's mark, moved back onto the text when libyaml puts it past
-        /// the end: the end of a text without a final line break is a line of its own there.
-        private func location(insideText mark: Mark) -> SourceLocation {
-            let lines = text.sourceLines
-            guard mark.line > lines.count, let last = lines.last else { return location(mark) }
-            return SourceLocation(file: file, line: lines.count, column: last.unicodeScalars.count + 1)
+            guard let mark else { return SourceLocation(file: file, line: 1, column: 1) }
+            guard mark.line > lastLine.number else { return SourceLocation(file: file, line: mark.line, column: mark.column) }
+            return SourceLocation(file: file, line: lastLine.number, column: lastLine.width + 1)
         }
 
         /// The location of the character `offset` characters into the text (where a reader error
@@ -280,7 +287,7 @@ public struct YAMLLoader: Sendable {
                  .parser(let context, let problem, let mark, _),
                  .composer(let context, let problem, let mark, _):
                 let detail = context.map { "\(problem) \($0.text)".trimmingCharacters(in: .whitespaces) } ?? problem
-                return Diagnostic(.error, "yaml-syntax", "YAML syntax error: \(detail)", at: location(insideText: mark),
+                return Diagnostic(.error, "yaml-syntax", "YAML syntax error: \(detail)", at: location(mark),
                                   suggestion: Self.syntaxHint(problem, at: mark, in: text))
             case .reader(let problem, let offset, _, _):
                 return Diagnostic(.error, "yaml-syntax", "YAML reader error: \(problem)",

@@ -24,16 +24,28 @@ public final class FontBook: Sendable {
     public static let shared = FontBook()
 
     private let locate: @Sendable (String) -> FontFile?
+    /// Whether what `locate` answers is kept (false when it only reads a table).
+    private let remembersFamilies: Bool
     private let families = Shared<[String: FontFile?]>([:])
     private let faces = Shared<[FontFile: Result<FontFace, FontError>]>([:])
 
     /// A book that resolves families with `locate` (by default fontconfig, then known paths).
     public init(locate: @escaping @Sendable (String) -> FontFile? = FontBook.systemFile(forFamily:)) {
         self.locate = locate
+        remembersFamilies = true
+    }
+
+    /// A book that knows only `families` and looks nothing up: any other family has no file.
+    /// For the fuzzer, which makes up a family name for text layers at every turn and must
+    /// neither start `fc-match` for each one nor remember them all.
+    public init(families: [String: FontFile]) {
+        locate = { families[$0] }
+        remembersFamilies = false
     }
 
     /// The file drawtext would load for `family`, or nil when none can be found.
     public func file(forFamily family: String) -> FontFile? {
+        guard remembersFamilies else { return locate(family) }
         if let known = families.withLock({ $0[family] }) { return known }
         let found = locate(family)
         families.withLock { $0[family] = .some(found) }
@@ -44,17 +56,29 @@ public final class FontBook: Sendable {
     public func face(in file: FontFile) -> Result<FontFace, FontError> {
         if let known = faces.withLock({ $0[file] }) { return known }
         let result: Result<FontFace, FontError>
-        if let data = FileManager.default.contents(atPath: file.path) {
-            do throws(FontError) {
-                result = .success(try FontFace(data: data, index: file.index))
-            } catch {
-                result = .failure(error)
-            }
-        } else {
-            result = .failure(.unreadable("no such file, or not readable"))
+        do throws(FontError) {
+            result = .success(try FontFace(data: Self.contents(of: file.path), index: file.index))
+        } catch {
+            result = .failure(error)
         }
         faces.withLock { $0[file] = result }
         return result
+    }
+
+    /// The largest font file read (the largest CJK collections are about 30 MiB).
+    public static let maxFileBytes = 64 << 20
+
+    /// The bytes of the font file at `path`: a regular file of at most `maxFileBytes` (a path
+    /// such as /dev/zero or a FIFO would otherwise be read forever).
+    static func contents(of path: String) throws(FontError) -> Data {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            throw .unreadable("no such file, or not readable")
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw .unreadable("not a regular file") }
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= maxFileBytes else { throw .unreadable("larger than \(maxFileBytes >> 20) MiB") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable("no such file, or not readable") }
+        return data
     }
 
     // MARK: - Finding system fonts

@@ -1,68 +1,52 @@
 import Foundation
+import OnairConfig
 
-/// The project folders fuzzer inputs are written into, one per layout, so that each input is
-/// loaded exactly as `onair validate` loads a project from disk.
-///
-/// Each folder links the shipped project's `assets/` (so that the example pipelines' images are
-/// found and planning is reached) and holds copies of what the layout keeps fixed:
-/// - `pipeline/`: the shipped presets; the input is `Pipelines/fuzz.yaml`;
-/// - `presets/`: the shipped pipelines; the input is `Presets/fuzz.yaml`, their only preset file;
-/// - `pair/`: nothing else; the input is `Pipelines/fuzz.yaml` and `Presets/fuzz.yaml`.
+/// The projects fuzzer inputs are loaded as, held in memory (``ProjectFiles/memory(_:)``) and
+/// loaded as `onair validate` loads a project: nothing is written, and the shipped files each
+/// layout keeps fixed are parsed once, not at every input. Paths written in the files (images,
+/// fonts, key files) resolve on disk from the shipped project, so the example pipelines' assets
+/// are found and planning is reached.
+/// - `pipeline` layout: the shipped presets; the input is `Pipelines/fuzz.yaml`;
+/// - `presets` layout: the shipped pipelines; the input is `Presets/fuzz.yaml`, their only preset file;
+/// - `pipelineAndPresets` layout: nothing else; the input is `Pipelines/fuzz.yaml` and `Presets/fuzz.yaml`.
 public struct FuzzProject: Sendable {
     /// The name of the pipeline an input writes (`Pipelines/fuzz.yaml`).
     public static let pipelineName = "fuzz"
 
-    /// The folder holding the three projects.
-    public let folder: URL
+    /// The shipped project (a checkout of onair: its `Pipelines/`, `Presets/` and `assets/`),
+    /// the folder every input's project is loaded from.
+    public let root: URL
+    /// Its pipeline and preset files, parsed, by path from the project folder.
+    private let shipped: [String: ProjectFiles.File]
+    /// Their text.
+    let shippedTexts: [String: String]
 
-    /// Creates the three projects in `folder` from the project at `shipped` (a checkout of onair:
-    /// its `Pipelines/`, `Presets/` and `assets/`).
-    public init(shipped: URL, in folder: URL) throws {
-        self.folder = folder
-        let files = FileManager.default
-        for layout in FuzzInput.Layout.allCases {
-            let root = root(for: layout)
-            for subfolder in ["Pipelines", "Presets"] {
-                try files.createDirectory(at: root.appendingPathComponent(subfolder), withIntermediateDirectories: true)
-            }
-            let assets = root.appendingPathComponent("assets")
-            if !files.fileExists(atPath: assets.path) {
-                try files.createSymbolicLink(at: assets, withDestinationURL: shipped.appendingPathComponent("assets"))
-            }
-        }
-        for (layout, subfolder) in [(FuzzInput.Layout.pipeline, "Presets"), (.presets, "Pipelines")] {
-            for file in Self.yamlFiles(in: shipped.appendingPathComponent(subfolder)) {
-                let copy = root(for: layout).appendingPathComponent(subfolder).appendingPathComponent(file.lastPathComponent)
-                try? files.removeItem(at: copy)
-                try files.copyItem(at: file, to: copy)
+    /// The projects made from the one at `shipped`.
+    public init(shipped: URL) {
+        root = shipped
+        var files: [String: ProjectFiles.File] = [:], texts: [String: String] = [:]
+        for folder in ["Pipelines", "Presets"] {
+            for url in Project.yamlFiles(in: shipped.appendingPathComponent(folder)) {
+                let path = folder + "/" + url.lastPathComponent
+                let data = (try? Data(contentsOf: url)) ?? Data()
+                files[path] = ProjectFiles.File(parsing: data, displayPath: path)
+                texts[path] = String(decoding: data, as: UTF8.self)
             }
         }
+        self.shipped = files
+        shippedTexts = texts
     }
 
-    /// The project an input of `layout` is loaded from.
-    public func root(for layout: FuzzInput.Layout) -> URL {
-        switch layout {
-        case .pipeline: folder.appendingPathComponent("pipeline")
-        case .presets: folder.appendingPathComponent("presets")
-        case .pipelineAndPresets: folder.appendingPathComponent("pair")
+    /// The files of the project an input stands for.
+    public func files(for input: FuzzInput) -> ProjectFiles {
+        let kept: String? = switch input.layout {
+        case .pipeline: "Presets/"
+        case .presets: "Pipelines/"
+        case .pipelineAndPresets: nil
         }
-    }
-
-    /// Writes the input's files into its project and returns the project's folder.
-    public func write(_ input: FuzzInput) throws -> URL {
-        let root = root(for: input.layout)
-        if let pipeline = input.pipeline {
-            try pipeline.write(to: root.appendingPathComponent("Pipelines/\(Self.pipelineName).yaml"))
-        }
-        if let presets = input.presets {
-            try presets.write(to: root.appendingPathComponent("Presets/\(Self.pipelineName).yaml"))
-        }
-        return root
-    }
-
-    /// The `.yaml` files directly in `folder`, sorted by name.
-    static func yamlFiles(in folder: URL) -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".yaml") }.sorted().map { folder.appendingPathComponent($0) }
+        var files = kept.map { folder in shipped.filter { $0.key.hasPrefix(folder) } } ?? [:]
+        if let pipeline = input.pipeline { files["Pipelines/\(Self.pipelineName).yaml"] = ProjectFiles.File(pipeline) }
+        if let presets = input.presets { files["Presets/\(Self.pipelineName).yaml"] = ProjectFiles.File(presets) }
+        return .memory(files)
     }
 }

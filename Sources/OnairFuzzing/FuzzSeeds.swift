@@ -1,4 +1,5 @@
 import Foundation
+import OnairConfig
 import OnairPlanner
 
 /// The inputs the fuzzer starts from, in every layout they fit (see ``FuzzInput``): the shipped
@@ -13,7 +14,7 @@ public enum FuzzSeeds {
     /// The seeds made from the project at `shipped`, by file name.
     public static func all(shipped: URL) -> [String: Data] {
         func contents(of folder: String) -> [(String, Data)] {
-            FuzzProject.yamlFiles(in: shipped.appendingPathComponent(folder)).map {
+            Project.yamlFiles(in: shipped.appendingPathComponent(folder)).map {
                 ($0.deletingPathExtension().lastPathComponent, (try? Data(contentsOf: $0)) ?? Data())
             }
         }

@@ -45,10 +45,11 @@ public struct Violation: CustomStringConvertible, Equatable, Sendable {
 
 extension Invariant {
     /// The breaches of `located` and `worded` among `diagnostics`, given the text of every file
-    /// read by display path.
-    public static func wordingAndLocation(of diagnostics: [Diagnostic], files: [String: String]) -> [Violation] {
+    /// read by display path and, for some of them, their `sourceLines` already split.
+    public static func wordingAndLocation(of diagnostics: [Diagnostic], files: [String: String],
+                                          lines: [String: [Substring]] = [:]) -> [Violation] {
         var violations: [Violation] = []
-        var lineCache: [String: [Substring]] = [:]
+        var lineCache = lines
         for diagnostic in diagnostics {
             if diagnostic.code.isEmpty || diagnostic.message.isEmpty {
                 violations.append(Violation(.worded, "\(diagnostic)"))

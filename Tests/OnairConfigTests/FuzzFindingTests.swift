@@ -37,4 +37,35 @@ struct FuzzFindingTests {
         let report = DiagnosticReport.render(diagnostics, format: .human, files: ["test.yaml": String(decoding: data, as: UTF8.self)])
         #expect(report.contains(" \(line) | \(quoted)"), "\(report)")
     }
+
+    /// Found at 82,000 inputs: a platform whose `codecs:` (or `profiles:`) listed nothing made
+    /// the planner's suggestion take the list's first item (an index out of range). An empty list
+    /// is now an error where it is written, and the platform has no such limit.
+    @Test(arguments: ["video: {codecs: []}", "video: {profiles: []}", "audio: {codecs: []}", "audio: {sample_rates: []}"])
+    func anEmptyListOfWhatAPlatformAcceptsIsAnError(limits: String) throws {
+        let project = try TempProject([
+            "Presets/platforms.yaml": "platforms:\n  odd:\n    ingest: {rtmp: \"rtmp://odd.example/{key}\"}\n    \(limits)\n",
+        ])
+        let loaded = project.load()
+        #expect(loaded.codes == ["empty-list"], "\(loaded.dump)")
+        #expect(loaded.diagnostics.first?.location.file == "Presets/platforms.yaml")
+        #expect(loaded.diagnostics.first?.location.line == 4)
+        let platform = try #require(loaded.project.platforms["odd"])
+        #expect(platform.video.codecs == nil && platform.video.profiles == nil && platform.audio.codecs == nil && platform.audio.sampleRates == nil)
+    }
+
+    /// Found at 38,000 inputs of the continued run: a preset file `---` (no line break) is an
+    /// empty document whose node libyaml puts on a line 2 the file does not have. It is at the
+    /// end of line 1, where the report can quote it.
+    @Test(arguments: ["---", "---\n", "a: 1\n---"])
+    func anEmptyDocumentAtTheEndIsInsideTheFile(text: String) throws {
+        let project = try TempProject(["Presets/p.yaml": text])
+        let loaded = project.load()
+        let lines = text.sourceLines
+        #expect(!loaded.diagnostics.isEmpty)
+        for diagnostic in loaded.diagnostics {
+            #expect(diagnostic.location.line <= lines.count, "\(loaded.dump)")
+            #expect(diagnostic.location.column <= lines[diagnostic.location.line - 1].count + 1, "\(loaded.dump)")
+        }
+    }
 }

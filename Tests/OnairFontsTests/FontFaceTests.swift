@@ -155,6 +155,14 @@ private func put16(_ bytes: inout [UInt8], _ offset: Int, _ value: Int) { bytes.
         }
     }
 
+    /// A book with a fixed table answers from it alone: another family has no file.
+    @Test func aTableBookKnowsOnlyItsFamilies() {
+        let book = FontBook(families: ["Known": FontFile(path: "/nonexistent/known.ttf", index: 2)])
+        #expect(book.file(forFamily: "Known") == FontFile(path: "/nonexistent/known.ttf", index: 2))
+        #expect(book.file(forFamily: "Made Up") == nil)
+        #expect(book.file(forFamily: "known") == nil)
+    }
+
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"), "needs Debian's fonts-dejavu-core"))
     func systemFamilyIsFoundWithOrWithoutFontconfig() throws {
         #expect(FontBook.knownFile(forFamily: "DejaVu Sans")?.path == "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")

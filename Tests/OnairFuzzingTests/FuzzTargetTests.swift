@@ -9,11 +9,9 @@ import Testing
 /// planner, and broken files are rejected with located errors.
 @Suite("Fuzz target")
 struct FuzzTargetTests {
-    /// Runs `body` with a target writing into a throw-away folder.
+    /// Runs `body` with a target loading inputs beside the shipped project.
     func withTarget(_ body: (FuzzTarget) throws -> Void) throws {
-        let scratch = try ScratchProject()
-        defer { scratch.remove() }
-        try body(FuzzTarget(project: FuzzProject(shipped: repositoryRoot, in: scratch.root)))
+        try body(FuzzTarget(project: FuzzProject(shipped: repositoryRoot)))
     }
 
     @Test func everySeedKeepsEveryInvariant() throws {
@@ -71,6 +69,21 @@ struct FuzzTargetTests {
             let outcome = target.run(Data("1quality: {1080p30: {extends: 1080p30, fps: 0}}\n".utf8))
             #expect(outcome.violations.isEmpty, "\(outcome.violations)")
             #expect(outcome.diagnostics.contains { $0.severity == .error && $0.location.file == "Presets/fuzz.yaml" })
+        }
+    }
+
+    /// A family outside the target's font table is not found (a warning), as on a machine
+    /// without it, and no `fc-match` is asked.
+    @Test func aMadeUpFontFamilyIsNotFound() throws {
+        try withTarget { target in
+            let demo = try #require(FuzzSeeds.all(shipped: repositoryRoot)["pipeline-builtin-demo"])
+            // The text layer's first key, `- kind: text`, gets a font key under it.
+            var lines = String(decoding: demo, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let layer = try #require(lines.firstIndex { $0.hasSuffix("- kind: text") })
+            lines.insert(String(repeating: " ", count: lines[layer].count - "kind: text".count) + "font: Made Up Sans", at: layer + 1)
+            let outcome = target.run(Data(lines.joined(separator: "\n").utf8))
+            #expect(outcome.violations.isEmpty, "\(outcome.violations)")
+            #expect(outcome.diagnostics.contains { $0.code == "font-not-found" && $0.message.contains("'Made Up Sans'") }, "\(outcome.diagnostics)")
         }
     }
 

@@ -238,4 +238,20 @@ private func option(_ key: String, of filter: Filter) -> String? {
         #expect(error.message == "../assets/brand.ttf is not a TrueType or OpenType font")
         #expect(error.location == project.position(of: "../assets/brand.ttf"))
     }
+
+    /// A device or a pipe named as the font would be read forever: only a regular file is read.
+    @Test("a font path that is not a regular file is an error at its path, not a read without end")
+    func fontPathThatIsNotARegularFile() throws {
+        let project = try TestProject()
+        defer { project.remove() }
+        try project.assets("logo.png")
+        try project.pipeline(show(layers: """
+              - {kind: text, text: "hello", font: /dev/zero}
+            """))
+        let outcome = project.plan()
+        #expect(outcome.plan == nil)
+        let error = try single("font", in: outcome)
+        #expect(error.message == "/dev/zero can't be read (not a regular file)")
+        #expect(error.location == project.position(of: "/dev/zero"))
+    }
 }
