@@ -39,7 +39,7 @@ private func show(active: String, extraLayer: String = "") -> String {
     \(YAML.quality(width: 1920, height: 1080))
     destinations:
       landscape: {kind: record, path: ../recordings/show.mkv}
-    \(YAML.verticalDestination(width: 1080, height: 1920))
+    \(YAML.recording("vertical", width: 1080, height: 1920, vertical: true))
 
     """
 }

@@ -121,19 +121,6 @@ enum YAML {
             """
     }
 
-    /// A `vertical:` destination (under `destinations:`) recording a centred 9:16 crop of the
-    /// scene, re-encoded at `width`x`height`.
-    static func verticalDestination(width: Int = 720, height: Int = 1280) -> String {
-        """
-              vertical:
-                kind: record
-                path: ../recordings/vertical.mkv
-                quality:
-            \(quality(width: width, height: height, indent: 6))
-                canvas: {aspect: "9:16", focus: 0.5}
-            """
-    }
-
     /// A destination recording to `../recordings/NAME.mkv` with its own quality (`width` x
     /// `height`, H.264 at `bitrate`), cropped to 9:16 when `vertical`; indented to sit under
     /// `destinations:`.
