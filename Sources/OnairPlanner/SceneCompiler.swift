@@ -297,13 +297,9 @@ struct SceneCompiler {
     /// Overlay position expressions of a layer's picture on `canvas`: anchored with the margin
     /// scaled to the picture, or at `x:`/`y:` kept inside it.
     private func layerPosition(_ placement: Placement, on canvas: LayerCanvas) -> (x: String, y: String) {
-        let margin = canvas.pixels(placement.margin)
-        let words = placement.position.split(separator: "-")
-        let x = placement.x.map { "max(0,min(\(canvas.pixels($0)),W-w))" }
-            ?? (words.contains("left") ? "\(margin)" : words.contains("right") ? "W-w-\(margin)" : "(W-w)/2")
-        let y = placement.y.map { "max(0,min(\(canvas.pixels($0)),H-h))" }
-            ?? (words.contains("top") ? "\(margin)" : words.contains("bottom") ? "H-h-\(margin)" : "(H-h)/2")
-        return (x, y)
+        let anchored = Self.position(placement, margin: canvas.pixels(placement.margin), outer: ("W", "H"), inner: ("w", "h"))
+        return (placement.x.map { "max(0,min(\(canvas.pixels($0)),W-w))" } ?? anchored.0,
+                placement.y.map { "max(0,min(\(canvas.pixels($0)),H-h))" } ?? anchored.1)
     }
 
     // MARK: - Renditions
