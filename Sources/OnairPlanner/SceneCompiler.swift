@@ -160,33 +160,26 @@ struct SceneCompiler {
             let backdrop = cover(background, origin: origin)
             let personHeight = DestinationTarget.even(Double(height) * placement.scale)
             let pad = videoPad(named: person.value)
-            let kernel = SourceKernel.Work.chromaKey(color: key.color, similarity: key.similarity, blend: key.blend, spill: key.spill)
+            let keying = SourceKernel.Work.chromaKey(color: key.color, similarity: key.similarity, blend: key.blend, spill: key.spill)
+            let scaled = scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)
             let keyed: String
             if isMovingInput(pad) {
-                // Keyed by the engine at the camera's own size, then scaled with its alpha. On the
-                // scene's frame grid, so that each repeat of a frozen background meets the person
-                // picture of its own instant (overlay pairs them by timestamp).
-                keyed = chain([pad], [Filter("fps", [FilterOption(nil, String(fps))], purpose: "the person at the scene's \(fps) fps", origin: origin),
-                                      scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)], "person")
-                kernels.append(SourceKernel(pad: pad, work: kernel, consumer: keyed, purpose: "key out the screen", origin: origin))
+                // Keyed at the camera's own size, then scaled with its alpha. On the scene's frame
+                // grid, so that each repeat of a frozen background meets the person picture of its
+                // own instant (overlay pairs them by timestamp).
+                keyed = chain(pad, after: keying, purpose: "key out the screen", origin: origin,
+                              [Filter("fps", [FilterOption(nil, String(fps))], purpose: "the person at the scene's \(fps) fps", origin: origin), scaled], "person")
             } else {
                 // A still is keyed once, at the smaller of its own size and its place.
-                let filters = [Filter("scale", [FilterOption("w", "-2"), FilterOption("h", "min(ih,\(personHeight))")], purpose: "shrink the person before keying, never enlarge", origin: origin)]
-                    + kernel.filters(purpose: "key out the screen", origin: origin)
-                    + [scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)]
-                keyed = chain([pad], filters, "person")
+                let shrunk = Filter("scale", [FilterOption("w", "-2"), FilterOption("h", "min(ih,\(personHeight))")], purpose: "shrink the person before keying, never enlarge", origin: origin)
+                keyed = chain([pad], [shrunk] + keying.filters(purpose: "key out the screen", origin: origin) + [scaled], "person")
             }
             return overlayPad(keyed, on: backdrop, placement, purpose: "person over background", origin: origin, label: "composed")
         case .realScene(let camera, let lighting):
             let pad = videoPad(named: camera.value)
-            guard let strength = lighting else { return chain([pad], fit(purpose: "fit the camera to the canvas", origin: origin), "composed") }
-            let kernel = SourceKernel.Work.autoLighting(strength: strength, smoothing: fps)
-            if isMovingInput(pad) {
-                let composed = chain([pad], fit(purpose: "fit the camera to the canvas", origin: origin), "composed")
-                kernels.append(SourceKernel(pad: pad, work: kernel, consumer: composed, purpose: "automatic lighting", origin: origin))
-                return composed
-            }
-            return chain([pad], kernel.filters(purpose: "automatic lighting", origin: origin) + fit(purpose: "fit the camera to the canvas", origin: origin), "composed")
+            let fitted = fit(purpose: "fit the camera to the canvas", origin: origin)
+            guard let strength = lighting else { return chain([pad], fitted, "composed") }
+            return chain(pad, after: .autoLighting(strength: strength, smoothing: fps), purpose: "automatic lighting", origin: origin, fitted, "composed")
         case .sceneAvatar(let scene, let avatar, let placement):
             let base = chain([videoPad(named: scene.value)], fit(purpose: "fit the scene to the canvas", origin: origin), "scene_base")
             let avatarHeight = DestinationTarget.even(Double(height) * placement.scale)
@@ -426,6 +419,17 @@ struct SceneCompiler {
         guard stillOrigin[pad] == nil, pad.hasSuffix(":v"), let index = Int(pad.dropLast(2)), index < inputs.count else { return false }
         if case .file(_, _, true) = inputs[index].kind { return false }
         return true
+    }
+
+    /// A chain of `filters` reading input `pad` after `work`: done by the engine's kernel on a
+    /// moving input (``SourceKernel``), by libavfilter's equivalent at the chain's start on a
+    /// still (processed once there).
+    private mutating func chain(_ pad: String, after work: SourceKernel.Work, purpose: String, origin: SourceLocation,
+                                _ filters: [Filter], _ label: String) -> String {
+        guard isMovingInput(pad) else { return chain([pad], work.filters(purpose: purpose, origin: origin) + filters, label) }
+        let output = chain([pad], filters, label)
+        kernels.append(SourceKernel(pad: pad, work: work, consumer: output, purpose: purpose, origin: origin))
+        return output
     }
 
     private func scaleToHeight(_ height: Int, purpose: String, origin: SourceLocation) -> Filter {
