@@ -37,10 +37,9 @@ struct SceneCompiler {
     private var stillOrigin: [String: Int] = [:]
     /// Still inputs that form the base of the scene: read as a repeating, paced stream.
     private var baseStills: Set<Int> = []
-    /// Still-image pads overlaid on something: computed once, then repeated by `loop`.
-    private var frozenPads: [String] = []
-    /// Of those, the ones a moving picture is drawn onto (a background under a camera).
-    private var frozenBases: Set<String> = []
+    /// Still-image pads overlaid on something, or (`isBase`) with a moving picture drawn onto
+    /// them (a background under a camera): computed once, then repeated by `loop`.
+    private var frozenPads: [(pad: String, isBase: Bool)] = []
 
     init(spec: PipelineSpec, fonts: FontBook = .shared, projectRoot: URL? = nil) {
         self.spec = spec
@@ -131,12 +130,12 @@ struct SceneCompiler {
                 inputs[index].options = [FormatOption("loop", "1"), FormatOption("framerate", String(fps))]
             }
         }
-        for pad in frozenPads {
+        for (pad, isBase) in frozenPads {
             guard let origin = stillOrigin[pad], !baseStills.contains(origin),
                   let chainIndex = chains.firstIndex(where: { $0.outputs == [pad] }) else { continue }
             chains[chainIndex].filters.append(Filter("loop", [FilterOption("loop", "-1"), FilterOption("size", "1"), FilterOption("start", "0")],
                                                      purpose: "repeat the processed still"))
-            if frozenBases.contains(pad) {
+            if isBase {
                 // Exactly on the scene's frame grid, where the moving picture drawn on it is: repeat
                 // N meets picture N. At N/30 s in microseconds they missed each other by a rounding
                 // every third frame (one picture shown twice, the next skipped).
@@ -590,8 +589,7 @@ struct SceneCompiler {
         if frozenBase, let producer = baseProducer {
             // Converted once, before `loop`, to the format overlay blends onto.
             chains[producer].filters.append(Filter("format", [FilterOption(nil, "yuv420p")], purpose: "overlay's native format", origin: origin))
-            frozenPads.append(base)
-            frozenBases.insert(base)
+            frozenPads.append((base, isBase: true))
         } else if let origin = stillOrigin[base] {
             baseStills.insert(origin)
         }
@@ -602,7 +600,7 @@ struct SceneCompiler {
         }
         var options = [FilterOption("x", x), FilterOption("y", y)]
         if stillOrigin[top] != nil {
-            frozenPads.append(top)
+            frozenPads.append((top, isBase: false))
         }
         if stillOrigin[top] != nil || frozenBase {
             // A repeated still never ends: the scene ends when the moving picture does.
