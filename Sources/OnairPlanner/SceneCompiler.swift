@@ -100,14 +100,8 @@ struct SceneCompiler {
                               at: reference.location, suggestion: "a backup stands in for its source: pick one that '\(spec.active.value)' does not show")
                     continue
                 }
-                let declaredFormat = backup.size.map { VideoFormat(width: $0.width, height: $0.height, fps: backup.fps ?? fps) }
-                let index: Int
-                switch backup.kind {
-                case .network, .listen, .device: index = input(for: backup, video: declaredFormat)
-                case .file(let path, let loop): index = addInput(name: backup.name, kind: .file(path: path.path, loop: loop, still: false),
-                                                                 video: declaredFormat, realtime: true, origin: path.location)
-                case .test: continue  // refused by validation
-                }
+                if case .test = backup.kind { continue }  // refused by validation
+                let index = openInput(backup)
                 if primary.video == nil { inputs[index].video = nil }
                 if primary.audio != nil { inputs[index].audio = AudioFormat(sampleRate: 48000, channels: 2) }
                 usedSources.insert(backup.name)
@@ -488,24 +482,7 @@ struct SceneCompiler {
         if let pad = videoPads[name] { return pad }
         guard let source = spec.source(name) else { return "missing:\(name)" }
         usedSources.insert(name)
-        let declared = source.size.map { VideoFormat(width: $0.width, height: $0.height, fps: source.fps ?? fps) }
-        let index: Int
-        switch source.kind {
-        case .test(let pattern, _, let color):
-            let size = source.size ?? PixelSize(width: width, height: height)
-            let rate = source.fps ?? fps
-            let graph = pattern == "color"
-                ? "color=c=" + String(format: "0x%06X", color ?? 0x202020) + ":size=\(size):rate=\(rate)"
-                : "\(pattern)=size=\(size):rate=\(rate)"
-            index = addInput(name: name, kind: .lavfi(graph), video: VideoFormat(width: size.width, height: size.height, fps: rate))
-        case .file(let path, let loop):
-            let still = source.isStillImage
-            index = addInput(name: name, kind: .file(path: path.path, loop: loop && !still, still: still), video: declared, realtime: true,
-                             origin: path.location)
-            if still { stillOrigin["\(index):v"] = index }
-        default:
-            index = input(for: source, video: declared)
-        }
+        let index = openInput(source)
         videoPads[name] = "\(index):v"
         return "\(index):v"
     }
@@ -531,18 +508,31 @@ struct SceneCompiler {
         return pad
     }
 
-    private mutating func input(for source: SourceSpec, video: VideoFormat?) -> Int {
+    /// Opens `source` as a new input (a still image marked as one) and returns its index.
+    private mutating func openInput(_ source: SourceSpec) -> Int {
+        let declared = source.size.map { VideoFormat(width: $0.width, height: $0.height, fps: source.fps ?? fps) }
         switch source.kind {
+        case .test(let pattern, _, let color):
+            let size = source.size ?? PixelSize(width: width, height: height)
+            let rate = source.fps ?? fps
+            let graph = pattern == "color"
+                ? "color=c=" + String(format: "0x%06X", color ?? 0x202020) + ":size=\(size):rate=\(rate)"
+                : "\(pattern)=size=\(size):rate=\(rate)"
+            return addInput(name: source.name, kind: .lavfi(graph), video: VideoFormat(width: size.width, height: size.height, fps: rate))
+        case .file(let path, let loop):
+            let still = source.isStillImage
+            let index = addInput(name: source.name, kind: .file(path: path.path, loop: loop && !still, still: still), video: declared, realtime: true,
+                                 origin: path.location)
+            if still { stillOrigin["\(index):v"] = index }
+            return index
         case .network(let url, let timeout):
             let options = url.hasPrefix("rtmp") ? [FormatOption("rw_timeout", String(timeout * 1000))] : [FormatOption("timeout", String(timeout * 1000))]
-            return addInput(name: source.name, kind: .network(url: url), video: video, options: options, realtime: false, loss: timeout)
+            return addInput(name: source.name, kind: .network(url: url), video: declared, options: options, realtime: false, loss: timeout)
         case .listen(let url, let timeout):
             let options = url.hasPrefix("rtmp") ? [FormatOption("listen", "1")] : [FormatOption("mode", "listener")]
-            return addInput(name: source.name, kind: .listen(url: url), video: video, options: options, realtime: false, loss: timeout)
+            return addInput(name: source.name, kind: .listen(url: url), video: declared, options: options, realtime: false, loss: timeout)
         case .device(let path, let format):
-            return addInput(name: source.name, kind: .device(path: path, format: format), video: video, realtime: false)
-        default:
-            preconditionFailure("handled by videoPad")
+            return addInput(name: source.name, kind: .device(path: path, format: format), video: declared, realtime: false)
         }
     }
 
