@@ -442,8 +442,9 @@ struct SceneCompiler {
     /// A picture scaled and cropped to cover the whole canvas.
     private mutating func cover(_ visual: VisualSpec, origin: SourceLocation) -> String {
         if case .color(let color) = visual {
-            let index = addInput(name: "color:" + String(format: "%06X", color),
-                                 kind: .lavfi("color=c=" + String(format: "0x%06X", color) + ":size=\(width)x\(height):rate=\(fps)"),
+            let hex = FFmpegCommand.color(color)
+            let index = addInput(name: "color:" + hex.dropFirst(2),
+                                 kind: .lavfi("color=c=" + hex + ":size=\(width)x\(height):rate=\(fps)"),
                                  video: VideoFormat(width: width, height: height, fps: fps))
             return "\(index):v"
         }
@@ -516,7 +517,7 @@ struct SceneCompiler {
             let size = source.size ?? PixelSize(width: width, height: height)
             let rate = source.fps ?? fps
             let graph = pattern == "color"
-                ? "color=c=" + String(format: "0x%06X", color ?? 0x202020) + ":size=\(size):rate=\(rate)"
+                ? "color=c=" + FFmpegCommand.color(color ?? 0x202020) + ":size=\(size):rate=\(rate)"
                 : "\(pattern)=size=\(size):rate=\(rate)"
             return addInput(name: source.name, kind: .lavfi(graph), video: VideoFormat(width: size.width, height: size.height, fps: rate))
         case .file(let path, let loop):

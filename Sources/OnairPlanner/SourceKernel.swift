@@ -55,7 +55,7 @@ extension SourceKernel.Work {
     func filters(purpose: String, origin: SourceLocation?) -> [Filter] {
         switch self {
         case let .chromaKey(color, similarity, blend, spill):
-            var filters = [Filter("chromakey", [FilterOption("color", String(format: "0x%06X", color)),
+            var filters = [Filter("chromakey", [FilterOption("color", FFmpegCommand.color(color)),
                                                 FilterOption("similarity", FFmpegCommand.number(similarity)),
                                                 FilterOption("blend", FFmpegCommand.number(blend))],
                                   purpose: purpose, origin: origin)]
