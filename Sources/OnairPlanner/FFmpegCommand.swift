@@ -143,7 +143,6 @@ public struct FFmpegCommand: Sendable {
         }
     }
 
-    /// A number as ffmpeg options and filter arguments take it: whole numbers without ".0".
     /// A 0xRRGGBB colour as FFmpeg writes it (`0x00FF00`), without Foundation's `String(format:)`,
     /// which is slow enough to show when every combination of a thousand pipelines is planned.
     static func color(_ value: Int) -> String {
@@ -151,6 +150,7 @@ public struct FFmpegCommand: Sendable {
         return "0x" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
+    /// A number as ffmpeg options and filter arguments take it: whole numbers without ".0".
     static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }
