@@ -53,8 +53,7 @@ private func option(_ key: String, of filter: Filter) -> String? {
 }
 
 @Suite struct LayerFitTests {
-    private func planned(_ yaml: String, fonts: FontBook = .shared, sourceLocation: Testing.SourceLocation = #_sourceLocation)
-        throws -> TestProject.Outcome {
+    private func planned(_ yaml: String, fonts: FontBook = .shared) throws -> TestProject.Outcome {
         let project = try TestProject()
         defer { project.remove() }
         try project.assets("logo.png")
