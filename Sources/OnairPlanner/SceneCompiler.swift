@@ -208,8 +208,7 @@ struct SceneCompiler {
                         at: layer.location, suggestion: "install fontconfig (fc-match) and the font, or name a .ttf or .otf file in font:")
             return LayerFont(option: FilterOption("font", family), face: nil)
         case .file(let path):
-            let absolute = path.path.hasPrefix("/") ? path.path
-                : (projectRoot ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(path.path).path
+            let absolute = path.url(in: projectRoot ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).path
             // A missing file is reported where the path is read.
             let option = FilterOption("fontfile", path.path, isPath: true)
             guard FileManager.default.fileExists(atPath: absolute) else { return LayerFont(option: option, face: nil) }
