@@ -30,9 +30,6 @@ public struct SourceKernel: Codable, Equatable, Sendable {
     /// The YAML that asked for it.
     public var origin: SourceLocation?
 
-    /// The pixel format of the pictures it hands to the graph (it takes `yuv420p`).
-    public var outputPixelFormat: String { work.outputPixelFormat }
-
     /// libavfilter's filters for the same work, in the order a chain runs them.
     public var equivalent: [Filter] { work.filters(purpose: purpose, origin: origin) }
 }
