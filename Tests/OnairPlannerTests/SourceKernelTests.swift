@@ -46,11 +46,7 @@ private func show(active: String, extraLayer: String = "") -> String {
 
 @Suite struct SourceKernelTests {
     private func plan(_ yaml: String) throws -> PipelinePlan {
-        let project = try TestProject()
-        defer { project.remove() }
-        try project.assets("studio.png", "avatar.png", "logo.png", "green.mp4")
-        try project.pipeline(yaml)
-        let outcome = project.plan()
+        let outcome = try TestProject.planning(yaml, assets: ["studio.png", "avatar.png", "logo.png", "green.mp4"])
         #expect(outcome.errors.isEmpty, "\(outcome.errors.map(\.description))")
         return try #require(outcome.plan)
     }
