@@ -22,7 +22,8 @@ public struct CostCoefficients: Sendable {
     /// here cost `filters["default"]`; pictures computed once (stills) cost nothing.
     public var filters: [String: Double]
     /// onair's own kernels, run on an input's pictures before the graph (``SourceKernel``), by
-    /// ``SourceKernel/Work/name``, per MP/s of the input.
+    /// ``SourceKernel/Work/name``, per MP/s of the input (every picture, at the input's size and
+    /// rate). Measured apart from the fitted coefficients; a kernel missing here costs nothing.
     public var kernels: [String: Double]
     /// `drawtext`, per frame per second (the text is small whatever the picture's size).
     public var drawtextPerFrame: Double
@@ -61,8 +62,9 @@ extension CostCoefficients {
             "scale": 0.0024, "pad": 0.0010, "chromakey": 0.0124, "despill": 0.0064,
             "normalize": 0.0140, "overlay": 0.0043, "colorchannelmixer": 0.0030, "default": 0.0010,
         ],
-        // Not fitted by calibrate-cost: the kernels' own timing (2 ms and 1 ms a 1080p frame on
-        // one core of this machine, Benchmarks/README.md part 4).
+        // Not fitted by calibrate-cost: each kernel's time for a 1080p frame (2.07 MP) on one core
+        // of the machine above, over its megapixels: chroma key 2 ms (Benchmarks/README.md,
+        // part 4), auto lighting 1 ms (``SourceKernel``).
         kernels: ["chroma-key": 0.00097, "auto-lighting": 0.00048],
         drawtextPerFrame: 0.00095,
         // Measured: veryfast. The others are veryfast scaled by rough ratios of x264's presets, not
