@@ -13,8 +13,9 @@ public struct CostEstimator: Sendable {
         self.coefficients = coefficients
     }
 
-    /// The cost of running `plan` in real time.
-    public func estimate(_ plan: PipelinePlan) -> CostEstimate {
+    /// The cost of running `plan` in real time, with `standbyCombinations` other overlay
+    /// combinations kept ready for a switch.
+    public func estimate(_ plan: PipelinePlan, standbyCombinations: Int = 0) -> CostEstimate {
         let c = coefficients
         var cpu: [CostTerm] = [CostTerm(component: "base", detail: "the process", work: 1, amount: c.baseCores)]
         var memory: [CostTerm] = [CostTerm(component: "memory.base", detail: "the process", work: 1, amount: c.baseBytes)]
@@ -33,8 +34,8 @@ public struct CostEstimator: Sendable {
                 cpu.append(CostTerm(component: "synthesis.\(c.synthesis[generator] == nil ? "default" : generator)",
                                     detail: detail, work: rate, amount: price * rate))
                 memory.append(CostTerm(component: "memory.input", detail: input.name, work: pixels, amount: c.inputBytesPerPixel * pixels))
-            case .file(_, _, true):
-                continue  // decoded once
+            case .file(_, _, true):  // decoded once
+                memory.append(CostTerm(component: "memory.still", detail: input.name, work: pixels, amount: c.stillBytesPerPixel * pixels))
             case .file, .network, .listen, .device:
                 cpu.append(CostTerm(component: "decode", detail: detail, work: rate, amount: c.decode * rate))
                 memory.append(CostTerm(component: "memory.decode", detail: input.name, work: pixels, amount: c.decodeBytesPerPixel * pixels))
@@ -62,6 +63,11 @@ public struct CostEstimator: Sendable {
         }
         let scenePixels = Double(plan.canvas.width * plan.canvas.height)
         memory.append(CostTerm(component: "memory.graph", detail: "scene \(plan.canvas)", work: scenePixels, amount: c.graphBytesPerPixel * scenePixels))
+        if standbyCombinations > 0 {
+            let work = scenePixels * Double(standbyCombinations)
+            memory.append(CostTerm(component: "memory.standby", detail: "\(standbyCombinations) combination(s) ready to switch to",
+                                   work: work, amount: c.standbyBytesPerPixel * work))
+        }
 
         for rendition in plan.renditions {
             let video = rendition.video

@@ -67,7 +67,7 @@ public struct Planner: Sendable {
             failover: compiler.failover,
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
-        plan.cost = CostEstimator().estimate(plan)
+        plan.cost = CostEstimator().estimate(plan, standbyCombinations: spec.overlays.count - 1)
         return plan
     }
 }
