@@ -123,14 +123,6 @@ public final class Frame {
         return base[y * bytesPerRow(plane: plane) + x]
     }
 
-    /// A copy of the first `rows` rows of `plane`, `bytesPerRow(plane:)` bytes each (empty for
-    /// a plane the frame does not have): for looking at pixels.
-    public func bytes(plane: Int, rows: Int) -> [UInt8] {
-        let stride = bytesPerRow(plane: plane)
-        guard stride > 0, rows > 0, let base = cffmpeg_frame_data(pointer, Int32(plane)) else { return [] }
-        return Array(UnsafeBufferPointer(start: base, count: stride * rows))
-    }
-
     /// A new frame sharing this one's data (reference counted, no copy).
     public func reference() throws(LibavError) -> Frame {
         let copy = try Frame()
