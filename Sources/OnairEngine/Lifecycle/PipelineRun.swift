@@ -295,9 +295,6 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         return supervisor.wait()
     }
 
-    /// The overlay combination on air.
-    public var overlayOnAir: String { compositor.onAir.overlay }
-
     /// Puts the combination `next` plans on air without interrupting encoders or destinations.
     ///
     /// Inputs the two plans share keep running (a camera stays connected); the others are
