@@ -108,7 +108,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         }
         supervisor = RunSupervisor(compositor: compositor, encoders: encoders, destinations: destinations,
                                    steering: BitrateSteering(encoders: encoders, destinations: destinations, events: events),
-                                   events: events, clock: clock, duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in status() }
+                                   events: events, clock: clock, duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in snapshot() }
         supervisorLink.supervisor = supervisor
         let available = self.combinations.all.compactMap(\.plan).filter { $0.renditions == plan.renditions }
         standby = StandbyGraphs(plans: available) { [unowned self] plan, running in
@@ -204,6 +204,12 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     // MARK: RunControl
 
     public func status() -> RunStatus {
+        snapshot().redacted(keys.redact)
+    }
+
+    /// The status, not yet redacted: the supervisor's `stats` events are redacted where every
+    /// event is, as they are published.
+    private func snapshot() -> RunStatus {
         let micros = clock.micros
         let elapsed = Double(micros) / 1_000_000
         let onAir = compositor.onAir
@@ -219,7 +225,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
                                        speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
                                        repeated: progress.repeated, bitrate: encoder.currentBitrate)
             },
-            destinations: destinations.map(\.status)).redacted(keys.redact)
+            destinations: destinations.map(\.status))
     }
 
     public func readiness() -> Readiness {

@@ -34,6 +34,7 @@ final class RunSupervisor: @unchecked Sendable {
     private let durationMicros: Int64?
     private let statsInterval: Double
     private let budget: StopBudget
+    /// The run's status, not yet redacted (its `stats` events are redacted as they are published).
     private let status: @Sendable () -> RunStatus
     private let wake = Doorbell()
     private let lifecycle = Monitor(RunLifecycle())
