@@ -56,7 +56,6 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private let switching = NSLock()
     private let projectRoot: URL
     private let durationMicros: Int64?
-    private let started = Monitor(false)
     /// Wall-clock start (set by `start()`).
     private var startedAt = Date()
 
@@ -185,7 +184,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     /// Starts every thread: destinations connect, inputs read. Media time 0 is now. `api` is
     /// where the run's HTTP API listens, announced in `run.started`.
     public func start(api: String? = nil) {
-        guard started.withLock({ started in defer { started = true }; return !started }) else { return }
+        guard supervisor.claimStart() else { return }
         startedAt = Date()
         clock.restart()
         events.emit(.runStarted(pipeline: plan.pipeline, inputs: plan.inputs.count, overlay: plan.activeOverlay,
@@ -295,10 +294,10 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         }
     }
 
-    /// Waits for the run to end (blocking the calling thread).
+    /// Waits for the run to end (blocking the calling thread); a run never started, or stopped
+    /// before it started, has ended: `completed`.
     public func wait() -> RunOutcome {
-        guard started.withLock({ $0 }) else { return .completed }
-        return supervisor.wait()
+        supervisor.wait()
     }
 
     /// Puts the combination `next` plans on air without interrupting encoders or destinations.
