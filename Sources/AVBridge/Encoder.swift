@@ -160,7 +160,7 @@ public final class Encoder {
 
     /// Finds the encoder `name`, lets `configure` set its stream up, and opens it with the
     /// encoder's own `options` (`preset`, `x264-params`...), with global headers.
-    private init(
+    init(
         named name: String, kind: MediaKind, options: [(String, String)], video: VideoEncoderSettings?,
         configure: (UnsafeMutablePointer<AVCodecContext>) -> Void
     ) throws(LibavError) {
