@@ -164,7 +164,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private func target(of output: PlannedOutput) -> String {
         switch output.kind {
         case .rtmp, .srt:
-            keys.key(for: output.destination).map { output.target.replacingOccurrences(of: "{key}", with: $0) } ?? output.target
+            keys.url(of: output)
         case .recording, .hls:
             Self.expandDate(in: projectRoot.resolvingPlanPath(output.target))
         }
