@@ -52,8 +52,6 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private var supervisor: RunSupervisor!
     private var standby: StandbyGraphs!
     private let slate: Slate
-    /// One overlay switch at a time.
-    private let switching = NSLock()
     private let projectRoot: URL
     private let durationMicros: Int64?
     /// Wall-clock start (set by `start()`).
@@ -308,13 +306,14 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     /// (an input that cannot be opened, a graph that does not configure), the current
     /// combination stays on air.
     private func switchOverlay(to next: PipelinePlan) throws(OverlaySwitchError) {
-        guard switching.try() else { throw .refused(reason: "another overlay switch is under way") }
-        defer { switching.unlock() }
         guard next.renditions == plan.renditions else {
             throw .unavailable(name: next.activeOverlay,
                                reason: "it needs different encoders (its sound or pictures differ); restart with --overlay \(next.activeOverlay)")
         }
-        guard supervisor.beginSwitch() else { throw .refused(reason: "the run is stopping") }
+        // One switch at a time: the lifecycle's `switching` state is the lock.
+        guard supervisor.beginSwitch() else {
+            throw .refused(reason: supervisor.state == .switching ? "another overlay switch is under way" : "the run is stopping")
+        }
         defer { supervisor.endSwitch() }
         let current = compositor.onAir
         guard next.activeOverlay != current.overlay else { return }
