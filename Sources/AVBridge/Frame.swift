@@ -130,6 +130,13 @@ public final class Frame {
         return copy
     }
 
+    /// Makes this frame a reference to `other`'s data in place of its own (no copy): for a frame
+    /// kept and renewed at every frame, without a new `AVFrame` each time.
+    public func refer(to other: Frame) throws(LibavError) {
+        av_frame_unref(pointer)
+        try LibavError.check(av_frame_ref(pointer, other.pointer), "av_frame_ref")
+    }
+
     /// Drops the data and properties, leaving an empty frame to reuse.
     public func clear() {
         av_frame_unref(pointer)
