@@ -103,6 +103,8 @@ final class Compositor: RunWorker, @unchecked Sendable {
 
     private func run() -> WorkerOutcome {
         var inputsStopped = false
+        // Only this thread changes the graph on air: it keeps its own reference, not the lock's.
+        var current = onAir
         do {
             while true {
                 let (pending, stopRequested, aborted) = control.withLock { control in
@@ -111,14 +113,15 @@ final class Compositor: RunWorker, @unchecked Sendable {
                 }
                 if aborted { return .aborted }
                 if let pending {
-                    putOnAir(pending.graph)
+                    putOnAir(pending.graph, replacing: current)
+                    current = pending.graph
                     pending.landed.withLock { $0 = .some(pending.graph.generation) }
                 }
                 if stopRequested, !inputsStopped {
-                    for input in onAir.inputs { input.stop() }
+                    for input in current.inputs { input.stop() }
                     inputsStopped = true
                 }
-                switch try onAir.round() {
+                switch try current.round() {
                 case .drained: return .finished
                 case .busy: continue
                 case .idle: doorbell.wait(timeout: 0.01)
@@ -131,8 +134,7 @@ final class Compositor: RunWorker, @unchecked Sendable {
         }
     }
 
-    private func putOnAir(_ next: CombinationGraph) {
-        let current = onAir
+    private func putOnAir(_ next: CombinationGraph, replacing current: CombinationGraph) {
         let start = current.mediaEnd
         let kept = Set(next.inputs.map(ObjectIdentifier.init))
         next.generation = current.generation + 1
