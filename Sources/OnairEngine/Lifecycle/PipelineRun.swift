@@ -251,6 +251,9 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         events.hub.subscribe(after: lastEventID, buffer: buffer)
     }
 
+    /// The inputs the supervisor watches now (running, or failed).
+    var watchedInputs: Int { supervisor.watchedInputs }
+
     public func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus {
         let next = try combinations.plan(for: name)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<OverlaySwitchError?, Never>) in

@@ -74,11 +74,22 @@ final class RunSupervisor: @unchecked Sendable {
         wake.ring()
     }
 
-    /// Watches `input`, started by the compositor.
+    /// Watches `input`, started by the compositor, until it ends. One that ends cleanly (its
+    /// combination left the air, or it ran out) is let go: kept, every overlay switch would
+    /// keep the inputs it opened, their decoders and pictures, for the rest of the run. One that
+    /// failed stays, for the supervising thread to see.
     func adopt(_ input: InputWorker) {
         inputs.withLock { $0.append(input) }
-        input.end.observe { [wake] _ in wake.ring() }
+        input.end.observe { [weak self, weak input, wake] outcome in
+            if outcome.failure == nil, let input {
+                self?.inputs.withLock { $0.removeAll { $0 === input } }
+            }
+            wake.ring()
+        }
     }
+
+    /// The inputs watched now: those running, and those that failed.
+    var watchedInputs: Int { inputs.withLock { $0.count } }
 
     /// Every worker but the inputs.
     private var workers: [any RunWorker] {

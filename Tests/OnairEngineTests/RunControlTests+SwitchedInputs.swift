@@ -1,0 +1,33 @@
+import Foundation
+@testable import OnairEngine
+import Testing
+
+/// In the run-control suite (its runs go one at a time: libav's log is the process's): the
+/// inputs a combination opened are let go when it leaves the air. A long show with an overlay
+/// switch every half minute kept every one of them before (a soak's memory grew by about half
+/// a megabyte a switch).
+extension RunControlTests {
+    @Test("after many switches the run watches only the inputs on air", .timeLimit(.minutes(1)))
+    func switchesLetInputsGo() async throws {
+        let controlled = try ControlledRun()
+        let run = controlled.run
+        run.start()
+        try await controlled.waitForStatus { $0.state == .live && $0.inputs.allSatisfy { $0.state == .connected } }
+        let onAir = run.watchedInputs
+        #expect(onAir > 0)
+
+        for _ in 0..<6 {
+            #expect(try await run.switchOverlay(to: "blue").overlay == "blue")
+            #expect(try await run.switchOverlay(to: "red").overlay == "red")
+        }
+        // The inputs left behind end on their own threads, shortly after the switch.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while run.watchedInputs > onAir, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(run.watchedInputs == onAir, "watched \(run.watchedInputs) inputs after 12 switches, \(onAir) on air")
+
+        run.stop()
+        #expect(await run.outcome() == .completed)
+    }
+}
