@@ -73,9 +73,14 @@ final class RunSupervisor: @unchecked Sendable {
         wake.ring()
     }
 
-    /// Watches `input`, started by the compositor.
-    func adopt(_ input: InputWorker) {
+    /// Inputs whose failure fails the run (not those an overlay fallback covers: a background
+    /// video or an avatar source that fails takes its combination off air, not the run).
+    private let fatalInputs = Monitor<Set<ObjectIdentifier>>([])
+
+    /// Watches `input`, started by the compositor; `fatal` when its failure fails the run.
+    func adopt(_ input: InputWorker, fatal: Bool = true) {
         inputs.withLock { $0.append(input) }
+        if fatal { fatalInputs.withLock { _ = $0.insert(ObjectIdentifier(input)) } }
         input.end.observe { [wake] _ in wake.ring() }
     }
 
@@ -134,7 +139,9 @@ final class RunSupervisor: @unchecked Sendable {
                 var ending = request >= .drain
                 // Local inputs end at the duration by themselves; live ones run on the wall clock.
                 if let durationMicros, compositor.onAir.hasLiveInputs, clock.micros >= durationMicros { ending = true }
-                if failure == nil, let reason = inputs.withLock({ $0.lazy.compactMap { $0.end.outcome?.failure }.first }) {
+                let fatal = fatalInputs.withLock { $0 }
+                if failure == nil,
+                   let reason = inputs.withLock({ $0.lazy.filter { fatal.contains(ObjectIdentifier($0)) }.compactMap { $0.end.outcome?.failure }.first }) {
                     failure = reason
                 }
                 if failure == nil, !watched.isEmpty, watched.allSatisfy({ if case .failed = $0.state { true } else { false } }) {
