@@ -160,7 +160,7 @@ public final class Encoder {
 
     /// Finds the encoder `name`, lets `configure` set its stream up, and opens it with the
     /// encoder's own `options` (`preset`, `x264-params`...), with global headers.
-    private init(
+    init(
         named name: String, kind: MediaKind, options: [(String, String)], video: VideoEncoderSettings?,
         configure: (UnsafeMutablePointer<AVCodecContext>) -> Void
     ) throws(LibavError) {
@@ -192,15 +192,16 @@ public final class Encoder {
     public var bitrate: Int { Int(codec!.pointee.bit_rate) }
 
     /// Changes the bitrate of an open video encoder whose ``VideoEncoderSettings/bitrateMode`` is
-    /// adjustable; it applies from the next frame sent. The cap
-    /// (VBV max rate) and the buffer keep their ratio to the bitrate, so the buffer holds the
-    /// same time of media.
+    /// adjustable; it applies from the next frame sent. The cap (VBV max rate) and the buffer
+    /// keep their ratio to the bitrate, so the buffer holds the same time of media.
     ///
-    /// FFmpeg 5.1's libx264 wrapper compares `bit_rate`, `rc_max_rate` and `rc_buffer_size`
-    /// with x264's parameters before every frame and calls `x264_encoder_reconfig` when they
-    /// differ; x264 applies it to the next frame it encodes. For constant bitrate (the cap equal
-    /// to the bitrate) both move. For a variable bitrate x264 keeps its average target and only
-    /// the cap moves, which is what holds the rate down.
+    /// FFmpeg 5.1's libx264 wrapper compares `rc_buffer_size` and `rc_max_rate`, then
+    /// `bit_rate`, with x264's parameters before every frame and calls `x264_encoder_reconfig`
+    /// for each that differs; x264 applies it to the next frame it encodes. A cut that set all
+    /// three at once reached x264 as a cap below the average still in force, which x264 warns
+    /// about ("max bitrate less than average bitrate, assuming CBR") at every cut. So a cut
+    /// lowers the average with this frame and the cap and buffer with the next one; a raise
+    /// (the cap never below the average in force) moves all three at once.
     public func setBitrate(_ bitrate: Int) throws(LibavError) {
         guard let settings = videoSettings, settings.bitrateMode != .fixed, bitrate > 0 else {
             throw LibavError(function: "x264 reconfiguration (encoder opened without an adjustable bitrate)", code: .invalidArgument)
@@ -209,10 +210,25 @@ public final class Encoder {
         let maxRate = max(bitrate, Int((Double(settings.maxBitrate) * scale).rounded()))
         // x264 wants a buffer of at least one frame at the cap.
         let oneFrame = Int((Double(maxRate) / settings.frameRate.framesPerSecond * 1.1).rounded(.up))
-        let buffer = max(oneFrame, Int((Double(settings.bufferSize) * scale).rounded()))
+        let limit = RateLimit(maxRate: Int64(maxRate), bufferSize: Int32(clamping: max(oneFrame, Int((Double(settings.bufferSize) * scale).rounded()))))
+        let cut = limit.maxRate < codec!.pointee.bit_rate
         codec!.pointee.bit_rate = Int64(bitrate)
-        codec!.pointee.rc_max_rate = Int64(maxRate)
-        codec!.pointee.rc_buffer_size = Int32(clamping: buffer)
+        pendingLimit = cut ? limit : nil
+        if !cut { apply(limit) }
+    }
+
+    /// A cap and buffer for x264's VBV.
+    private struct RateLimit {
+        var maxRate: Int64
+        var bufferSize: Int32
+    }
+
+    /// A cut's cap and buffer, set once the frame that lowers the average has been sent.
+    private var pendingLimit: RateLimit?
+
+    private func apply(_ limit: RateLimit) {
+        codec!.pointee.rc_max_rate = limit.maxRate
+        codec!.pointee.rc_buffer_size = limit.bufferSize
     }
 
     deinit {
@@ -230,7 +246,12 @@ public final class Encoder {
     /// `gop_size` says (ffmpeg's command line clears it the same way).
     public func send(_ frame: Frame?) throws(LibavError) -> LibavStatus {
         if kind == .video, let frame { frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE }
-        return try LibavStatus(avcodec_send_frame(codec, frame?.pointer), "avcodec_send_frame")
+        let status = try LibavStatus(avcodec_send_frame(codec, frame?.pointer), "avcodec_send_frame")
+        if frame != nil, case .done = status, let limit = pendingLimit {
+            apply(limit)
+            pendingLimit = nil
+        }
+        return status
     }
 
     /// Receives the next packet (timestamps in ``timeBase``).

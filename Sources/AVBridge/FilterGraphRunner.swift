@@ -56,25 +56,23 @@ public final class FilterGraphRunner {
     private let sinks: [UnsafeMutablePointer<AVFilterContext>]
     /// What brings a frame of another format to each source's (its libav context is made on
     /// first use, so an input that always matches costs nothing).
-    private let converters: [SourceConverter]
+    ///
+    /// Not a two-case enum of the two converter classes: such an enum keeps its case in spare
+    /// bits of the reference, which LeakSanitizer does not follow, so every audio converter of
+    /// a live graph was reported leaked at exit (scripts/sanitize).
+    private let converters: [any FrameConversion]
     /// Each source's kernel at work, if it has one.
     private let kernels: [FrameKernelStage?]
-
-    private enum SourceConverter {
-        case video(VideoFrameConverter)
-        case audio(AudioFrameConverter)
-    }
 
     /// Parses `description`, connects the sources and sinks by label (as ``FilterGraphCheck``
     /// does: a label read twice gets a buffer source per pad), and configures the graph.
     /// A failure carries libav's own messages (captured from its log).
     public init(description: String, sources: [Source], sinks: [Sink], threads: Int = 0) throws(FilterGraphFailure) {
         LibAV.initialize()
-        converters = sources.map { source in
+        converters = sources.map { source -> any FrameConversion in
             switch source.media {
-            case let .video(width, height, _, pixelFormat): .video(VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat))
-            case let .audio(sampleRate, channels, sampleFormat):
-                .audio(AudioFrameConverter(sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat))
+            case let .video(width, height, _, pixelFormat): VideoFrameConverter(width: width, height: height, pixelFormat: pixelFormat)
+            case let .audio(sampleRate, channels, sampleFormat): AudioFrameConverter(sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat)
             }
         }
         do {
@@ -110,15 +108,10 @@ public final class FilterGraphRunner {
     public func push(_ frame: Frame, source index: Int) throws(LibavError) {
         var input = frame
         defer { if input !== frame { frame.clear() } }
-        switch converters[index] {
-        case .video(let converter) where converter.changes(frame):
-            input = try converter.convert(frame)
-        case .audio(let converter) where converter.changes(frame):
-            input = try converter.convert(frame)
+        if converters[index].changes(frame) {
+            input = try converters[index].convert(frame)
             // The resampler may keep every sample of a short frame for the next one.
-            if input.sampleCount == 0 { return }
-        default:
-            break
+            if input.width == 0, input.sampleCount == 0 { return }
         }
         if let kernel = kernels[index] { input = try kernel.apply(to: input) }
         for (pad, source) in sources[index].enumerated() {

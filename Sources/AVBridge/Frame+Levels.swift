@@ -43,33 +43,37 @@ extension Frame {
         guard frame.width == 0, frame.nb_samples > 0, let data = frame.extended_data else { return nil }
         let format = AVSampleFormat(rawValue: frame.format)
         let channels = Int(frame.ch_layout.nb_channels)
+        guard channels > 0 else { return nil }
         let planar = av_sample_fmt_is_planar(format) != 0
         let planes = planar ? channels : 1
         let count = Int(frame.nb_samples) * (planar ? 1 : channels)
         var peak = 0.0
+        // Per sample only comparisons in the samples' own type; one conversion per plane.
         for plane in 0..<planes {
             guard let bytes = data[plane] else { continue }
             switch format {
             case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
-                bytes.withMemoryRebound(to: Float.self, capacity: count) { samples in
-                    for index in 0..<count { peak = max(peak, Double(abs(samples[index]))) }
-                }
+                peak = max(peak, bytes.withMemoryRebound(to: Float.self, capacity: count) { Self.loudest($0, count) { Double($0) } })
             case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP:
-                bytes.withMemoryRebound(to: Double.self, capacity: count) { samples in
-                    for index in 0..<count { peak = max(peak, abs(samples[index])) }
-                }
+                peak = max(peak, bytes.withMemoryRebound(to: Double.self, capacity: count) { Self.loudest($0, count) { $0 } })
             case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
-                bytes.withMemoryRebound(to: Int16.self, capacity: count) { samples in
-                    for index in 0..<count { peak = max(peak, Double(abs(Int(samples[index]))) / 32768) }
-                }
+                peak = max(peak, bytes.withMemoryRebound(to: Int16.self, capacity: count) { Self.loudest($0, count) { Double($0) / 32768 } })
             case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
-                bytes.withMemoryRebound(to: Int32.self, capacity: count) { samples in
-                    for index in 0..<count { peak = max(peak, Double(abs(Int(samples[index]))) / 2_147_483_648) }
-                }
+                peak = max(peak, bytes.withMemoryRebound(to: Int32.self, capacity: count) { Self.loudest($0, count) { Double($0) / 2_147_483_648 } })
             default:
                 return nil
             }
         }
         return peak > 0 ? 20 * log10(peak) : -.infinity
+    }
+
+    /// The largest magnitude among `count` (at least one) samples, as `level` puts a sample.
+    private static func loudest<T: Comparable>(_ samples: UnsafePointer<T>, _ count: Int, level: (T) -> Double) -> Double {
+        var lowest = samples[0], highest = samples[0]
+        for index in 1..<count {
+            lowest = min(lowest, samples[index])
+            highest = max(highest, samples[index])
+        }
+        return max(-level(lowest), level(highest))
     }
 }

@@ -123,19 +123,18 @@ public final class Frame {
         return base[y * bytesPerRow(plane: plane) + x]
     }
 
-    /// A copy of the first `rows` rows of `plane`, `bytesPerRow(plane:)` bytes each (empty for
-    /// a plane the frame does not have): for looking at pixels.
-    public func bytes(plane: Int, rows: Int) -> [UInt8] {
-        let stride = bytesPerRow(plane: plane)
-        guard stride > 0, rows > 0, let base = cffmpeg_frame_data(pointer, Int32(plane)) else { return [] }
-        return Array(UnsafeBufferPointer(start: base, count: stride * rows))
-    }
-
     /// A new frame sharing this one's data (reference counted, no copy).
     public func reference() throws(LibavError) -> Frame {
         let copy = try Frame()
         try LibavError.check(av_frame_ref(copy.pointer, pointer), "av_frame_ref")
         return copy
+    }
+
+    /// Makes this frame a reference to `other`'s data in place of its own (no copy): for a frame
+    /// kept and renewed at every frame, without a new `AVFrame` each time.
+    public func refer(to other: Frame) throws(LibavError) {
+        av_frame_unref(pointer)
+        try LibavError.check(av_frame_ref(pointer, other.pointer), "av_frame_ref")
     }
 
     /// Drops the data and properties, leaving an empty frame to reuse.

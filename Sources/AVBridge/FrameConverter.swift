@@ -1,8 +1,16 @@
 import CFFmpeg
 
+/// What brings frames to one format: a ``VideoFrameConverter`` or an ``AudioFrameConverter``.
+protocol FrameConversion: AnyObject {
+    /// Whether `frame` differs from what the converter makes.
+    func changes(_ frame: Frame) -> Bool
+    /// A new frame holding `frame` converted.
+    func convert(_ frame: Frame) throws(LibavError) -> Frame
+}
+
 /// Converts pictures to one size and pixel format (libswscale), for inputs whose frames
 /// change format mid-stream and for slates.
-public final class VideoFrameConverter {
+public final class VideoFrameConverter: FrameConversion {
     private var context: OpaquePointer?
     private let width: Int
     private let height: Int
@@ -47,7 +55,7 @@ public final class VideoFrameConverter {
 
 /// Converts sound to one sample rate, channel count and sample format (libswresample), for
 /// inputs whose audio differs from what the graph was built for.
-public final class AudioFrameConverter {
+public final class AudioFrameConverter: FrameConversion {
     private var context: OpaquePointer?
     private let sampleRate: Int
     private let channels: Int

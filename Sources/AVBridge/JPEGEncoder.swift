@@ -9,40 +9,33 @@ public final class JPEGEncoder {
     public let width: Int
     public let height: Int
     private let converter: VideoFrameConverter
-    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private let encoder: Encoder
+    /// libav's quality scale times its lambda, given to every picture (a fixed quality).
+    private let quality: Int32
     /// Each picture's timestamp: the encoder refuses one that does not grow.
     private var nextTimestamp: Int64 = 0
 
     /// An encoder for pictures of `sourceWidth`×`sourceHeight`, scaled down (never up) to fit in
     /// `maxWidth`×`maxHeight`, at `quality` (2 best … 31 worst, libav's scale).
     public init(sourceWidth: Int, sourceHeight: Int, maxWidth: Int = 640, maxHeight: Int = 640, quality: Int = 5) throws(LibavError) {
-        LibAV.initialize()
         let scale = min(1, Double(maxWidth) / Double(max(1, sourceWidth)), Double(maxHeight) / Double(max(1, sourceHeight)))
         // Even sizes: 4:2:0 halves both.
-        width = max(2, Int((Double(sourceWidth) * scale / 2).rounded()) * 2)
-        height = max(2, Int((Double(sourceHeight) * scale / 2).rounded()) * 2)
+        let width = max(2, Int((Double(sourceWidth) * scale / 2).rounded()) * 2)
+        let height = max(2, Int((Double(sourceHeight) * scale / 2).rounded()) * 2)
+        self.width = width
+        self.height = height
+        let lambda = Int32(quality) * FF_QP2LAMBDA
+        self.quality = lambda
         // The J formats are full range, as JPEG is; swscale converts the range.
         converter = VideoFrameConverter(width: width, height: height, pixelFormat: "yuvj420p")
-        guard let encoder = avcodec_find_encoder_by_name("mjpeg") else {
-            throw LibavError(function: "avcodec_find_encoder_by_name(mjpeg)", code: .encoderNotFound)
+        encoder = try Encoder(named: "mjpeg", kind: .video, options: [], video: nil) { context in
+            context.pointee.width = Int32(width)
+            context.pointee.height = Int32(height)
+            context.pointee.pix_fmt = AV_PIX_FMT_YUVJ420P
+            context.pointee.time_base = cffmpeg_rational(1, 25)
+            context.pointee.flags |= AV_CODEC_FLAG_QSCALE
+            context.pointee.global_quality = lambda
         }
-        guard let context = avcodec_alloc_context3(encoder) else { throw LibavError(function: "avcodec_alloc_context3", code: .outOfMemory) }
-        var owned: UnsafeMutablePointer<AVCodecContext>? = context
-        var opened = false
-        defer { if !opened { avcodec_free_context(&owned) } }
-        context.pointee.width = Int32(width)
-        context.pointee.height = Int32(height)
-        context.pointee.pix_fmt = AV_PIX_FMT_YUVJ420P
-        context.pointee.time_base = cffmpeg_rational(1, 25)
-        context.pointee.flags |= AV_CODEC_FLAG_QSCALE
-        context.pointee.global_quality = Int32(quality) * FF_QP2LAMBDA
-        try LibavError.check(avcodec_open2(context, encoder, nil), "avcodec_open2(mjpeg)")
-        codec = context
-        opened = true
-    }
-
-    deinit {
-        avcodec_free_context(&codec)
     }
 
     /// `picture` as a JPEG. The picture is only read.
@@ -54,11 +47,10 @@ public final class JPEGEncoder {
         let scaled = try converted.get()
         scaled.presentationTimestamp = nextTimestamp
         nextTimestamp += 1
-        scaled.pointer.pointee.quality = Int32(codec!.pointee.global_quality)
-        scaled.pointer.pointee.pict_type = AV_PICTURE_TYPE_I
-        _ = try LibavStatus(avcodec_send_frame(codec, scaled.pointer), "avcodec_send_frame(mjpeg)")
+        scaled.pointer.pointee.quality = quality
+        _ = try encoder.send(scaled)
         let packet = try Packet()
-        guard case .done = try LibavStatus(avcodec_receive_packet(codec, packet.pointer), "avcodec_receive_packet(mjpeg)") else {
+        guard case .done = try encoder.receive(into: packet) else {
             throw LibavError(function: "avcodec_receive_packet(mjpeg)", code: .tryAgain)
         }
         return Data(packet.bytes)

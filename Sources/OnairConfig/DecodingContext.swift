@@ -20,6 +20,12 @@ public struct AssetPath: Hashable, Codable, Sendable, CustomStringConvertible {
     /// The resolved path.
     public var description: String { path }
 
+    /// The file's URL when the project folder is `projectRoot`: as written when absolute, else
+    /// from the project folder.
+    public func url(in projectRoot: URL) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : projectRoot.appendingPathComponent(path)
+    }
+
     /// The extension of the last path component, lowercased ("" when it has none): `show.MKV`
     /// gives `mkv`, `rec.v2/out` gives "".
     public var pathExtension: String { (path as NSString).pathExtension.lowercased() }
@@ -77,7 +83,7 @@ public final class DecodingContext {
 
     /// The absolute file URL of a resolved path.
     public func url(of asset: AssetPath) -> URL {
-        asset.path.hasPrefix("/") ? URL(fileURLWithPath: asset.path) : projectRoot.appendingPathComponent(asset.path)
+        asset.url(in: projectRoot)
     }
 
     /// Reports a missing file, suggesting a similarly named one in the same folder.

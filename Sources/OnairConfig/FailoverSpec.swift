@@ -84,10 +84,11 @@ public struct FailoverSpec: Hashable, Sendable {
 }
 
 extension FailoverSpec {
-    /// Checks every source's failover against the others once all are decoded: backups that
-    /// don't exist, can't stand in (a still image), have backups of their own (chains and
-    /// cycles), back up two sources, or differ in size, rate or sound (what onair then does).
-    static func check(_ sources: [SourceSpec], sourceNames: [String], inputLoss: InputLossPolicy, log: DiagnosticLog) {
+    /// Checks every source's failover against the other decoded sources (a backup that is no
+    /// source is reported with the pipeline's other references): backups that can't stand in (a
+    /// still image), have backups of their own (chains and cycles), back up two sources, or
+    /// differ in size, rate or sound (what onair then does).
+    static func check(_ sources: [SourceSpec], inputLoss: InputLossPolicy, log: DiagnosticLog) {
         var backedUp: [String: String] = [:]
         for primary in sources {
             guard let failover = primary.failover else { continue }
@@ -100,11 +101,6 @@ extension FailoverSpec {
                             at: failover.location, suggestion: "set 'after' below \(Units.formatDuration(inputLoss.afterMs)), e.g. after: 1s")
             }
             for reference in failover.backups {
-                guard sourceNames.contains(reference.value) else {
-                    log.error("unknown-reference", "unknown source '\(reference.value)' (backup of '\(primary.name)')", at: reference.location,
-                              suggestion: Suggestion.phrase(for: reference.value, in: sourceNames) ?? "define it under 'sources:'")
-                    continue
-                }
                 guard let backup = sources.first(where: { $0.name == reference.value }) else { continue }
                 if let other = backedUp[backup.name] {
                     log.error("failover-shared", "'\(backup.name)' already backs up '\(other)'; a source backs up one source at most",

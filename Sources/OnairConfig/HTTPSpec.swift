@@ -27,14 +27,14 @@ public struct HTTPSpec: Hashable, Sendable {
                 $0,
                 of: .init(
                     subject: "http", what: "API token", plural: "tokens", field: "token",
-                    variable: "ONAIR_API_TOKEN", file: "~/.config/onair/\(pipeline).token",
+                    variable: tokenVariable, file: "~/.config/onair/\(pipeline).token",
                     schema: ConfigSchema.apiToken), context: context)
         }
         if let listen, !listen.value.isLoopback, reader["token"] == nil {
             context.log.warning(
                 "http-token", "listening on \(listen.value) lets other machines steer the run, so it needs a token", at: listen.location,
-                suggestion: "add token: {env: ONAIR_API_TOKEN} (or {file: PATH}, mode 0600) to http:, "
-                    + "or set ONAIR_API_TOKEN where it runs, or listen on 127.0.0.1")
+                suggestion: "add token: {env: \(tokenVariable)} (or {file: PATH}, mode 0600) to http:, "
+                    + "or set \(tokenVariable) where it runs, or listen on 127.0.0.1")
         }
         return HTTPSpec(listen: listen, token: token)
     }

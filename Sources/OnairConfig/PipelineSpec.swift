@@ -151,7 +151,10 @@ extension PipelineSpec {
         let inputLoss = InputLossPolicy.decode(reader["input_loss"], context: context)
         let http = reader["http"].flatMap { HTTPSpec.decode($0, pipeline: name, context: context) }
         if case .source(let reference) = inputLoss.slate { checkSource(reference, role: "slate") }
-        FailoverSpec.check(sources, sourceNames: sourceNames, inputLoss: inputLoss, log: log)
+        for source in sources {
+            for backup in source.failover?.backups ?? [] { checkSource(backup, role: "backup of '\(source.name)'") }
+        }
+        FailoverSpec.check(sources, inputLoss: inputLoss, log: log)
 
         guard let active, let quality = qualityChoice?.quality else { return nil }
         return PipelineSpec(

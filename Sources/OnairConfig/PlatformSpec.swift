@@ -70,7 +70,6 @@ public struct PlatformSpec: Hashable, Sendable {
     /// Protocols offered, most secure first.
     public var protocols: [IngestProtocol] { ingest.keys.sorted() }
 
-    /// Decodes a platform whose `extends:` has been resolved.
     /// What a platform accepts, listed under `key` of its `section`; an empty list is an error
     /// (a platform accepting no codec would refuse every destination) and reads as no list.
     static func accepted(_ reader: ObjectReader, _ key: String, of section: String, subject: String, log: DiagnosticLog) -> [String]? {
@@ -85,6 +84,7 @@ public struct PlatformSpec: Hashable, Sendable {
         return words.value
     }
 
+    /// Decodes a platform whose `extends:` has been resolved.
     public init?(name: String, node: ConfigNode, context: DecodingContext) {
         let subject = "platform '\(name)'"
         guard let reader = ObjectReader(node, ConfigSchema.platform, subject: subject, context: context) else { return nil }

@@ -17,7 +17,7 @@ struct PlannedSource {
     var kernel: FrameKernel?
 
     /// What the graph reads at the pad: the kernel's output, or `media` itself.
-    var graphMedia: InputMedia { FilterGraphRunner.Source(label: pad, media: media, timeBase: .microseconds, kernel: kernel).graphMedia }
+    var graphMedia: InputMedia { kernel?.output(of: media) ?? media }
 
     /// Pictures or sound, as `media` says.
     var kind: MediaKind {

@@ -23,16 +23,20 @@ public final class FontBook: Sendable {
     /// The book every planner shares: each family is looked up once per process.
     public static let shared = FontBook()
 
+    /// The file for a family.
     private let locate: @Sendable (String) -> FontFile?
-    /// Whether what `locate` answers is kept (false when it only reads a table).
-    private let remembersFamilies: Bool
-    private let families = Shared<[String: FontFile?]>([:])
     private let faces = Shared<[FontFile: Result<FontFace, FontError>]>([:])
 
-    /// A book that resolves families with `locate` (by default fontconfig, then known paths).
+    /// A book that resolves families with `locate` (by default fontconfig, then known paths),
+    /// asking it once per family.
     public init(locate: @escaping @Sendable (String) -> FontFile? = FontBook.systemFile(forFamily:)) {
-        self.locate = locate
-        remembersFamilies = true
+        let answers = Shared<[String: FontFile?]>([:])
+        self.locate = { family in
+            if let known = answers.withLock({ $0[family] }) { return known }
+            let found = locate(family)
+            answers.withLock { $0[family] = .some(found) }
+            return found
+        }
     }
 
     /// A book that knows only `families` and looks nothing up: any other family has no file.
@@ -40,16 +44,11 @@ public final class FontBook: Sendable {
     /// neither start `fc-match` for each one nor remember them all.
     public init(families: [String: FontFile]) {
         locate = { families[$0] }
-        remembersFamilies = false
     }
 
     /// The file drawtext would load for `family`, or nil when none can be found.
     public func file(forFamily family: String) -> FontFile? {
-        guard remembersFamilies else { return locate(family) }
-        if let known = families.withLock({ $0[family] }) { return known }
-        let found = locate(family)
-        families.withLock { $0[family] = .some(found) }
-        return found
+        locate(family)
     }
 
     /// The face in `file`, read once per process.

@@ -17,24 +17,20 @@ public struct FuzzProject: Sendable {
     /// the folder every input's project is loaded from.
     public let root: URL
     /// Its pipeline and preset files, parsed, by path from the project folder.
-    private let shipped: [String: ProjectFiles.File]
-    /// Their text.
-    let shippedTexts: [String: String]
+    let shipped: [String: ProjectFiles.File]
 
     /// The projects made from the one at `shipped`.
     public init(shipped: URL) {
         root = shipped
-        var files: [String: ProjectFiles.File] = [:], texts: [String: String] = [:]
+        var files: [String: ProjectFiles.File] = [:]
         for folder in ["Pipelines", "Presets"] {
             for url in Project.yamlFiles(in: shipped.appendingPathComponent(folder)) {
                 let path = folder + "/" + url.lastPathComponent
                 let data = (try? Data(contentsOf: url)) ?? Data()
                 files[path] = ProjectFiles.File(parsing: data, displayPath: path)
-                texts[path] = String(decoding: data, as: UTF8.self)
             }
         }
         self.shipped = files
-        shippedTexts = texts
     }
 
     /// The files of the project an input stands for.

@@ -33,7 +33,7 @@ public struct FuzzTarget: Sendable {
             table[family] = FontBook.shared.file(forFamily: family)
         })
         var lines = [PlatformCatalogue.builtinFile: PlatformCatalogue.builtinYAML.sourceLines]
-        for (path, text) in project.shippedTexts { lines[path] = text.sourceLines }
+        for (path, file) in project.shipped { lines[path] = String(decoding: file.data, as: UTF8.self).sourceLines }
         fixedLines = lines
     }
 

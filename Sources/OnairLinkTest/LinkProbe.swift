@@ -25,7 +25,7 @@ final class LinkProbe: @unchecked Sendable {
     /// A probe of `target` lasting `duration` once connected; `redact` cleans every message.
     init(_ target: ProbeTarget, duration: Duration, redact: @escaping @Sendable (String) -> String) {
         self.target = target
-        self.duration = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        self.duration = duration.inSeconds
         self.redact = redact
     }
 
@@ -141,12 +141,5 @@ final class LinkProbe: @unchecked Sendable {
         return LinkMeasurement(destination: name, connectMilliseconds: connectMilliseconds, sustainedBitrate: analysis.sustained,
                                carriedBitrate: analysis.carried, encoderLimited: analysis.encoderLimited,
                                failure: failure.map { "the connection failed after \(windows.count / 2) s: \($0)" })
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -22,7 +22,8 @@ public struct CostCoefficients: Sendable {
     /// here cost `filters["default"]`; pictures computed once (stills) cost nothing.
     public var filters: [String: Double]
     /// onair's own kernels, run on an input's pictures before the graph (``SourceKernel``), by
-    /// ``SourceKernel/Work/name``, per MP/s of the input.
+    /// ``SourceKernel/Work/name``, per MP/s of the input (every picture, at the input's size and
+    /// rate). A kernel missing here costs nothing.
     public var kernels: [String: Double]
     /// `drawtext`, per frame per second (the text is small whatever the picture's size).
     public var drawtextPerFrame: Double
@@ -42,6 +43,12 @@ public struct CostCoefficients: Sendable {
     public var decodeBytesPerPixel: Double
     /// Per pixel of the scene, for the filter graph's frames in flight.
     public var graphBytesPerPixel: Double
+    /// Per pixel of each still picture (a background, a logo, a keyed presenter): decoded
+    /// once, kept with what the graph made of it.
+    public var stillBytesPerPixel: Double
+    /// Per pixel of the scene, for each overlay combination not on air: its graph is kept
+    /// built, with its stills and inputs open, so that a switch is only a swap.
+    public var standbyBytesPerPixel: Double
     /// Per pixel of each rendition (the encoder's reference and look-ahead frames).
     public var encoderBytesPerPixel: Double
     /// Each network destination's queue at its bound (the engine's
@@ -52,31 +59,34 @@ public struct CostCoefficients: Sendable {
 extension CostCoefficients {
     /// Measured with `Benchmarks/calibrate-cost` (see Benchmarks/README.md, "Cost estimate").
     public static let measured = CostCoefficients(
-        calibration: "Benchmarks/calibrate-cost 2026-11-23, 2 vCPU Intel Xeon shared (load 11-15), Debian 12, FFmpeg 5.1.9",
-        baseCores: 0.044,
-        synthesis: ["testsrc2": 0.0037, "testsrc": 0.0037, "color": 0.0003, "default": 0.0037],
+        calibration: "Benchmarks/calibrate-cost 2026-11-23 20:29, 2 vCPU AMD EPYC (quiet), Debian 12, FFmpeg 5.1.9",
+        baseCores: 0.029,
+        synthesis: ["testsrc2": 0.0022, "testsrc": 0.0022, "color": 0.0003, "default": 0.0022],
         // Measured apart, with ffmpeg's H.264 decoder (the one onair uses) on the pushed clips.
-        decode: 0.0037,
+        decode: 0.0028,
+        // Fitted: scale, overlay, default. The others no calibration run tells apart any more
+        // (onair's kernels key and light instead); they price the printed ffmpeg command's filters.
         filters: [
-            "scale": 0.0024, "pad": 0.0010, "chromakey": 0.0124, "despill": 0.0064,
-            "normalize": 0.0140, "overlay": 0.0043, "colorchannelmixer": 0.0030, "default": 0.0010,
+            "scale": 0.0014, "pad": 0.0010, "chromakey": 0.0124, "despill": 0.0064,
+            "normalize": 0.0140, "overlay": 0.0026, "colorchannelmixer": 0.0030, "default": 0.0010,
         ],
-        // Not fitted by calibrate-cost: the kernels' own timing (2 ms and 1 ms a 1080p frame on
-        // one core of this machine, Benchmarks/README.md part 4).
-        kernels: ["chroma-key": 0.00097, "auto-lighting": 0.00048],
-        drawtextPerFrame: 0.00095,
+        // Fitted, from the keyed-camera and lighting runs.
+        kernels: ["chroma-key": 0.00093, "auto-lighting": 0.00056],
+        drawtextPerFrame: 0.00062,
         // Measured: veryfast. The others are veryfast scaled by rough ratios of x264's presets, not
         // measured here (add a workload to Benchmarks/calibrate-cost before relying on them).
         x264: [
-            "ultrafast": 0.0035, "superfast": 0.0052, "veryfast": 0.0087, "faster": 0.0131,
-            "fast": 0.0175, "medium": 0.0218, "slow": 0.0349, "slower": 0.0698, "veryslow": 0.1397,
+            "ultrafast": 0.0028, "superfast": 0.0041, "veryfast": 0.0069, "faster": 0.0104,
+            "fast": 0.0139, "medium": 0.0173, "slow": 0.0277, "slower": 0.0554, "veryslow": 0.1109,
         ],
-        aacPerChannel: 0.0049,
-        outputPerMegabit: 0.00097,
-        baseBytes: 71 * 1_048_576,
-        inputBytesPerPixel: 6.8,
-        decodeBytesPerPixel: 163,
-        graphBytesPerPixel: 13.6,
-        encoderBytesPerPixel: 39,
+        aacPerChannel: 0.0044,
+        outputPerMegabit: 0.00096,
+        baseBytes: 91_931_297,
+        inputBytesPerPixel: 4.3,
+        decodeBytesPerPixel: 55.7,
+        graphBytesPerPixel: 7.2,
+        stillBytesPerPixel: 17.0,
+        standbyBytesPerPixel: 9.2,
+        encoderBytesPerPixel: 25.1,
         destinationQueueBytes: 8 * 1_048_576)
 }

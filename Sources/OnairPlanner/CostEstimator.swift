@@ -13,40 +13,41 @@ public struct CostEstimator: Sendable {
         self.coefficients = coefficients
     }
 
-    /// The cost of running `plan` in real time.
-    public func estimate(_ plan: PipelinePlan) -> CostEstimate {
+    /// The cost of running `plan` in real time, with `standbyCombinations` other overlay
+    /// combinations kept ready for a switch.
+    public func estimate(_ plan: PipelinePlan, standbyCombinations: Int = 0) -> CostEstimate {
         let c = coefficients
         var cpu: [CostTerm] = [CostTerm(component: "base", detail: "the process", work: 1, amount: c.baseCores)]
         var memory: [CostTerm] = [CostTerm(component: "memory.base", detail: "the process", work: 1, amount: c.baseBytes)]
         func megapixels(_ width: Int, _ height: Int, _ fps: Int) -> Double { Double(width * height * fps) / 1_000_000 }
 
+        var kernels: [CostTerm] = []
         for input in plan.inputs {
             guard let video = input.video else { continue }
             let rate = megapixels(video.width, video.height, video.fps)
             let pixels = Double(video.width * video.height)
+            let detail = "\(input.name) \(video.width)x\(video.height) \(video.fps)fps"
             switch input.kind {
             case .lavfi(let graph):
                 let generator = String(graph.prefix { $0 != "=" })
                 let price = c.synthesis[generator] ?? c.synthesis["default"] ?? 0
                 cpu.append(CostTerm(component: "synthesis.\(c.synthesis[generator] == nil ? "default" : generator)",
-                                    detail: "\(input.name) \(video.width)x\(video.height) \(video.fps)fps", work: rate, amount: price * rate))
+                                    detail: detail, work: rate, amount: price * rate))
                 memory.append(CostTerm(component: "memory.input", detail: input.name, work: pixels, amount: c.inputBytesPerPixel * pixels))
-            case .file(_, _, true):
-                continue  // decoded once
+            case .file(_, _, true):  // decoded once
+                memory.append(CostTerm(component: "memory.still", detail: input.name, work: pixels, amount: c.stillBytesPerPixel * pixels))
             case .file, .network, .listen, .device:
-                cpu.append(CostTerm(component: "decode", detail: "\(input.name) \(video.width)x\(video.height) \(video.fps)fps",
-                                    work: rate, amount: c.decode * rate))
+                cpu.append(CostTerm(component: "decode", detail: detail, work: rate, amount: c.decode * rate))
                 memory.append(CostTerm(component: "memory.decode", detail: input.name, work: pixels, amount: c.decodeBytesPerPixel * pixels))
             }
+            // onair's kernel on the input's pictures, before the graph (a still has none).
+            if let kernel = plan.graph.kernel(at: "\(input.index):v") {
+                kernels.append(CostTerm(component: "kernel.\(kernel.work.name)", detail: detail, work: rate,
+                                        amount: (c.kernels[kernel.work.name] ?? 0) * rate))
+            }
         }
+        cpu += kernels
 
-        for kernel in plan.graph.kernels {
-            guard let input = plan.inputs.first(where: { "\($0.index):v" == kernel.pad }), let video = input.video else { continue }
-            if case .file(_, _, true) = input.kind { continue }  // a still: processed once
-            let rate = megapixels(video.width, video.height, video.fps)
-            cpu.append(CostTerm(component: "kernel.\(kernel.work.name)", detail: "\(input.name) \(video.width)x\(video.height) \(video.fps)fps",
-                                work: rate, amount: (c.kernels[kernel.work.name] ?? 0) * rate))
-        }
         for (filter, picture) in PictureFlow(plan: plan).filters where !picture.still {
             let rate = megapixels(picture.width, picture.height, picture.fps)
             let detail = "\(filter.name) \(picture.width)x\(picture.height) \(picture.fps)fps"
@@ -62,6 +63,11 @@ public struct CostEstimator: Sendable {
         }
         let scenePixels = Double(plan.canvas.width * plan.canvas.height)
         memory.append(CostTerm(component: "memory.graph", detail: "scene \(plan.canvas)", work: scenePixels, amount: c.graphBytesPerPixel * scenePixels))
+        if standbyCombinations > 0 {
+            let work = scenePixels * Double(standbyCombinations)
+            memory.append(CostTerm(component: "memory.standby", detail: "\(standbyCombinations) combination(s) ready to switch to",
+                                   work: work, amount: c.standbyBytesPerPixel * work))
+        }
 
         for rendition in plan.renditions {
             let video = rendition.video

@@ -38,9 +38,7 @@ public struct FFmpegCommand: Sendable {
     /// Builds the command for `plan`.
     public init(plan: PipelinePlan, options: Options = Options()) {
         func add(_ words: String...) { arguments += words.map { Argument(text: $0, expandsKey: false) } }
-        func path(_ value: String) -> String {
-            options.pathBase.isEmpty || value.hasPrefix("/") || value.hasPrefix("~") ? value : options.pathBase + "/" + value
-        }
+        func path(_ value: String) -> String { Self.path(value, from: options.pathBase) }
         add("ffmpeg", "-hide_banner", "-nostdin")
         if options.overwrite { add("-y") }
         // Backups come last and are never read by the graph: ffmpeg can't cut to them (and would
@@ -143,7 +141,13 @@ public struct FFmpegCommand: Sendable {
         }
     }
 
-    /// A number as ffmpeg options and filter arguments take it: whole numbers without ".0".
+    /// A project-relative `value` as read from the folder `base`; as written when `base` is empty
+    /// or `value` is absolute or in a home folder (`~`).
+    static func path(_ value: String, from base: String) -> String {
+        guard !base.isEmpty, !value.hasPrefix("/"), !value.hasPrefix("~") else { return value }
+        return (base.hasSuffix("/") ? base : base + "/") + value
+    }
+
     /// A 0xRRGGBB colour as FFmpeg writes it (`0x00FF00`), without Foundation's `String(format:)`,
     /// which is slow enough to show when every combination of a thousand pipelines is planned.
     static func color(_ value: Int) -> String {
@@ -151,6 +155,7 @@ public struct FFmpegCommand: Sendable {
         return "0x" + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
+    /// A number as ffmpeg options and filter arguments take it: whole numbers without ".0".
     static func number(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
     }

@@ -56,8 +56,8 @@ public struct FilterGraph: Codable, Equatable, Sendable {
             for filter in graph.chains[chain].filters.indices {
                 for option in graph.chains[chain].filters[filter].options.indices {
                     let value = graph.chains[chain].filters[filter].options[option]
-                    guard value.isPath, !value.value.hasPrefix("/") else { continue }
-                    graph.chains[chain].filters[filter].options[option].value = (base.hasSuffix("/") ? base : base + "/") + value.value
+                    guard value.isPath else { continue }
+                    graph.chains[chain].filters[filter].options[option].value = FFmpegCommand.path(value.value, from: base)
                 }
             }
         }

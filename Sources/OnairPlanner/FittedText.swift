@@ -49,9 +49,7 @@ struct FittedText {
                                  "shorten the text, or give it a smaller margin or box padding"))
             }
         }
-        let words = placement.position.split(separator: "-")
-        x = words.contains("left") ? "\(inset)" : words.contains("right") ? "w-tw-\(inset)" : "(w-tw)/2"
-        y = words.contains("top") ? "\(inset)" : words.contains("bottom") ? "h-th-\(inset)" : "(h-th)/2"
+        (x, y) = SceneCompiler.position(placement, margin: inset, outer: ("w", "h"), inner: ("tw", "th"))
         if let written = placement.x {
             x = String(clamp(written, axis: "x", span: canvas.width, extent: extent?.width, canvas: canvas, name: name))
         }

@@ -69,7 +69,7 @@ public struct Planner: Sendable {
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
         plan.voice = voice
-        plan.cost = CostEstimator().estimate(plan)
+        plan.cost = CostEstimator().estimate(plan, standbyCombinations: spec.overlays.count - 1)
         return plan
     }
 }

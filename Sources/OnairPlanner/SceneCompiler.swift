@@ -37,10 +37,9 @@ struct SceneCompiler {
     private var stillOrigin: [String: Int] = [:]
     /// Still inputs that form the base of the scene: read as a repeating, paced stream.
     private var baseStills: Set<Int> = []
-    /// Still-image pads overlaid on something: computed once, then repeated by `loop`.
-    private var frozenPads: [String] = []
-    /// Of those, the ones a moving picture is drawn onto (a background under a camera).
-    private var frozenBases: Set<String> = []
+    /// Still-image pads overlaid on something, or (`isBase`) with a moving picture drawn onto
+    /// them (a background under a camera): computed once, then repeated by `loop`.
+    private var frozenPads: [(pad: String, isBase: Bool)] = []
 
     init(spec: PipelineSpec, fonts: FontBook = .shared, projectRoot: URL? = nil) {
         self.spec = spec
@@ -101,14 +100,8 @@ struct SceneCompiler {
                               at: reference.location, suggestion: "a backup stands in for its source: pick one that '\(spec.active.value)' does not show")
                     continue
                 }
-                let declaredFormat = backup.size.map { VideoFormat(width: $0.width, height: $0.height, fps: backup.fps ?? fps) }
-                let index: Int
-                switch backup.kind {
-                case .network, .listen, .device: index = input(for: backup, video: declaredFormat)
-                case .file(let path, let loop): index = addInput(name: backup.name, kind: .file(path: path.path, loop: loop, still: false),
-                                                                 video: declaredFormat, realtime: true, origin: path.location)
-                case .test: continue  // refused by validation
-                }
+                if case .test = backup.kind { continue }  // refused by validation
+                let index = openInput(backup)
                 if primary.video == nil { inputs[index].video = nil }
                 if primary.audio != nil { inputs[index].audio = AudioFormat(sampleRate: 48000, channels: 2) }
                 usedSources.insert(backup.name)
@@ -131,12 +124,12 @@ struct SceneCompiler {
                 inputs[index].options = [FormatOption("loop", "1"), FormatOption("framerate", String(fps))]
             }
         }
-        for pad in frozenPads {
+        for (pad, isBase) in frozenPads {
             guard let origin = stillOrigin[pad], !baseStills.contains(origin),
                   let chainIndex = chains.firstIndex(where: { $0.outputs == [pad] }) else { continue }
             chains[chainIndex].filters.append(Filter("loop", [FilterOption("loop", "-1"), FilterOption("size", "1"), FilterOption("start", "0")],
                                                      purpose: "repeat the processed still"))
-            if frozenBases.contains(pad) {
+            if isBase {
                 // Exactly on the scene's frame grid, where the moving picture drawn on it is: repeat
                 // N meets picture N. At N/30 s in microseconds they missed each other by a rounding
                 // every third frame (one picture shown twice, the next skipped).
@@ -160,33 +153,26 @@ struct SceneCompiler {
             let backdrop = cover(background, origin: origin)
             let personHeight = DestinationTarget.even(Double(height) * placement.scale)
             let pad = videoPad(named: person.value)
-            let kernel = SourceKernel.Work.chromaKey(color: key.color, similarity: key.similarity, blend: key.blend, spill: key.spill)
+            let keying = SourceKernel.Work.chromaKey(color: key.color, similarity: key.similarity, blend: key.blend, spill: key.spill)
+            let scaled = scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)
             let keyed: String
             if isMovingInput(pad) {
-                // Keyed by the engine at the camera's own size, then scaled with its alpha. On the
-                // scene's frame grid, so that each repeat of a frozen background meets the person
-                // picture of its own instant (overlay pairs them by timestamp).
-                keyed = chain([pad], [Filter("fps", [FilterOption(nil, String(fps))], purpose: "the person at the scene's \(fps) fps", origin: origin),
-                                      scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)], "person")
-                kernels.append(SourceKernel(pad: pad, work: kernel, consumer: keyed, purpose: "key out the screen", origin: origin))
+                // Keyed at the camera's own size, then scaled with its alpha. On the scene's frame
+                // grid, so that each repeat of a frozen background meets the person picture of its
+                // own instant (overlay pairs them by timestamp).
+                keyed = chain(pad, after: keying, purpose: "key out the screen", origin: origin,
+                              [Filter("fps", [FilterOption(nil, String(fps))], purpose: "the person at the scene's \(fps) fps", origin: origin), scaled], "person")
             } else {
                 // A still is keyed once, at the smaller of its own size and its place.
-                let filters = [Filter("scale", [FilterOption("w", "-2"), FilterOption("h", "min(ih,\(personHeight))")], purpose: "shrink the person before keying, never enlarge", origin: origin)]
-                    + kernel.filters(purpose: "key out the screen", origin: origin)
-                    + [scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)]
-                keyed = chain([pad], filters, "person")
+                let shrunk = Filter("scale", [FilterOption("w", "-2"), FilterOption("h", "min(ih,\(personHeight))")], purpose: "shrink the person before keying, never enlarge", origin: origin)
+                keyed = chain([pad], [shrunk] + keying.filters(purpose: "key out the screen", origin: origin) + [scaled], "person")
             }
             return overlayPad(keyed, on: backdrop, placement, purpose: "person over background", origin: origin, label: "composed")
         case .realScene(let camera, let lighting):
             let pad = videoPad(named: camera.value)
-            guard let strength = lighting else { return chain([pad], fit(purpose: "fit the camera to the canvas", origin: origin), "composed") }
-            let kernel = SourceKernel.Work.autoLighting(strength: strength, smoothing: fps)
-            if isMovingInput(pad) {
-                let composed = chain([pad], fit(purpose: "fit the camera to the canvas", origin: origin), "composed")
-                kernels.append(SourceKernel(pad: pad, work: kernel, consumer: composed, purpose: "automatic lighting", origin: origin))
-                return composed
-            }
-            return chain([pad], kernel.filters(purpose: "automatic lighting", origin: origin) + fit(purpose: "fit the camera to the canvas", origin: origin), "composed")
+            let fitted = fit(purpose: "fit the camera to the canvas", origin: origin)
+            guard let strength = lighting else { return chain([pad], fitted, "composed") }
+            return chain(pad, after: .autoLighting(strength: strength, smoothing: fps), purpose: "automatic lighting", origin: origin, fitted, "composed")
         case .sceneAvatar(let scene, let avatar, let placement):
             let base = chain([videoPad(named: scene.value)], fit(purpose: "fit the scene to the canvas", origin: origin), "scene_base")
             let avatarHeight = DestinationTarget.even(Double(height) * placement.scale)
@@ -222,8 +208,7 @@ struct SceneCompiler {
                         at: layer.location, suggestion: "install fontconfig (fc-match) and the font, or name a .ttf or .otf file in font:")
             return LayerFont(option: FilterOption("font", family), face: nil)
         case .file(let path):
-            let absolute = path.path.hasPrefix("/") ? path.path
-                : (projectRoot ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(path.path).path
+            let absolute = path.url(in: projectRoot ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).path
             // A missing file is reported where the path is read.
             let option = FilterOption("fontfile", path.path, isPath: true)
             guard FileManager.default.fileExists(atPath: absolute) else { return LayerFont(option: option, face: nil) }
@@ -297,13 +282,9 @@ struct SceneCompiler {
     /// Overlay position expressions of a layer's picture on `canvas`: anchored with the margin
     /// scaled to the picture, or at `x:`/`y:` kept inside it.
     private func layerPosition(_ placement: Placement, on canvas: LayerCanvas) -> (x: String, y: String) {
-        let margin = canvas.pixels(placement.margin)
-        let words = placement.position.split(separator: "-")
-        let x = placement.x.map { "max(0,min(\(canvas.pixels($0)),W-w))" }
-            ?? (words.contains("left") ? "\(margin)" : words.contains("right") ? "W-w-\(margin)" : "(W-w)/2")
-        let y = placement.y.map { "max(0,min(\(canvas.pixels($0)),H-h))" }
-            ?? (words.contains("top") ? "\(margin)" : words.contains("bottom") ? "H-h-\(margin)" : "(H-h)/2")
-        return (x, y)
+        let anchored = Self.position(placement, margin: canvas.pixels(placement.margin), outer: ("W", "H"), inner: ("w", "h"))
+        return (placement.x.map { "max(0,min(\(canvas.pixels($0)),W-w))" } ?? anchored.0,
+                placement.y.map { "max(0,min(\(canvas.pixels($0)),H-h))" } ?? anchored.1)
     }
 
     // MARK: - Renditions
@@ -432,6 +413,17 @@ struct SceneCompiler {
         return true
     }
 
+    /// A chain of `filters` reading input `pad` after `work`: done by the engine's kernel on a
+    /// moving input (``SourceKernel``), by libavfilter's equivalent at the chain's start on a
+    /// still (processed once there).
+    private mutating func chain(_ pad: String, after work: SourceKernel.Work, purpose: String, origin: SourceLocation,
+                                _ filters: [Filter], _ label: String) -> String {
+        guard isMovingInput(pad) else { return chain([pad], work.filters(purpose: purpose, origin: origin) + filters, label) }
+        let output = chain([pad], filters, label)
+        kernels.append(SourceKernel(pad: pad, work: work, consumer: output, purpose: purpose, origin: origin))
+        return output
+    }
+
     private func scaleToHeight(_ height: Int, purpose: String, origin: SourceLocation) -> Filter {
         Filter("scale", [FilterOption("w", "-2"), FilterOption("h", String(height))], purpose: purpose, origin: origin)
     }
@@ -449,8 +441,9 @@ struct SceneCompiler {
     /// A picture scaled and cropped to cover the whole canvas.
     private mutating func cover(_ visual: VisualSpec, origin: SourceLocation) -> String {
         if case .color(let color) = visual {
-            let index = addInput(name: "color:" + String(format: "%06X", color),
-                                 kind: .lavfi("color=c=" + String(format: "0x%06X", color) + ":size=\(width)x\(height):rate=\(fps)"),
+            let hex = FFmpegCommand.color(color)
+            let index = addInput(name: "color:" + hex.dropFirst(2),
+                                 kind: .lavfi("color=c=" + hex + ":size=\(width)x\(height):rate=\(fps)"),
                                  video: VideoFormat(width: width, height: height, fps: fps))
             return "\(index):v"
         }
@@ -489,24 +482,7 @@ struct SceneCompiler {
         if let pad = videoPads[name] { return pad }
         guard let source = spec.source(name) else { return "missing:\(name)" }
         usedSources.insert(name)
-        let declared = source.size.map { VideoFormat(width: $0.width, height: $0.height, fps: source.fps ?? fps) }
-        let index: Int
-        switch source.kind {
-        case .test(let pattern, _, let color):
-            let size = source.size ?? PixelSize(width: width, height: height)
-            let rate = source.fps ?? fps
-            let graph = pattern == "color"
-                ? "color=c=" + String(format: "0x%06X", color ?? 0x202020) + ":size=\(size):rate=\(rate)"
-                : "\(pattern)=size=\(size):rate=\(rate)"
-            index = addInput(name: name, kind: .lavfi(graph), video: VideoFormat(width: size.width, height: size.height, fps: rate))
-        case .file(let path, let loop):
-            let still = source.isStillImage
-            index = addInput(name: name, kind: .file(path: path.path, loop: loop && !still, still: still), video: declared, realtime: true,
-                             origin: path.location)
-            if still { stillOrigin["\(index):v"] = index }
-        default:
-            index = input(for: source, video: declared)
-        }
+        let index = openInput(source)
         videoPads[name] = "\(index):v"
         return "\(index):v"
     }
@@ -532,18 +508,31 @@ struct SceneCompiler {
         return pad
     }
 
-    private mutating func input(for source: SourceSpec, video: VideoFormat?) -> Int {
+    /// Opens `source` as a new input (a still image marked as one) and returns its index.
+    private mutating func openInput(_ source: SourceSpec) -> Int {
+        let declared = source.size.map { VideoFormat(width: $0.width, height: $0.height, fps: source.fps ?? fps) }
         switch source.kind {
+        case .test(let pattern, _, let color):
+            let size = source.size ?? PixelSize(width: width, height: height)
+            let rate = source.fps ?? fps
+            let graph = pattern == "color"
+                ? "color=c=" + FFmpegCommand.color(color ?? 0x202020) + ":size=\(size):rate=\(rate)"
+                : "\(pattern)=size=\(size):rate=\(rate)"
+            return addInput(name: source.name, kind: .lavfi(graph), video: VideoFormat(width: size.width, height: size.height, fps: rate))
+        case .file(let path, let loop):
+            let still = source.isStillImage
+            let index = addInput(name: source.name, kind: .file(path: path.path, loop: loop && !still, still: still), video: declared, realtime: true,
+                                 origin: path.location)
+            if still { stillOrigin["\(index):v"] = index }
+            return index
         case .network(let url, let timeout):
             let options = url.hasPrefix("rtmp") ? [FormatOption("rw_timeout", String(timeout * 1000))] : [FormatOption("timeout", String(timeout * 1000))]
-            return addInput(name: source.name, kind: .network(url: url), video: video, options: options, realtime: false, loss: timeout)
+            return addInput(name: source.name, kind: .network(url: url), video: declared, options: options, realtime: false, loss: timeout)
         case .listen(let url, let timeout):
             let options = url.hasPrefix("rtmp") ? [FormatOption("listen", "1")] : [FormatOption("mode", "listener")]
-            return addInput(name: source.name, kind: .listen(url: url), video: video, options: options, realtime: false, loss: timeout)
+            return addInput(name: source.name, kind: .listen(url: url), video: declared, options: options, realtime: false, loss: timeout)
         case .device(let path, let format):
-            return addInput(name: source.name, kind: .device(path: path, format: format), video: video, realtime: false)
-        default:
-            preconditionFailure("handled by videoPad")
+            return addInput(name: source.name, kind: .device(path: path, format: format), video: declared, realtime: false)
         }
     }
 
@@ -590,8 +579,7 @@ struct SceneCompiler {
         if frozenBase, let producer = baseProducer {
             // Converted once, before `loop`, to the format overlay blends onto.
             chains[producer].filters.append(Filter("format", [FilterOption(nil, "yuv420p")], purpose: "overlay's native format", origin: origin))
-            frozenPads.append(base)
-            frozenBases.insert(base)
+            frozenPads.append((base, isBase: true))
         } else if let origin = stillOrigin[base] {
             baseStills.insert(origin)
         }
@@ -602,7 +590,7 @@ struct SceneCompiler {
         }
         var options = [FilterOption("x", x), FilterOption("y", y)]
         if stillOrigin[top] != nil {
-            frozenPads.append(top)
+            frozenPads.append((top, isBase: false))
         }
         if stillOrigin[top] != nil || frozenBase {
             // A repeated still never ends: the scene ends when the moving picture does.

@@ -30,9 +30,6 @@ public struct SourceKernel: Codable, Equatable, Sendable {
     /// The YAML that asked for it.
     public var origin: SourceLocation?
 
-    /// The pixel format of the pictures it hands to the graph (it takes `yuv420p`).
-    public var outputPixelFormat: String { work.outputPixelFormat }
-
     /// libavfilter's filters for the same work, in the order a chain runs them.
     public var equivalent: [Filter] { work.filters(purpose: purpose, origin: origin) }
 }
@@ -55,7 +52,7 @@ extension SourceKernel.Work {
     func filters(purpose: String, origin: SourceLocation?) -> [Filter] {
         switch self {
         case let .chromaKey(color, similarity, blend, spill):
-            var filters = [Filter("chromakey", [FilterOption("color", String(format: "0x%06X", color)),
+            var filters = [Filter("chromakey", [FilterOption("color", FFmpegCommand.color(color)),
                                                 FilterOption("similarity", FFmpegCommand.number(similarity)),
                                                 FilterOption("blend", FFmpegCommand.number(blend))],
                                   purpose: purpose, origin: origin)]

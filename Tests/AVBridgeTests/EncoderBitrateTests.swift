@@ -73,6 +73,19 @@ struct EncoderBitrateTests {
         #expect(after < before / 2)
     }
 
+    @Test("cuts and raises reach x264 in an order it accepts: no cap below the average in force, no warning")
+    func changesWithoutWarnings() throws {
+        for settings in [settings(bitrate: 2_000_000), settings(bitrate: 1_500_000, constant: false, maxBitrate: 2_000_000)] {
+            let encoder = try Encoder(video: settings)
+            let (rates, lines) = LibavLog.capturingResult { () throws -> [Double] in
+                try encode(encoder, seconds: 1, bitrates: [settings.bitrate, 500_000, 1_000_000, 300_000, 2_000_000])
+            }
+            #expect(try rates.get().count == 5)
+            let warnings = lines.filter { $0.level >= .warning }.map(\.description)
+            #expect(warnings.isEmpty, "\(settings.constantBitrate ? "CBR" : "VBR"): \(warnings)")
+        }
+    }
+
     @Test("padded: a still picture carries the whole bitrate, each raise within half a second (the buffer)")
     func paddedStillPictureCarriesTheBitrate() throws {
         var settings = settings(bitrate: 1_000_000)

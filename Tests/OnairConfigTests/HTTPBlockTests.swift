@@ -5,18 +5,9 @@ import Testing
 /// The pipeline's `http:` block: where a run serves its API and which token guards it.
 @Suite("http: listen address and API token")
 struct HTTPBlockTests {
+    /// The valid pipeline with `http: HTTP` on line 10.
     static func pipeline(http: String) -> String {
-        """
-        sources:
-          camera: {kind: test, size: 1280x720}
-        overlays:
-          room: {kind: real-scene, camera: camera}
-        active: room
-        quality: 720p30
-        destinations:
-          archive: {kind: record, path: ../recordings/show.mkv}
-        http: \(http)
-        """
+        Fixtures.validPipeline + "\nhttp: \(http)"
     }
 
     @Test(
@@ -51,7 +42,7 @@ struct HTTPBlockTests {
         #expect(loaded.diagnostics.filter { $0.severity == .error }.isEmpty, "\(loaded.dump)")
         let http = try #require(loaded.project.pipeline("show")?.http)
         #expect(http.listen?.value == ListenAddress(host: "0.0.0.0", port: 8750))
-        #expect(http.listen?.location == at(9, 16))
+        #expect(http.listen?.location == at(10, 16))
         #expect(http.token?.origin == .environment("ONAIR_API_TOKEN"))
     }
 
@@ -60,7 +51,7 @@ struct HTTPBlockTests {
         let loaded = try Fixtures.project(pipeline: Self.pipeline(http: #"{listen: "0.0.0.0:8750"}"#)).load()
         #expect(loaded.codes == ["http-token"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
-        #expect(diagnostic.location == at(9, 16))
+        #expect(diagnostic.location == at(10, 16))
         #expect(diagnostic.severity == .warning)
         #expect(diagnostic.message == "listening on 0.0.0.0:8750 lets other machines steer the run, so it needs a token")
         #expect(diagnostic.suggestion == "add token: {env: ONAIR_API_TOKEN} (or {file: PATH}, mode 0600) to http:, "
@@ -73,7 +64,7 @@ struct HTTPBlockTests {
         let loaded = try Fixtures.project(pipeline: Self.pipeline(http: #"{listen: "localhost"}"#)).load()
         #expect(loaded.codes == ["wrong-type"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
-        #expect(diagnostic.location == at(9, 16))
+        #expect(diagnostic.location == at(10, 16))
         #expect(diagnostic.message == #"'listen' in http must be an address and port such as "127.0.0.1:8750", found 'localhost'"#)
         #expect(diagnostic.suggestion == #"add the port, e.g. "localhost:8750""#)
         #expect(try Fixtures.project(pipeline: Self.pipeline(http: "{lisen: x}")).load().codes == ["unknown-key"])

@@ -112,6 +112,19 @@ struct DestinationStateTests {
         #expect(stats.packetsSent == 11)
     }
 
+    @Test("the rate over the last second follows a change the 2 s rate still averages, and decays as the window does")
+    func lastSecond() {
+        var stats = DestinationStats()
+        let start = ContinuousClock.now
+        // 1 Mb/s for 2 s, then 4 Mb/s for 1 s (a packet every 100 ms).
+        for index in 0...20 { stats.record(bytes: 12_500, at: start + .milliseconds(100 * index)) }
+        for index in 21...30 { stats.record(bytes: 50_000, at: start + .milliseconds(100 * index)) }
+        let now = start + .milliseconds(3000)
+        #expect(abs(stats.bitsPerSecond(over: .seconds(1), at: now) - 4_000_000) < 1)
+        #expect(stats.bitsPerSecond < 3_500_000)
+        #expect(stats.bitsPerSecond(over: .seconds(1), at: now + .seconds(2)) == 0)
+    }
+
     @Test("a single packet gives no rate yet")
     func singlePacket() {
         var window = BitrateWindow()

@@ -204,6 +204,21 @@ struct RunControlTests {
         #expect(stopped?.event.detail == "aborted", "\(String(describing: stopped))")
     }
 
+    @Test("a run stopped before it started has ended: start does nothing, and waiting returns at once", .timeLimit(.minutes(1)))
+    func stoppedBeforeStart() async throws {
+        let controlled = try ControlledRun()
+        let run = controlled.run
+        #expect(run.wait() == .completed, "a run not started has nothing to wait for")
+        run.stop()
+        #expect(run.status().state == .stopped)
+        run.start()
+        #expect(await run.outcome() == .completed)
+        #expect(run.status().state == .stopped)
+        let destinations = run.status().destinations.map(\.state)
+        #expect(destinations.allSatisfy { $0 == .idle }, "a stopped run was started: \(destinations)")
+        #expect(run.readiness().ready == false)
+    }
+
     @Test("a preview shows what a destination receives: its rendition's aspect, scaled down, the colour on air", .timeLimit(.minutes(1)))
     func previews() async throws {
         let controlled = try ControlledRun()

@@ -8,11 +8,7 @@ import Testing
 /// `Benchmarks/calibrate-cost`, not here: timings never decide a unit test.)
 @Suite struct CostEstimateTests {
     private func plan(_ yaml: String) throws -> PipelinePlan {
-        let project = try TestProject()
-        defer { project.remove() }
-        try project.assets("logo.png", "studio.png", "person.png")
-        try project.pipeline(yaml)
-        let outcome = project.plan(existingFiles: [])
+        let outcome = try TestProject.planning(yaml, assets: ["logo.png", "studio.png", "person.png"])
         return try #require(outcome.plan, "\(outcome.diagnostics.map(\.description))")
     }
 

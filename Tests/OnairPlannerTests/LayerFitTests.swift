@@ -53,13 +53,8 @@ private func option(_ key: String, of filter: Filter) -> String? {
 }
 
 @Suite struct LayerFitTests {
-    private func planned(_ yaml: String, fonts: FontBook = .shared, sourceLocation: Testing.SourceLocation = #_sourceLocation)
-        throws -> TestProject.Outcome {
-        let project = try TestProject()
-        defer { project.remove() }
-        try project.assets("logo.png")
-        try project.pipeline(yaml)
-        return project.plan(fonts: fonts)
+    private func planned(_ yaml: String, fonts: FontBook = .shared) throws -> TestProject.Outcome {
+        try TestProject.planning(yaml, assets: ["logo.png"], fonts: fonts)
     }
 
     @Test("layers are drawn after the crop is scaled to the rendition, at its resolution", needsFont)

@@ -31,11 +31,7 @@ private let virtualStudio = """
 
 @Suite struct SceneGraphTests {
     private func plan(_ yaml: String = virtualStudio) throws -> PipelinePlan {
-        let project = try TestProject()
-        defer { project.remove() }
-        try project.assets("presenter.png", "studio.png")
-        try project.pipeline(yaml)
-        let outcome = project.plan()
+        let outcome = try TestProject.planning(yaml, assets: ["presenter.png", "studio.png"])
         #expect(outcome.diagnostics.isEmpty, "\(outcome.diagnostics.map(\.description))")
         return try #require(outcome.plan)
     }

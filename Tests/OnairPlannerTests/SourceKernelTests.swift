@@ -39,18 +39,14 @@ private func show(active: String, extraLayer: String = "") -> String {
     \(YAML.quality(width: 1920, height: 1080))
     destinations:
       landscape: {kind: record, path: ../recordings/show.mkv}
-    \(YAML.verticalDestination(width: 1080, height: 1920))
+    \(YAML.recording("vertical", width: 1080, height: 1920, vertical: true))
 
     """
 }
 
 @Suite struct SourceKernelTests {
     private func plan(_ yaml: String) throws -> PipelinePlan {
-        let project = try TestProject()
-        defer { project.remove() }
-        try project.assets("studio.png", "avatar.png", "logo.png", "green.mp4")
-        try project.pipeline(yaml)
-        let outcome = project.plan()
+        let outcome = try TestProject.planning(yaml, assets: ["studio.png", "avatar.png", "logo.png", "green.mp4"])
         #expect(outcome.errors.isEmpty, "\(outcome.errors.map(\.description))")
         return try #require(outcome.plan)
     }
@@ -67,7 +63,7 @@ private func show(active: String, extraLayer: String = "") -> String {
         #expect(plan.graph.kernels.count == 1)
         #expect(kernel.pad == "\(camera.index):v")
         #expect(kernel.work == .chromaKey(color: 0x00FF00, similarity: 0.25, blend: 0.08, spill: 0.2))
-        #expect(kernel.outputPixelFormat == "yuva420p")
+        #expect(kernel.work.outputPixelFormat == "yuva420p")
         #expect(kernel.origin?.line == 6, "the line of 'keyed:'")
         let person = try chain(producing: kernel.consumer, in: plan)
         #expect(person.inputs == [kernel.pad])
@@ -120,7 +116,7 @@ private func show(active: String, extraLayer: String = "") -> String {
         let plan = try plan(show(active: "room"))
         let kernel = try #require(plan.graph.kernels.first)
         #expect(kernel.work == .autoLighting(strength: 0.7, smoothing: 30))
-        #expect(kernel.outputPixelFormat == "yuv420p")
+        #expect(kernel.work.outputPixelFormat == "yuv420p")
         let composed = try chain(producing: kernel.consumer, in: plan)
         #expect(composed.filters.map(\.name) == ["scale", "pad", "setsar"])
         #expect(!plan.graph.filtersInOrder.contains { $0.name == "normalize" })

@@ -52,11 +52,8 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private var supervisor: RunSupervisor!
     private var standby: StandbyGraphs!
     private let slate: Slate
-    /// One overlay switch at a time.
-    private let switching = NSLock()
     private let projectRoot: URL
     private let durationMicros: Int64?
-    private let started = Monitor(false)
     /// Wall-clock start (set by `start()`).
     private var startedAt = Date()
     /// The combination that failed on air and is retried while its fallback stands in.
@@ -118,7 +115,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         }, standIn: { failed, reason in fallbackLink.target?.standIn(for: failed, reason: reason) })
         supervisor = RunSupervisor(compositor: compositor, encoders: encoders, destinations: destinations,
                                    steering: BitrateSteering(encoders: encoders, destinations: destinations, events: events),
-                                   events: events, clock: clock, duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in status() }
+                                   events: events, clock: clock, duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in snapshot() }
         supervisorLink.target = supervisor
         fallbackLink.target = self
         let available = self.combinations.all.compactMap(\.plan).filter { $0.renditions == plan.renditions }
@@ -182,7 +179,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private func target(of output: PlannedOutput) -> String {
         switch output.kind {
         case .rtmp, .srt:
-            keys.key(for: output.destination).map { output.target.replacingOccurrences(of: "{key}", with: $0) } ?? output.target
+            keys.url(of: output)
         case .recording, .hls:
             Self.expandDate(in: projectRoot.resolvingPlanPath(output.target))
         }
@@ -202,7 +199,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     /// Starts every thread: destinations connect, inputs read. Media time 0 is now. `api` is
     /// where the run's HTTP API listens, announced in `run.started`.
     public func start(api: String? = nil) {
-        guard started.withLock({ started in defer { started = true }; return !started }) else { return }
+        guard supervisor.claimStart() else { return }
         startedAt = Date()
         clock.restart()
         events.emit(.runStarted(pipeline: plan.pipeline, inputs: plan.inputs.count, overlay: plan.activeOverlay,
@@ -221,6 +218,12 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     // MARK: RunControl
 
     public func status() -> RunStatus {
+        snapshot().redacted(keys.redact)
+    }
+
+    /// The status, not yet redacted: the supervisor's `stats` events are redacted where every
+    /// event is, as they are published.
+    private func snapshot() -> RunStatus {
         let micros = clock.micros
         let elapsed = Double(micros) / 1_000_000
         let onAir = compositor.onAir
@@ -236,7 +239,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
                                        speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
                                        repeated: progress.repeated, bitrate: encoder.currentBitrate)
             },
-            destinations: destinations.map(\.status)).redacted(keys.redact)
+            destinations: destinations.map(\.status))
     }
 
     public func readiness() -> Readiness {
@@ -306,14 +309,11 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         }
     }
 
-    /// Waits for the run to end (blocking the calling thread).
+    /// Waits for the run to end (blocking the calling thread); a run never started, or stopped
+    /// before it started, has ended: `completed`.
     public func wait() -> RunOutcome {
-        guard started.withLock({ $0 }) else { return .completed }
-        return supervisor.wait()
+        supervisor.wait()
     }
-
-    /// The overlay combination on air.
-    public var overlayOnAir: String { compositor.onAir.overlay }
 
     /// Puts the combination `next` plans on air without interrupting encoders or destinations.
     ///
@@ -323,13 +323,14 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     /// (an input that cannot be opened, a graph that does not configure), the current
     /// combination stays on air.
     private func switchOverlay(to next: PipelinePlan, restoring: Int? = nil) throws(OverlaySwitchError) {
-        guard switching.try() else { throw .refused(reason: "another overlay switch is under way") }
-        defer { switching.unlock() }
         guard next.renditions == plan.renditions else {
             throw .unavailable(name: next.activeOverlay,
                                reason: "it needs different encoders (its sound or pictures differ); restart with --overlay \(next.activeOverlay)")
         }
-        guard supervisor.beginSwitch() else { throw .refused(reason: "the run is stopping") }
+        // One switch at a time: the lifecycle's `switching` state is the lock.
+        guard supervisor.beginSwitch() else {
+            throw .refused(reason: supervisor.state == .switching ? "another overlay switch is under way" : "the run is stopping")
+        }
         defer { supervisor.endSwitch() }
         let current = compositor.onAir
         guard next.activeOverlay != current.overlay else { return }

@@ -34,6 +34,7 @@ final class RunSupervisor: @unchecked Sendable {
     private let durationMicros: Int64?
     private let statsInterval: Double
     private let budget: StopBudget
+    /// The run's status, not yet redacted (its `stats` events are redacted as they are published).
     private let status: @Sendable () -> RunStatus
     private let wake = Doorbell()
     private let lifecycle = Monitor(RunLifecycle())
@@ -89,9 +90,14 @@ final class RunSupervisor: @unchecked Sendable {
         [compositor] as [any RunWorker] + encoders + destinations + (steering.map { [$0] } ?? [])
     }
 
-    /// Starts every worker and the supervising thread.
+    /// Moves the run from `preparing` to `starting`, once: false when it has started already or
+    /// was stopped before it started. Then ``start()``.
+    func claimStart() -> Bool {
+        lifecycle.withLock { $0.move(to: .starting) }
+    }
+
+    /// Starts every worker and the supervising thread (after ``claimStart()``).
     func start() {
-        lifecycle.withLock { _ = $0.move(to: .starting) }
         for worker in workers {
             worker.end.observe { [wake] _ in wake.ring() }
         }
@@ -105,7 +111,12 @@ final class RunSupervisor: @unchecked Sendable {
     /// First call: drain (readiness goes false at once); second: cut everything off.
     func requestStop() {
         stopRequest.withLock { $0 = $0 == .none ? .drain : .abort }
-        lifecycle.withLock { $0.drain() }
+        let neverStarted = lifecycle.withLock { lifecycle -> Bool in
+            defer { lifecycle.drain() }
+            return lifecycle.state == .preparing
+        }
+        // No thread will say how it ended: it is over.
+        if neverStarted { finished.withLock { $0 = .completed } }
         wake.ring()
     }
 
@@ -115,9 +126,10 @@ final class RunSupervisor: @unchecked Sendable {
     /// Leaves `switching`.
     func endSwitch() { lifecycle.withLock { $0.endSwitch() } }
 
-    /// Waits for the run to end.
+    /// Waits for the run to end; one that was never started has nothing to wait for.
     func wait() -> RunOutcome {
-        finished.withLock(waitingUntil: { $0 != nil }, deadline: .now + .seconds(365 * 86_400)) { $0 } ?? .aborted
+        if state == .preparing { return .completed }
+        return finished.withLock(waitingUntil: { $0 != nil }, deadline: .now + .seconds(365 * 86_400)) { $0 } ?? .aborted
     }
 
     /// The supervising thread.

@@ -311,7 +311,7 @@ final class CombinationGraph {
             cover[index]!.lastArrival = clock.micros
             if item.kind == .video {
                 cover[index]!.lastVideoPush = item.micros
-                cover[index]!.lastFrame = try item.frame.reference()
+                if let held = cover[index]!.lastFrame { try held.refer(to: item.frame) } else { cover[index]!.lastFrame = try item.frame.reference() }
             } else {
                 cover[index]!.lastAudioPush = item.micros
             }

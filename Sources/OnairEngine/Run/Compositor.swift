@@ -109,6 +109,8 @@ final class Compositor: RunWorker, @unchecked Sendable {
 
     private func run() -> WorkerOutcome {
         var inputsStopped = false
+        // Only this thread changes the graph on air: it keeps its own reference, not the lock's.
+        var current = onAir
         while true {
             do {
                 while true {
@@ -118,14 +120,15 @@ final class Compositor: RunWorker, @unchecked Sendable {
                     }
                     if aborted { return .aborted }
                     if let pending {
-                        putOnAir(pending.graph)
+                        putOnAir(pending.graph, replacing: current)
+                        current = pending.graph
                         pending.landed.withLock { $0 = .some(pending.graph.generation) }
                     }
                     if stopRequested, !inputsStopped {
-                        for input in onAir.inputs { input.stop() }
+                        for input in current.inputs { input.stop() }
                         inputsStopped = true
                     }
-                    switch try onAir.round() {
+                    switch try current.round() {
                     case .drained: return .finished
                     case .busy: continue
                     case .idle: doorbell.wait(timeout: 0.01)
@@ -134,16 +137,16 @@ final class Compositor: RunWorker, @unchecked Sendable {
             } catch {
                 // The combination failed while on air: its fallback (the camera with the layers)
                 // goes on air now, as a switch puts a combination on air; the run retries it.
-                guard !inputsStopped, let replacement = standIn(onAir, "\(error)") else {
+                guard !inputsStopped, let replacement = standIn(current, "\(error)") else {
                     return .failed(error is CombinationFailure ? "\(error)" : "filter graph failed: \(error)")
                 }
-                putOnAir(replacement)
+                putOnAir(replacement, replacing: current)
+                current = replacement
             }
         }
     }
 
-    private func putOnAir(_ next: CombinationGraph) {
-        let current = onAir
+    private func putOnAir(_ next: CombinationGraph, replacing current: CombinationGraph) {
         let start = current.mediaEnd
         let kept = Set(next.inputs.map(ObjectIdentifier.init))
         next.generation = current.generation + 1

@@ -21,8 +21,6 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     private let lock = NSLock()
     private var currentState: DestinationState = .idle
     private var currentStats = DestinationStats()
-    /// What was sent over the last second: adaptive bitrate's view of what the link carries.
-    private var lastSecond = BitrateWindow(span: .seconds(1))
     /// The most an RTMP connection's socket may hold unsent (bytes; adaptive renditions), nil
     /// for no limit.
     private let unsentBytes: Int?
@@ -66,12 +64,9 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
         return stats
     }
 
-    /// What was sent over the last second (bit/s).
+    /// What was sent over the last second (bit/s): adaptive bitrate's view of what the link carries.
     var lastSecondBitsPerSecond: Int {
-        lock.withLock {
-            lastSecond.expire(at: .now)
-            return Int(lastSecond.bitsPerSecond)
-        }
+        lock.withLock { Int(currentStats.bitsPerSecond(over: .seconds(1), at: .now)) }
     }
 
     /// State, counters, queue and last error, not yet redacted.
@@ -193,11 +188,7 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                     failure = stalled ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : "\(error)"
                     break
                 }
-                lock.withLock {
-                    let now = ContinuousClock.now
-                    currentStats.record(bytes: bytes, at: now)
-                    lastSecond.record(bytes: bytes, at: now)
-                }
+                lock.withLock { currentStats.record(bytes: bytes, at: .now) }
                 if !resetDone, monotonicSeconds() - liveSince > 10 {
                     backoff.reset()
                     resetDone = true

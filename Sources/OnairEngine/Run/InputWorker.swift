@@ -34,6 +34,10 @@ final class InputWorker: RunWorker, @unchecked Sendable {
     /// What it delivers, measured as it is decoded, when it is a member of a failover group
     /// (set by ``watchSignal(after:watching:)`` before it starts).
     private(set) var signal: Monitor<SignalWatch>?
+    /// Whether its pictures are checked for black and its sound for silence: fixed with
+    /// ``signal``, read without its lock, and neither measured when not watched.
+    private var watchesBlack = false
+    private var watchesSilence = false
     private var opened: MediaInput?
     private let failureReason = Monitor<String?>(nil)
     /// Where a file or synthetic source starts on the run's timeline (µs): 0 at the start of
@@ -111,7 +115,10 @@ final class InputWorker: RunWorker, @unchecked Sendable {
     /// (a worker kept across an overlay switch keeps its timers).
     func watchSignal(after: Int64, watching: [FailoverCondition]) {
         guard signal == nil else { return }
-        signal = Monitor(SignalWatch(after: after, watching: Set(watching), hasSound: input.audio != nil, start: clock.micros))
+        let watch = SignalWatch(after: after, watching: Set(watching), hasSound: input.audio != nil, start: clock.micros)
+        watchesBlack = watch.watching.contains(.black)
+        watchesSilence = watch.hasSound
+        signal = Monitor(watch)
     }
 
     /// A picture counts as black when this share of a grid of its luma samples is at or below
@@ -128,11 +135,10 @@ final class InputWorker: RunWorker, @unchecked Sendable {
         let now = clock.micros
         switch decoded.kind {
         case .video:
-            let black = signal.withLock { $0.watching.contains(.black) }
-                && (decoded.frame.lumaFraction(atOrBelow: Self.blackLuma) ?? 0) >= Self.blackShare
+            let black = watchesBlack && (decoded.frame.lumaFraction(atOrBelow: Self.blackLuma) ?? 0) >= Self.blackShare
             signal.withLock { $0.picture(at: now, black: black) }
         case .audio:
-            let silent = (decoded.frame.peakLevel ?? 0) < Self.silenceLevel
+            let silent = watchesSilence && (decoded.frame.peakLevel ?? 0) < Self.silenceLevel
             signal.withLock { $0.sound(at: now, silent: silent) }
         }
     }

@@ -42,6 +42,9 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
     let preview: PreviewTap
     /// The video bitrate in force, one asked for and not applied yet, and what was made lately.
     private let bitrate: Monitor<Bitrate>
+    /// Whether adaptive bitrate steers this rendition: only then is what it makes measured and
+    /// a new bitrate looked for, per packet and per picture.
+    private let isSteered: Bool
 
     /// An adaptive rendition's bitrate as its encoder's thread sees it.
     private struct Bitrate {
@@ -68,6 +71,7 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
             maxBitrate: settings.maxBitrate, bufferSize: settings.bufferSize, gopSize: settings.gopFrames, profile: settings.profile,
             level: settings.level, preset: settings.preset, tune: settings.tune, scenecut: settings.scenecut,
             constantBitrate: settings.rateControl == "cbr")
+        isSteered = settings.adaptive != nil
         if settings.adaptive != nil { videoSettings.bitrateMode = .adjustable }
         video = try Encoder(video: videoSettings)
         bitrate = Monitor(Bitrate(current: settings.bitrate))
@@ -98,7 +102,8 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
     /// The video bitrate in force (bit/s): the plan's, or the last one adaptive bitrate applied.
     var currentBitrate: Int { bitrate.withLock { $0.current } }
 
-    /// What the encoder made over the last second, video and sound (bit/s).
+    /// What the encoder made over the last second, video and sound (bit/s; 0 for a rendition
+    /// adaptive bitrate does not steer).
     var madeBitsPerSecond: Int {
         bitrate.withLock { state in
             state.made.expire(at: .now)
@@ -197,7 +202,7 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
                 pts = Self.soundTimestamp(pts, next: &nextAudio, samples: item.frame.sampleCount)
             }
             item.frame.presentationTimestamp = pts
-            if item.kind == .video { try applyPendingBitrate() }
+            if item.kind == .video, isSteered { try applyPendingBitrate() }
             try encode(item.frame, with: encoder)
             if item.kind == .video {
                 lastPicture = item.frame
@@ -273,7 +278,7 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
             spare = nil
             let stream = encoder.kind == .video ? 0 : 1
             let size = packet.size
-            bitrate.withLock { $0.made.record(bytes: size, at: .now) }
+            if isSteered { bitrate.withLock { $0.made.record(bytes: size, at: .now) } }
             for (index, destination) in destinations.enumerated() {
                 let copy = index == destinations.count - 1 ? packet : try packet.reference()
                 destination.queue.push(EncodedPacket(packet: copy, stream: stream))

@@ -35,6 +35,19 @@ public struct BitrateWindow: Sendable {
         return elapsed > 0 ? Double(bytesAfterOldest) * 8 / elapsed : 0
     }
 
+    /// Bits per second over the last `span` before `now` (as far back as the window reaches),
+    /// estimated as ``bitsPerSecond`` is; 0 with fewer than two samples in it.
+    public func bitsPerSecond(over span: Duration, at now: ContinuousClock.Instant) -> Double {
+        let cutoff = now - span
+        // Instants never go backwards: the samples in the span are a suffix.
+        var oldest = samples.count
+        while oldest > first, samples[oldest - 1].instant >= cutoff { oldest -= 1 }
+        guard samples.count - oldest >= 2 else { return 0 }
+        let elapsed = (samples[samples.count - 1].instant - samples[oldest].instant).inSeconds
+        let bytes = samples[(oldest + 1)...].reduce(0) { $0 + $1.bytes }
+        return elapsed > 0 ? Double(bytes) * 8 / elapsed : 0
+    }
+
     private mutating func expire(before cutoff: ContinuousClock.Instant) {
         while first < samples.count, samples[first].instant < cutoff {
             first += 1

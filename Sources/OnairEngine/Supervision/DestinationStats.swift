@@ -35,6 +35,12 @@ public struct DestinationStats: Sendable {
         bitsPerSecond = window.bitsPerSecond
     }
 
+    /// The send rate over the last `span` before `now` (bit/s; `span` at most the 2 s the rate
+    /// is taken over).
+    public func bitsPerSecond(over span: Duration, at now: ContinuousClock.Instant) -> Double {
+        window.bitsPerSecond(over: span, at: now)
+    }
+
     /// Lets the rate decay when nothing was sent lately (call before showing the statistics).
     public mutating func refreshRate(at now: ContinuousClock.Instant) {
         window.expire(at: now)

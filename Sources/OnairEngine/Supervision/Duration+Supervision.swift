@@ -1,7 +1,7 @@
 /// Conversions the supervision types use to report and encode waits.
 extension Duration {
     /// The duration in seconds, as a floating-point number.
-    var inSeconds: Double {
+    public var inSeconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 

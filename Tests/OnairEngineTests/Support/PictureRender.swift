@@ -5,14 +5,13 @@ import Foundation
 struct GrayPicture {
     var width: Int
     var height: Int
+    /// Row after row, `width` bytes each.
     private var luma: [UInt8]
-    private var stride: Int
 
     init(_ frame: Frame) {
         width = frame.width
         height = frame.height
-        stride = frame.bytesPerRow(plane: 0)
-        luma = frame.bytes(plane: 0, rows: frame.height)
+        luma = (0..<frame.height).flatMap { y in (0..<frame.width).map { x in frame.byte(plane: 0, x: x, y: y) ?? 0 } }
     }
 
     /// The smallest rectangle holding every pixel where `self` and `other` differ by more than
@@ -20,14 +19,14 @@ struct GrayPicture {
     func changedArea(comparedWith other: GrayPicture, threshold: Int = 60) -> PixelArea? {
         other.luma.withUnsafeBufferPointer { theirs in
             area(width: min(width, other.width), height: min(height, other.height)) { mine, x, y in
-                abs(Int(mine[y * stride + x]) - Int(theirs[y * other.stride + x])) > threshold
+                abs(Int(mine[y * width + x]) - Int(theirs[y * other.width + x])) > threshold
             }
         }
     }
 
     /// The smallest rectangle holding every pixel brighter than `threshold`.
     func brightArea(threshold: Int = 128) -> PixelArea? {
-        area(width: width, height: height) { mine, x, y in Int(mine[y * stride + x]) > threshold }
+        area(width: width, height: height) { mine, x, y in Int(mine[y * width + x]) > threshold }
     }
 
     /// The smallest rectangle of the pixels `marked` picks.

@@ -72,6 +72,16 @@ final class TestProject {
         return Outcome(project: project, plan: plan, diagnostics: log.sorted)
     }
 
+    /// Plans `yaml` as Pipelines/show.yaml in a project of its own with placeholder `assets`,
+    /// then removes the project.
+    static func planning(_ yaml: String, assets: [String] = [], fonts: FontBook = .shared) throws -> Outcome {
+        let project = try TestProject()
+        defer { project.remove() }
+        for name in assets { try project.assets(name) }
+        try project.pipeline(yaml)
+        return project.plan(fonts: fonts)
+    }
+
     /// Where `needle` is first written in the project-relative file `path` (1-based line and
     /// column in Unicode scalars, as diagnostics count them). `after` skips to the first line
     /// containing that text first, for values written more than once.
@@ -118,19 +128,6 @@ enum YAML {
             \(pad)fps: \(fps)
             \(pad)video: \(video)
             \(pad)audio: \(audio)
-            """
-    }
-
-    /// A `vertical:` destination (under `destinations:`) recording a centred 9:16 crop of the
-    /// scene, re-encoded at `width`x`height`.
-    static func verticalDestination(width: Int = 720, height: Int = 1280) -> String {
-        """
-              vertical:
-                kind: record
-                path: ../recordings/vertical.mkv
-                quality:
-            \(quality(width: width, height: height, indent: 6))
-                canvas: {aspect: "9:16", focus: 0.5}
             """
     }
 
