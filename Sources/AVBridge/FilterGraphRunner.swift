@@ -144,6 +144,13 @@ public final class FilterGraphRunner {
         TimeBase(av_buffersink_get_time_base(sinks[index]))
     }
 
+    /// Changes a running filter's option between two frames (libavfilter's
+    /// `avfilter_graph_send_command`): `target` is a filter's instance name or its filter name
+    /// (every filter of that kind), `option` one it marks as changeable at run time.
+    public func send(_ option: String, _ value: String, to target: String) throws(LibavError) {
+        try LibavError.check(avfilter_graph_send_command(graph.pointer, target, option, value, nil, 0, 0), "avfilter_graph_send_command")
+    }
+
     /// Frames the source `index` has been asked for but not given, at the pad that asked most
     /// (backpressure hint).
     public func failedRequests(source index: Int) -> Int {

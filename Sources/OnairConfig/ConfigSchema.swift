@@ -84,6 +84,14 @@ public enum ConfigSchema {
             ]),
         ])
 
+    /// How the sound is pitched while a scene-avatar combination is on air.
+    public static let voice = ObjectSchema(
+        "voice", doc: "The avatar's voice: the sound pitched up or down while the combination is on air.",
+        fields: [
+            FieldSchema("pitch", .number(VoiceSpec.range), "Semitones up (positive) or down (negative), -12 to 12."),
+            FieldSchema("preset", .choice(VoiceSpec.presets.map { $0.key }), "A named voice: deep (-5 semitones) or high (+5)."),
+        ])
+
     /// An overlay combination: what the audience sees.
     public static let overlay = ObjectSchema(
         "overlay combination", doc: "One way to compose the scene; `active:` picks the one on air at start.",
@@ -103,6 +111,8 @@ public enum ConfigSchema {
                 FieldSchema("scene", .reference("source"), required: true, "The scene source."),
                 FieldSchema("avatar", .object(visual), required: true, "The avatar picture (PNG with transparency works best)."),
                 FieldSchema("placement", .object(placement), "Where the avatar sits (default: bottom-right, a third of the height)."),
+                FieldSchema("voice", .nameOrObject("voice preset", voice),
+                            "Pitch the sound while this combination is on air: a preset (deep, high) or {pitch: SEMITONES}."),
             ]),
         ],
         extensible: true)

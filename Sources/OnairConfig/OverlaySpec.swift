@@ -105,6 +105,20 @@ public struct OverlaySpec: Hashable, Sendable {
     public var location: SourceLocation
     /// What it composes.
     public var kind: Kind
+    /// How the sound is pitched while it is on air (scene-avatar only).
+    public var voice: VoiceSpec?
+
+    /// The camera of `combination` as it is (its lead source, no lighting correction): what goes
+    /// on air, with the layers, while the combination has failed (overlay fallback). Nil for a
+    /// combination that is already the camera as it is.
+    public static func cameraAsIs(of combination: OverlaySpec) -> OverlaySpec? {
+        if case .realScene(_, nil) = combination.kind { return nil }
+        var camera = combination
+        camera.name = combination.name + " (camera)"
+        camera.kind = .realScene(camera: combination.leadSource, autoLighting: nil)
+        camera.voice = nil
+        return camera
+    }
 
     /// The source whose camera leads the combination (its default audio).
     public var leadSource: Located<String> {
@@ -155,6 +169,8 @@ public struct OverlaySpec: Hashable, Sendable {
             let placement = Placement(reader: reader.object("placement", ConfigSchema.placement),
                                       default: Placement(position: "bottom-right", scale: 0.33, margin: 32))
             kind = .sceneAvatar(scene: scene, avatar: avatar, placement: placement)
+            // A bad voice is reported where it is written; the combination is still checked.
+            voice = reader["voice"].flatMap { VoiceSpec(node: $0, subject: subject, context: context) }
         }
         self.name = name
         self.location = location

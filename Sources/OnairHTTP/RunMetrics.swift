@@ -38,6 +38,7 @@ final class RunMetrics: Sendable {
         ("onair_run_uptime_seconds", "gauge", "pipeline", "Seconds since the run started"),
         ("onair_overlay_on_air", "gauge", "overlay", "1 for the overlay combination on air, else 0"),
         ("onair_overlay_available", "gauge", "overlay", "1 when the overlay combination can go on air, else 0"),
+        ("onair_overlay_failed", "gauge", "overlay", "1 while the overlay combination has failed and its camera stands in for it, else 0"),
         (
             "onair_input_state", "gauge", "input, kind, state",
             "1 for the state the input is in (idle, waiting, connected, lost, failed, ended), else 0"
@@ -106,6 +107,7 @@ final class RunMetrics: Sendable {
         for overlay in status.overlays {
             gauge(&seen, "onair_overlay_on_air", [("overlay", overlay.name)], overlay.onAir ? 1 : 0)
             gauge(&seen, "onair_overlay_available", [("overlay", overlay.name)], overlay.available ? 1 : 0)
+            gauge(&seen, "onair_overlay_failed", [("overlay", overlay.name)], status.fallback?.overlay == overlay.name ? 1 : 0)
         }
         for input in status.inputs {
             let labels = [("input", input.name), ("kind", input.kind)]

@@ -1,3 +1,4 @@
+import Foundation
 import OnairConfig
 
 /// A compiled pipeline: everything the engine needs to run it, and nothing it would have to
@@ -37,6 +38,34 @@ public struct PipelinePlan: Codable, Equatable, Sendable {
     public var warnings: [Diagnostic]
     /// CPU and memory needed to run it in real time.
     public var cost: CostEstimate = .none
+    /// How the sound is pitched while this combination is on air (a scene-avatar's `voice:`).
+    public var voice: PlannedVoice?
+}
+
+/// The pitch shift of the sound while a combination is on air. The engine applies it in each
+/// encoder's sound path (libavfilter's rubberband), which outlives the combinations' graphs, so
+/// switching in and out changes the pitch of one running stretcher: no gap, no restart.
+public struct PlannedVoice: Codable, Equatable, Sendable {
+    /// Semitones (negative is lower).
+    public var semitones: Double
+    /// The preset it came from, if any.
+    public var preset: String?
+
+    /// Creates a voice.
+    public init(semitones: Double, preset: String? = nil) {
+        self.semitones = semitones
+        self.preset = preset
+    }
+
+    /// The frequency factor handed to rubberband's `pitch`.
+    public var pitchRatio: Double { pow(2, semitones / 12) }
+
+    /// `-4 semitones`, `deep (-5 semitones)`, `+2.5 semitones`.
+    public var summary: String {
+        let number = semitones == semitones.rounded() ? String(Int(semitones)) : String(format: "%.2g", semitones)
+        let shift = (semitones > 0 ? "+" : "") + number + " semitones"
+        return preset.map { "\($0) (\(shift))" } ?? shift
+    }
 }
 
 /// An input and the backups that take its place in the graph when it fails.

@@ -9,6 +9,10 @@ public enum PlanSummary {
         var lines: [String] = []
         lines.append("Pipeline \(plan.pipeline) — \(plan.title)")
         lines.append("  scene \(plan.canvas) @ \(plan.fps) fps, overlay '\(plan.activeOverlay)'")
+        if let voice = plan.voice {
+            lines.append("  voice: \(voice.summary), pitch ×\(String(format: "%.3f", voice.pitchRatio)) by rubberband"
+                + " in each encoder's sound path while '\(plan.activeOverlay)' is on air")
+        }
         lines.append("")
         lines.append("Inputs")
         for input in plan.inputs {

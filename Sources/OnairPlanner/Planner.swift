@@ -56,6 +56,7 @@ public struct Planner: Sendable {
         guard log.errorCount == errorsBefore else { return nil }
 
         let outputs = targets.map { $0.plannedOutput(rendition: renditions.id(for: $0), hasAudio: compiler.hasAudio) }
+        let voice = plannedVoice(of: spec, hasAudio: compiler.hasAudio, log: log)
         let warnings = log.all[warningsBefore...].filter { $0.severity == .warning }
         var plan = PipelinePlan(
             pipeline: spec.name, title: spec.title, activeOverlay: spec.active.value,
@@ -67,12 +68,25 @@ public struct Planner: Sendable {
             failover: compiler.failover,
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
+        plan.voice = voice
         plan.cost = CostEstimator().estimate(plan, standbyCombinations: spec.overlays.count - 1)
         return plan
     }
 }
 
 extension Planner {
+    /// The active combination's voice, or nil (with a warning where it is written when there
+    /// is no sound to pitch).
+    private func plannedVoice(of spec: PipelineSpec, hasAudio: Bool, log: DiagnosticLog) -> PlannedVoice? {
+        guard let voice = spec.overlay(spec.active.value)?.voice else { return nil }
+        guard hasAudio else {
+            log.warning("voice-without-sound", "overlay combination '\(spec.active.value)' has a voice but the pipeline broadcasts no sound",
+                        at: voice.location, suggestion: "give a source with sound ('audio:'), or remove 'voice:'")
+            return nil
+        }
+        return PlannedVoice(semitones: voice.semitones, preset: voice.preset)
+    }
+
     /// Checks every rung of each destination's ladder that it does not stream now, as it would
     /// stream with it: any of them may go live once `onair run` has measured the link.
     private func checkRungs(of targets: [DestinationTarget], in spec: PipelineSpec, rules: DestinationRules, log: DiagnosticLog) {

@@ -108,10 +108,11 @@ public enum FFprobe {
     /// The average colour of every decoded video frame of the file at `path`, in presentation
     /// order: time and mean Y, U (Cb) and V (Cr), 0–255, from libavfilter's `signalstats`. Red
     /// pictures have a high V, blue ones a high U; grey is 128 for both. Nil when ffprobe could
-    /// not read the file.
-    public static func frameColours(of path: String, timeout: Duration = .seconds(60)) -> [(time: Double, y: Double, u: Double, v: Double)]? {
+    /// not read the file. `crop` (libavfilter's `crop` options, `w:h:x:y`) averages one region
+    /// of each picture instead of the whole.
+    public static func frameColours(of path: String, crop: String? = nil, timeout: Duration = .seconds(60)) -> [(time: Double, y: Double, u: Double, v: Double)]? {
         let arguments = [
-            "-v", "error", "-print_format", "json", "-f", "lavfi", "-i", "movie=\(path),signalstats",
+            "-v", "error", "-print_format", "json", "-f", "lavfi", "-i", "movie=\(path)," + (crop.map { "crop=\($0)," } ?? "") + "signalstats",
             "-show_entries",
             "frame=pts_time,best_effort_timestamp_time:frame_tags=lavfi.signalstats.YAVG,lavfi.signalstats.UAVG,lavfi.signalstats.VAVG",
         ]

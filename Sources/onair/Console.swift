@@ -122,7 +122,7 @@ final class Console: @unchecked Sendable {
             line("▶ " + event.detail)
         case .runNote:
             line("■ " + event.detail)
-        case .overlayApplied:
+        case .overlayApplied, .overlayFailed, .overlayRestored:
             // The block names the combination on air: show the new one now, not at the next tick.
             if let run = lock.withLock({ self.run }) {
                 let snapshot = run.status()

@@ -100,4 +100,19 @@ struct StatusBoardTests {
         #expect(text.contains(#""reason":"disk full""#))
         #expect(try decode(RunStatus.self, text) == status)
     }
+
+    @Test("a combination that failed on air: the status carries its fallback, the header says so")
+    func fallback() throws {
+        var status = sampleStatus()
+        status.overlay = "avatar (camera)"
+        status.fallback = OverlayFallbackStatus(overlay: "avatar", onAir: "avatar (camera)", reason: "input 'avatar.mp4' failed", attempts: 2,
+                                                since: Date(timeIntervalSince1970: 1_735_732_800))
+        let text = try json(status)
+        #expect(text.contains(#""fallback":{"attempts":2,"on_air":"avatar (camera)","overlay":"avatar","#), "\(text)")
+        #expect(text.contains(#""since":"2025-01-01T12:00:00Z""#), "\(text)")
+        #expect(try decode(RunStatus.self, text) == status)
+        #expect(!(try json(sampleStatus())).contains("fallback"), "no fallback, no key")
+        let header = StatusBoard.render(status, color: false, width: 0)[0]
+        #expect(header.contains("on air: avatar (camera)  (avatar failed, retry 2)"), "\(header)")
+    }
 }

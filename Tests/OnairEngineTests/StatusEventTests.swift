@@ -57,6 +57,22 @@ struct StatusEventTests {
         #expect(changed.detail.hasPrefix("r0: 4500k → 2422k (youtube is 240 ms behind"))
     }
 
+    @Test("overlay fallback's events: overlay.failed and overlay.restored, redacted, as lines and JSON")
+    func fallbackLines() throws {
+        let failed = StatusEvent(.overlayFailed(overlay: "avatar", reason: "input 'rtmp://x/\(sentinelKey)' failed", fallback: "avatar (camera)"), at: time)
+        let line = failed.jsonLine(redact: redactor.callAsFunction)
+        #expect(!line.contains(sentinelKey))
+        let fields = try object(line)
+        #expect(fields["event"] as? String == "overlay.failed")
+        #expect(fields["overlay"] as? String == "avatar" && fields["on_air"] as? String == "avatar (camera)")
+        #expect((fields["reason"] as? String)?.hasPrefix("input 'rtmp://x/") == true)
+        let restored = StatusEvent(.overlayRestored(overlay: "avatar", attempts: 2), at: time)
+        let back = try object(restored.jsonLine(redact: { $0 }))
+        #expect(back["event"] as? String == "overlay.restored" && back["overlay"] as? String == "avatar" && back["attempts"] as? Int == 2)
+        #expect(restored.detail == "avatar back on air (after 2 retries)")
+        #expect(StatusEvent(.overlayFailed(overlay: "a", reason: "r", fallback: "a (camera)")).detail == "a failed (r); a (camera) on air, retrying")
+    }
+
     @Test("the run's own lines (started, note) have the same layout as the engine's events")
     func runLines() throws {
         let started = StatusEvent(.runStarted(pipeline: "studio", inputs: 3, overlay: "room", renditions: 2, destinations: ["youtube", "archive"]), at: time)

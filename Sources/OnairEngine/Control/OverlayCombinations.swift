@@ -19,6 +19,10 @@ public struct OverlayCombinations: Sendable {
         public var plan: PipelinePlan?
         /// Why it can't go on air, when it can't.
         public var problem: String?
+        /// What goes on air while it has failed: its camera as it is, with the layers (see
+        /// ``OnairConfig/OverlaySpec/cameraAsIs(of:)``). Nil when it is the camera as it is,
+        /// can't go on air, or its camera alone would need other encoders.
+        public var fallback: PipelinePlan?
     }
 
     /// Every combination, in written order.
@@ -29,25 +33,47 @@ public struct OverlayCombinations: Sendable {
     /// plan needs other encoders than `onAir` (its pictures or sound differ) is unavailable.
     public init(pipeline: PipelineSpec, onAir: PipelinePlan, planner: CheckedPlanner) {
         all = pipeline.overlays.enumerated().map { index, overlay in
-            let number = index + 1
-            if overlay.name == onAir.activeOverlay { return Combination(name: overlay.name, number: number, plan: onAir) }
-            let log = DiagnosticLog()
-            let plan = pipeline.switchedLive(to: overlay.name).flatMap { planner.plan($0, log: log) }
-            if let error = log.sorted.first(where: { $0.severity == .error }) {
-                return Combination(name: overlay.name, number: number, problem: "\(error.message) (\(error.location))")
-            }
-            guard let plan else { return Combination(name: overlay.name, number: number, problem: "it does not compile") }
-            guard plan.renditions == onAir.renditions else {
-                return Combination(name: overlay.name, number: number,
-                                   problem: "it needs different encoders (its sound or pictures differ); restart with --overlay \(overlay.name)")
-            }
-            return Combination(name: overlay.name, number: number, plan: plan)
+            var combination = Self.planned(overlay, number: index + 1, of: pipeline, onAir: onAir, planner: planner)
+            if combination.plan != nil { combination.fallback = Self.fallback(of: overlay, in: pipeline, onAir: onAir, planner: planner) }
+            return combination
         }
+    }
+
+    /// The plan of the camera of `overlay` as it is, switched to live from `onAir`.
+    private static func fallback(of overlay: OverlaySpec, in pipeline: PipelineSpec, onAir: PipelinePlan, planner: CheckedPlanner) -> PipelinePlan? {
+        guard let camera = OverlaySpec.cameraAsIs(of: overlay) else { return nil }
+        var spec = pipeline
+        spec.overlays.append(camera)
+        guard let switched = spec.switchedLive(to: camera.name), let plan = planner.plan(switched, log: DiagnosticLog()),
+              plan.renditions == onAir.renditions else { return nil }
+        return plan
+    }
+
+    /// `overlay`, planned the way a live switch puts it on air.
+    private static func planned(_ overlay: OverlaySpec, number: Int, of pipeline: PipelineSpec, onAir: PipelinePlan,
+                                    planner: CheckedPlanner) -> Combination {
+        if overlay.name == onAir.activeOverlay { return Combination(name: overlay.name, number: number, plan: onAir) }
+        let log = DiagnosticLog()
+        let plan = pipeline.switchedLive(to: overlay.name).flatMap { planner.plan($0, log: log) }
+        if let error = log.sorted.first(where: { $0.severity == .error }) {
+            return Combination(name: overlay.name, number: number, problem: "\(error.message) (\(error.location))")
+        }
+        guard let plan else { return Combination(name: overlay.name, number: number, problem: "it does not compile") }
+        guard plan.renditions == onAir.renditions else {
+            return Combination(name: overlay.name, number: number,
+                               problem: "it needs different encoders (its sound or pictures differ); restart with --overlay \(overlay.name)")
+        }
+        return Combination(name: overlay.name, number: number, plan: plan)
     }
 
     /// Only the combination `plan` puts on air (a run given a plan without its pipeline).
     public init(onAir plan: PipelinePlan) {
         all = [Combination(name: plan.activeOverlay, number: 1, plan: plan)]
+    }
+
+    /// The fallback of the combination called `name` (see ``Combination/fallback``).
+    public func fallback(of name: String) -> PipelinePlan? {
+        all.first { $0.name == name }?.fallback
     }
 
     /// The combination `word` names (its name, or its number), or why there is none.

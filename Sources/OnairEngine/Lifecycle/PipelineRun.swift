@@ -56,6 +56,8 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     private let durationMicros: Int64?
     /// Wall-clock start (set by `start()`).
     private var startedAt = Date()
+    /// The combination that failed on air and is retried while its fallback stands in.
+    private let fallback = Monitor(OverlayFallback())
 
     /// The running pipeline's name.
     public var pipeline: String { plan.pipeline }
@@ -87,33 +89,49 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         // The slate belongs to the pipeline, not to a combination: decoded once for every graph.
         slate = try Slate(imageAt: plan.inputLoss.slatePath.map { URL(fileURLWithPath: projectRoot.resolvingPlanPath($0)) },
                           color: plan.inputLoss.slateColor ?? 0)
-        encoders = try plan.renditions.map { try RenditionEncoder(rendition: $0) }
+        // One voice stage per encoder for the whole run when any combination pitches the sound.
+        let voiced = self.combinations.all.contains { $0.plan?.voice != nil }
+        encoders = try plan.renditions.map { try RenditionEncoder(rendition: $0, voiced: voiced) }
         let onAir = try graph(for: plan, sharing: [])
-        let supervisorLink = SupervisorLink()
+        let supervisorLink = WeakLink<RunSupervisor>()
         for output in plan.outputs {
             guard let encoder = encoders.first(where: { $0.rendition.id == output.rendition }) else { continue }
             let worker = DestinationWorker(output: resolved(output), target: target(of: output), streams: encoder.streams,
                                            queueBytes: options.destinationQueueBytes,
                                            unsentBytes: BitrateSteering.unsentBytes(for: encoder.rendition), events: events) {
-                supervisorLink.supervisor?.destinationChanged()
+                supervisorLink.target?.destinationChanged()
             }
             encoder.attach(worker)
             destinations.append(worker)
         }
-        compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: doorbell) { input in
-            supervisorLink.supervisor?.adopt(input)
-        }
+        // A part only a combination reads, not its fallback, fails the combination, not the run.
+        let covered = Set(self.combinations.all.flatMap { combination -> [String] in
+            guard let plan = combination.plan, let fallback = combination.fallback else { return [] }
+            return plan.inputs.map(\.name).filter { name in !fallback.inputs.contains { $0.name == name } }
+        })
+        let fallbackLink = WeakLink<PipelineRun>()
+        compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: doorbell, onInputStarted: { input in
+            supervisorLink.target?.adopt(input, fatal: !covered.contains(input.input.name))
+        }, standIn: { failed, reason in fallbackLink.target?.standIn(for: failed, reason: reason) })
         supervisor = RunSupervisor(compositor: compositor, encoders: encoders, destinations: destinations,
                                    steering: BitrateSteering(encoders: encoders, destinations: destinations, events: events),
                                    events: events, clock: clock, duration: options.duration, statsInterval: options.statsInterval) { [unowned self] in snapshot() }
-        supervisorLink.supervisor = supervisor
+        supervisorLink.target = supervisor
+        fallbackLink.target = self
         let available = self.combinations.all.compactMap(\.plan).filter { $0.renditions == plan.renditions }
-        standby = StandbyGraphs(plans: available) { [unowned self] plan, running in
+        let fallbacks = Dictionary(self.combinations.all.compactMap { combination in combination.fallback.map { (combination.name, $0) } },
+                                   uniquingKeysWith: { first, _ in first })
+        // Weakly: the standby thread may still be building when the run's owner lets it go.
+        standby = StandbyGraphs(plans: available, fallbacks: fallbacks) { [weak self] plan, running in
+            guard let self else { throw CancellationError() }
             let graph = try graph(for: plan, sharing: running)
             try graph.prerollStills(at: clock.micros)
             return graph
         }
-        compositor.end.observe { [standby] _ in standby?.close() }
+        compositor.end.observe { [standby, fallback] _ in
+            standby?.close()
+            fallback.withLock { $0.stopped = true }
+        }
     }
 
     /// The combination `plan` puts on air as a graph, its inputs prepared: those `running`
@@ -135,6 +153,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         do {
             for worker in opened { try worker.prepare() }
             let graph = CombinationGraph(plan: plan, inputs: inputs, encoders: encoders, clock: clock, events: events)
+            graph.fallback = combinations.fallback(of: plan.activeOverlay)
             try graph.build(slate: slate)
             return graph
         } catch {
@@ -213,7 +232,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         return RunStatus(
             pipeline: plan.pipeline, state: supervisor.state, startedAt: startedAt, elapsed: .microseconds(micros), overlay: onAir.overlay,
             overlays: combinations.choices(onAir: onAir.overlay), inputs: onAir.inputs.map(\.health.status),
-            failover: onAir.failover.map { $0.status.withLock { $0 } },
+            failover: onAir.failover.map { $0.status.withLock { $0 } }, fallback: fallback.withLock { $0.status },
             renditions: encoders.map { encoder in
                 let progress = encoder.progress
                 let media = Double(progress.micros) / 1_000_000
@@ -308,7 +327,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     /// buffered frames are dropped; timestamps continue. When anything fails before the switch
     /// (an input that cannot be opened, a graph that does not configure), the current
     /// combination stays on air.
-    private func switchOverlay(to next: PipelinePlan) throws(OverlaySwitchError) {
+    private func switchOverlay(to next: PipelinePlan, restoring: Int? = nil) throws(OverlaySwitchError) {
         guard next.renditions == plan.renditions else {
             throw .unavailable(name: next.activeOverlay,
                                reason: "it needs different encoders (its sound or pictures differ); restart with --overlay \(next.activeOverlay)")
@@ -320,8 +339,10 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         defer { supervisor.endSwitch() }
         let current = compositor.onAir
         guard next.activeOverlay != current.overlay else { return }
-        // Built ahead of time (a swap), or now when the standby graph is not ready.
-        var graph = standby.take(next.activeOverlay, onAir: current)
+        // Built ahead of time (a swap), or now when the standby graph is not ready. A failed
+        // combination is built afresh: a standby graph may have opened its parts before they
+        // came back.
+        var graph = restoring == nil ? standby.take(next.activeOverlay, onAir: current) : nil
         if graph == nil {
             do {
                 graph = try self.graph(for: next, sharing: current.inputs)
@@ -329,16 +350,68 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
                 throw .unavailable(name: next.activeOverlay, reason: keys.redact("\(error)"))
             }
         }
+        let token = fallback.withLock { $0.current }
         guard let graph, let generation = compositor.switchTo(graph) else {
             for input in graph?.inputs ?? [] where !input.isStarted { input.stop() }
             throw .refused(reason: "the run is stopping")
         }
+        // Any switch ends a fallback: the operator chose, or the failed combination is back.
+        fallback.withLock { $0.end(token: token) }
         // On air once its first picture is encoded by every encoder (or, if the graph is slow to
         // give one, after a few seconds: the switch itself has happened).
         let deadline = ContinuousClock.now + .seconds(5)
         for encoder in encoders { _ = encoder.waitForPicture(ofGeneration: generation, deadline: deadline) }
-        events.emit(.overlayApplied(overlay: next.activeOverlay))
+        if let attempts = restoring {
+            events.emit(.overlayRestored(overlay: next.activeOverlay, attempts: attempts))
+        } else {
+            events.emit(.overlayApplied(overlay: next.activeOverlay))
+        }
         standby.prepare(around: graph)
+    }
+
+    // MARK: Overlay fallback
+
+    /// Called by the compositor, on its thread, when `failed` fails on air: the graph of its
+    /// fallback (its camera as it is, with the layers), ready to go on air, or nil when it has
+    /// none or it can't be built (the run then fails). Says so (`overlay.failed`) and starts
+    /// retrying the combination.
+    fileprivate func standIn(for failed: CombinationGraph, reason: String) -> CombinationGraph? {
+        guard let plan = failed.fallback, let failedPlan = combinations.all.first(where: { $0.name == failed.overlay })?.plan else { return nil }
+        let reason = keys.redact(reason)
+        var graph = standby.take(plan.activeOverlay, onAir: failed)
+        if graph == nil { graph = try? self.graph(for: plan, sharing: failed.inputs.filter { $0.isStarted && $0.failure == nil }) }
+        guard let graph else { return nil }
+        let token = fallback.withLock { $0.begin(failedPlan, status: OverlayFallbackStatus(overlay: failed.overlay, onAir: plan.activeOverlay, reason: reason)) }
+        events.emit(.overlayFailed(overlay: failed.overlay, reason: reason, fallback: plan.activeOverlay))
+        startThread(named: "onair.overlay-retry") { [self] in retry(token: token) }
+        // The other combinations (the failed one too) are built around the fallback.
+        standby.prepare(around: graph)
+        return graph
+    }
+
+    /// Retries the failed combination with backoff until it is back on air, another switch
+    /// or failure takes over (`token` changes), or the run stops.
+    private func retry(token: Int) {
+        var backoff = fallback.withLock { $0.backoff }
+        while let wait = backoff.next() {
+            let deadline = ContinuousClock.now + wait
+            let current = fallback.withLock(waitingUntil: { $0.token != token || $0.stopped }, deadline: deadline) { state -> PipelinePlan? in
+                state.token == token && !state.stopped ? state.failedPlan : nil
+            }
+            guard let current, !supervisor.state.isTerminal, supervisor.state != .draining else { return }
+            do throws(OverlaySwitchError) {
+                try switchOverlay(to: current, restoring: backoff.attempts)
+                return
+            } catch {
+                let still = fallback.withLock { state -> Bool in
+                    guard state.token == token else { return false }
+                    state.retried(attempts: backoff.attempts, reason: keys.redact("\(error)"))
+                    state.backoff = backoff
+                    return true
+                }
+                guard still else { return }
+            }
+        }
     }
 
     /// Replaces `{date}` and `{time}` in recording paths.
@@ -354,16 +427,17 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     }
 }
 
-/// How the workers' callbacks reach the run's supervisor: weakly, since the supervisor owns the
-/// workers. Held strongly, it made a cycle that kept every worker of a finished run alive, with
-/// its counters, graphs and encoders (LeakSanitizer found them at exit, scripts/sanitize).
-private final class SupervisorLink: @unchecked Sendable {
+/// How the workers' callbacks reach the run's supervisor (and the compositor the run, for an
+/// overlay fallback): weakly, since those own the workers. Held strongly, it made a cycle that
+/// kept every worker of a finished run alive, with its counters, graphs and encoders
+/// (LeakSanitizer found them at exit, scripts/sanitize).
+private final class WeakLink<Target: AnyObject>: @unchecked Sendable {
     private let lock = NSLock()
-    private weak var target: RunSupervisor?
+    private weak var object: Target?
 
-    /// The supervisor, while it exists.
-    var supervisor: RunSupervisor? {
-        get { lock.withLock { target } }
-        set { lock.withLock { target = newValue } }
+    /// What it links to, while it exists.
+    var target: Target? {
+        get { lock.withLock { object } }
+        set { lock.withLock { object = newValue } }
     }
 }

@@ -39,7 +39,7 @@ final class RunSupervisor: @unchecked Sendable {
     private let wake = Doorbell()
     private let lifecycle = Monitor(RunLifecycle())
     /// Every input started, including those a switch let go: all must have left libav.
-    private let inputs = Monitor<[InputWorker]>([])
+    private let inputs = Monitor<[WatchedInput]>([])
     /// What the operator asked for: nothing yet, a graceful stop, or (asked twice) an abort.
     private enum StopRequest: Comparable {
         case none, drain, abort
@@ -74,21 +74,23 @@ final class RunSupervisor: @unchecked Sendable {
         wake.ring()
     }
 
-    /// Watches `input`, started by the compositor, until it ends. One that ends cleanly (its
-    /// combination left the air, or it ran out) is let go: kept, every overlay switch would
-    /// keep the inputs it opened, their decoders and pictures, for the rest of the run. One that
-    /// failed stays, for the supervising thread to see.
-    func adopt(_ input: InputWorker) {
-        inputs.withLock { $0.append(input) }
+    /// Watches `input`, started by the compositor, until it ends; `fatal` when its failure
+    /// fails the run (not one an overlay fallback covers: a background video or an avatar
+    /// source that fails takes its combination off air, not the run). An input that ended is
+    /// let go unless its failure is fatal, for the supervising thread to see: kept, every
+    /// overlay switch (and every fallback retry) would keep the inputs it opened, their decoders
+    /// and pictures, for the rest of the run.
+    func adopt(_ input: InputWorker, fatal: Bool = true) {
+        inputs.withLock { $0.append(WatchedInput(worker: input, fatal: fatal)) }
         input.end.observe { [weak self, weak input, wake] outcome in
-            if outcome.failure == nil, let input {
-                self?.inputs.withLock { $0.removeAll { $0 === input } }
+            if !(fatal && outcome.failure != nil), let input {
+                self?.inputs.withLock { $0.removeAll { $0.worker === input } }
             }
             wake.ring()
         }
     }
 
-    /// The inputs watched now: those running, and those that failed.
+    /// The inputs watched now: those running, and those whose failure failed the run.
     var watchedInputs: Int { inputs.withLock { $0.count } }
 
     /// Every worker but the inputs.
@@ -157,7 +159,8 @@ final class RunSupervisor: @unchecked Sendable {
                 var ending = request >= .drain
                 // Local inputs end at the duration by themselves; live ones run on the wall clock.
                 if let durationMicros, compositor.onAir.hasLiveInputs, clock.micros >= durationMicros { ending = true }
-                if failure == nil, let reason = inputs.withLock({ $0.lazy.compactMap { $0.end.outcome?.failure }.first }) {
+                if failure == nil,
+                   let reason = inputs.withLock({ $0.lazy.filter(\.fatal).compactMap { $0.worker.end.outcome?.failure }.first }) {
                     failure = reason
                 }
                 if failure == nil, !watched.isEmpty, watched.allSatisfy({ if case .failed = $0.state { true } else { false } }) {
@@ -196,7 +199,7 @@ final class RunSupervisor: @unchecked Sendable {
         }
         // Inputs were asked to stop; their blocking calls return within libav's next interrupt check.
         let exitDeadline = monotonicSeconds() + budget.inputExit
-        for input in inputs.withLock({ $0 }) {
+        for input in inputs.withLock({ $0.map(\.worker) }) {
             input.stop()
             if input.end.wait(until: exitDeadline) == nil {
                 events.emit(.runNote(message: "input '\(input.input.name)' did not leave libav within \(budget.inputExit) s"))
@@ -246,4 +249,10 @@ final class RunSupervisor: @unchecked Sendable {
         }
         return .completed
     }
+}
+
+/// An input the supervisor watches, and whether its failure fails the run.
+private struct WatchedInput {
+    let worker: InputWorker
+    let fatal: Bool
 }

@@ -27,13 +27,19 @@ final class StandbyGraphs: @unchecked Sendable {
     private let state = Monitor(State())
     /// The plans of the combinations that can go on air.
     private let plans: [PipelinePlan]
+    /// The fallback of each combination that has one, by its name: built, first, around it while
+    /// it is on air, so that it can take over at once if the combination fails.
+    private let fallbacks: [String: PipelinePlan]
     private let build: @Sendable (PipelinePlan, [InputWorker]) throws -> CombinationGraph
 
     /// - Parameters:
     ///   - plans: every combination that can go on air.
+    ///   - fallbacks: what stands in for each combination that fails, by its name.
     ///   - build: makes a combination's graph, sharing what it can of the given running inputs.
-    init(plans: [PipelinePlan], build: @escaping @Sendable (PipelinePlan, [InputWorker]) throws -> CombinationGraph) {
+    init(plans: [PipelinePlan], fallbacks: [String: PipelinePlan] = [:],
+         build: @escaping @Sendable (PipelinePlan, [InputWorker]) throws -> CombinationGraph) {
         self.plans = plans
+        self.fallbacks = fallbacks
         self.build = build
     }
 
@@ -92,7 +98,8 @@ final class StandbyGraphs: @unchecked Sendable {
                 return Array(state.ready.values)
             }
             for graph in stale { Self.release(graph) }
-            for plan in plans where plan.activeOverlay != target.overlay {
+            let others = plans.filter { $0.activeOverlay != target.overlay }
+            for plan in (fallbacks[target.overlay].map { [$0] } ?? []) + others {
                 // The old graph of a combination goes before its replacement is built: never two
                 // of one combination in memory (a switch meanwhile builds its own).
                 let current = state.withLock { state -> (old: CombinationGraph?, go: Bool) in

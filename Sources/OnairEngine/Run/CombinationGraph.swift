@@ -20,6 +20,8 @@ struct SinkFrame {
     var timeBase: TimeBase
     /// Which graph made it (see ``CombinationGraph/generation``).
     var generation: Int
+    /// The pitch factor of the combination that made it (1: its own voice; see ``VoiceStage``).
+    var voice: Double = 1
 }
 
 /// One overlay combination's filter graph with the inputs that feed it: fed with decoded
@@ -83,6 +85,17 @@ final class CombinationGraph {
     /// The how-manieth graph put on air this is (0 for the first): the encoders tell when
     /// they encoded the first picture of a generation, which is when a switch has landed.
     var generation = 0
+
+    /// What goes on air if this combination fails while it runs (its camera as it is, with the
+    /// layers); nil when nothing can stand in for it.
+    var fallback: PipelinePlan?
+
+    /// Whether input `worker` failing is this combination's failure, which its fallback covers
+    /// (a background video or avatar source), rather than the run's (the camera, the sound).
+    private func fallbackCovers(_ worker: InputWorker) -> Bool {
+        guard let fallback else { return false }
+        return !fallback.inputs.contains { $0.name == worker.input.name && $0.kind == worker.input.kind }
+    }
 
     /// Whether one of its inputs is live (its time is the wall clock's).
     var hasLiveInputs: Bool { inputs.contains { $0.isLive } }
@@ -234,7 +247,8 @@ final class CombinationGraph {
                 }
                 let target = sinkTargets[sink]
                 // A closed encoder (it failed or stopped) takes no more: this sink is done.
-                let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation)
+                let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation,
+                                       voice: plan.voice?.pitchRatio ?? 1)
                 if !encoders[target.encoder].frames.push(.frame(output)) {
                     return true
                 }
@@ -244,6 +258,7 @@ final class CombinationGraph {
         // End the sources of inputs that ended.
         var progressed = false
         for (index, worker) in inputs.enumerated() where !ended[index] && worker.mailbox.isDrained {
+            if let failure = worker.failure, fallbackCovers(worker) { throw CombinationFailure(reason: failure) }
             ended[index] = true
             endedCount += 1
             progressed = true
@@ -355,6 +370,13 @@ final class CombinationGraph {
         }
         return pushed
     }
+}
+
+/// A part of the combination on air failed (a background video or avatar source that can't be
+/// read any more): the compositor puts the combination's fallback on air.
+struct CombinationFailure: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
 }
 
 /// What the compositor remembers about a live input to cover for it when it goes silent.

@@ -38,12 +38,18 @@ final class Compositor: RunWorker, @unchecked Sendable {
 
     private let control: Monitor<Control>
 
+    /// Called on this thread when the combination on air fails (why, as text): the graph of its
+    /// fallback, ready to go on air, or nil when nothing can stand in (the run fails).
+    private let standIn: (CombinationGraph, String) -> CombinationGraph?
+
     init(onAir: CombinationGraph, encoders: [RenditionEncoder], doorbell: Doorbell,
-         onInputStarted: @escaping @Sendable (InputWorker) -> Void) {
+         onInputStarted: @escaping @Sendable (InputWorker) -> Void,
+         standIn: @escaping (CombinationGraph, String) -> CombinationGraph? = { _, _ in nil }) {
         control = Monitor(Control(onAir: onAir))
         self.encoders = encoders
         self.doorbell = doorbell
         self.onInputStarted = onInputStarted
+        self.standIn = standIn
     }
 
     var workerName: String { "compositor" }
@@ -105,32 +111,38 @@ final class Compositor: RunWorker, @unchecked Sendable {
         var inputsStopped = false
         // Only this thread changes the graph on air: it keeps its own reference, not the lock's.
         var current = onAir
-        do {
-            while true {
-                let (pending, stopRequested, aborted) = control.withLock { control in
-                    defer { control.pending = nil }
-                    return (control.pending, control.stopRequested, control.aborted)
+        while true {
+            do {
+                while true {
+                    let (pending, stopRequested, aborted) = control.withLock { control in
+                        defer { control.pending = nil }
+                        return (control.pending, control.stopRequested, control.aborted)
+                    }
+                    if aborted { return .aborted }
+                    if let pending {
+                        putOnAir(pending.graph, replacing: current)
+                        current = pending.graph
+                        pending.landed.withLock { $0 = .some(pending.graph.generation) }
+                    }
+                    if stopRequested, !inputsStopped {
+                        for input in current.inputs { input.stop() }
+                        inputsStopped = true
+                    }
+                    switch try current.round() {
+                    case .drained: return .finished
+                    case .busy: continue
+                    case .idle: doorbell.wait(timeout: 0.01)
+                    }
                 }
-                if aborted { return .aborted }
-                if let pending {
-                    putOnAir(pending.graph, replacing: current)
-                    current = pending.graph
-                    pending.landed.withLock { $0 = .some(pending.graph.generation) }
+            } catch {
+                // The combination failed while on air: its fallback (the camera with the layers)
+                // goes on air now, as a switch puts a combination on air; the run retries it.
+                guard !inputsStopped, let replacement = standIn(current, "\(error)") else {
+                    return .failed(error is CombinationFailure ? "\(error)" : "filter graph failed: \(error)")
                 }
-                if stopRequested, !inputsStopped {
-                    for input in current.inputs { input.stop() }
-                    inputsStopped = true
-                }
-                switch try current.round() {
-                case .drained: return .finished
-                case .busy: continue
-                case .idle: doorbell.wait(timeout: 0.01)
-                }
+                putOnAir(replacement, replacing: current)
+                current = replacement
             }
-        } catch {
-            // Where an overlay fallback would put a standby graph (the camera with the layers)
-            // on air instead, as a switch does, and retry the failed one later.
-            return .failed("filter graph failed: \(error)")
         }
     }
 

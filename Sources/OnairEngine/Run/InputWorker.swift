@@ -237,6 +237,8 @@ final class InputWorker: RunWorker, @unchecked Sendable {
         var endMicros: Int64 = 0
         var failures = 0
         var discontinuities = 0
+        // Passes through a looping file in a row that gave no frame.
+        var emptyPasses = 0
         while !interruption.isStopRequested {
             let media: MediaInput
             if let opened {
@@ -277,7 +279,17 @@ final class InputWorker: RunWorker, @unchecked Sendable {
                     break
                 }
                 guard let decoded else {
-                    // End of file: loop, or end this input.
+                    // End of file: loop, or end this input. A loop that gave nothing (the file
+                    // was truncated or replaced while it was read) would spin without a frame:
+                    // the input has failed.
+                    if case .file(_, true, _) = input.kind {
+                        emptyPasses = firstStream == nil ? emptyPasses + 1 : 0
+                    }
+                    if emptyPasses >= 2 {
+                        failureReason.withLock { $0 = "input '\(input.name)' failed: the file gives no frames any more" }
+                        health.failed(reason: "the file gives no frames any more")
+                        return
+                    }
                     if case .file(_, true, _) = input.kind, (try? media.rewind()) != nil {
                         loopOffset = endMicros
                         firstStream = nil

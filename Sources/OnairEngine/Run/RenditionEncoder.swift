@@ -56,8 +56,14 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
         var made = BitrateWindow(span: .seconds(1))
     }
 
-    init(rendition: Rendition) throws {
+    /// Whether the sound goes through a ``VoiceStage`` (some combination of the run has a voice).
+    private let voiced: Bool
+    /// Made at the first sound frame, in its format.
+    private var voice: VoiceStage?
+
+    init(rendition: Rendition, voiced: Bool = false) throws {
         self.rendition = rendition
+        self.voiced = voiced && rendition.audio != nil
         preview = PreviewTap(rendition: rendition)
         let settings = rendition.video
         var videoSettings = VideoEncoderSettings(
@@ -189,9 +195,11 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
                         try encode(copy, with: encoder)
                     }
                 }
+            } else if voiced {
+                for pitched in try pitch(item) { try encodeSound(pitched, in: voice!.timeBase, next: &nextAudio) }
+                continue
             } else {
-                if let current = pts, let expected = nextAudio, current < expected { pts = expected }
-                if let current = pts { nextAudio = current + Int64(item.frame.sampleCount) }
+                pts = Self.soundTimestamp(pts, next: &nextAudio, samples: item.frame.sampleCount)
             }
             item.frame.presentationTimestamp = pts
             if item.kind == .video, isSteered { try applyPendingBitrate() }
@@ -202,10 +210,38 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
                 encodedGeneration.withLock { if item.generation > $0 { $0 = item.generation } }
             }
         }
+        if let voice, !aborted.withLock({ $0 }) {
+            for pitched in try voice.finish() { try encodeSound(pitched, in: voice.timeBase, next: &nextAudio) }
+        }
         for encoder in [video] + (audio.map { [$0] } ?? []) where !aborted.withLock({ $0 }) {
             _ = try encoder.send(nil)
             try drain(encoder)
         }
+    }
+
+    /// Sound may not go back in time: late sound is moved up to where the last frame ended.
+    private static func soundTimestamp(_ pts: Int64?, next: inout Int64?, samples: Int) -> Int64? {
+        var pts = pts
+        if let current = pts, let expected = next, current < expected { pts = expected }
+        if let current = pts { next = current + Int64(samples) }
+        return pts
+    }
+
+    /// `item`'s sound through the voice stage, at the pitch of the combination that made it.
+    private func pitch(_ item: SinkFrame) throws -> [Frame] {
+        if voice == nil {
+            voice = try VoiceStage(sampleRate: item.frame.sampleRate, channels: item.frame.channelCount,
+                                   sampleFormat: item.frame.sampleFormatName ?? "fltp", timeBase: item.timeBase, frameSize: audioFrameSize ?? 1024)
+        }
+        return try voice!.process(item.frame, ratio: item.voice)
+    }
+
+    /// Encodes a frame of the voice stage's sound (stamped in `timeBase`).
+    private func encodeSound(_ frame: Frame, in timeBase: TimeBase, next: inout Int64?) throws {
+        guard let audio else { return }
+        let pts = frame.presentationTimestamp.map { timeBase.convert($0, to: audio.timeBase) }
+        frame.presentationTimestamp = Self.soundTimestamp(pts, next: &next, samples: frame.sampleCount)
+        try encode(frame, with: audio)
     }
 
     /// Applies a bitrate asked for since the last picture.

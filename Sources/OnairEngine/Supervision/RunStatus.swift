@@ -22,6 +22,8 @@ public struct RunStatus: Equatable, Sendable {
     public var inputs: [InputStatus]
     /// One entry per input with backups: which input feeds its place now.
     public var failover: [FailoverStatus]
+    /// The combination that failed while its camera stands in for it (overlay fallback), if one did.
+    public var fallback: OverlayFallbackStatus?
     /// One entry per rendition, in plan order.
     public var renditions: [RenditionStatus]
     /// One entry per destination, in plan order.
@@ -31,8 +33,9 @@ public struct RunStatus: Equatable, Sendable {
     public init(
         pipeline: String = "", state: RunState = .live, startedAt: Date = Date(timeIntervalSince1970: 0), elapsed: Duration,
         overlay: String? = nil, overlays: [OverlayChoice] = [], inputs: [InputStatus] = [], failover: [FailoverStatus] = [],
-        renditions: [RenditionStatus], destinations: [DestinationStatus]
+        fallback: OverlayFallbackStatus? = nil, renditions: [RenditionStatus], destinations: [DestinationStatus]
     ) {
+        self.fallback = fallback
         self.pipeline = pipeline
         self.state = state
         self.startedAt = startedAt
@@ -51,6 +54,7 @@ public struct RunStatus: Equatable, Sendable {
         copy.destinations = destinations.map { $0.redacted(redact) }
         copy.inputs = inputs.map { $0.redacted(redact) }
         copy.failover = failover.map { $0.redacted(redact) }
+        copy.fallback = fallback?.redacted(redact)
         copy.overlays = overlays.map { $0.redacted(redact) }
         return copy
     }
@@ -177,7 +181,7 @@ public struct FailoverStatus: Codable, Equatable, Sendable {
 
 extension RunStatus: Codable {
     private enum Key: String, CodingKey {
-        case pipeline, state, startedAt = "started_at", elapsedMs = "elapsed_ms", overlay, overlays, inputs, failover, renditions, destinations
+        case pipeline, state, startedAt = "started_at", elapsedMs = "elapsed_ms", overlay, overlays, inputs, failover, fallback, renditions, destinations
     }
 
     /// Encodes `elapsed` as whole milliseconds (`elapsed_ms`) and `started_at` as ISO 8601.
@@ -191,6 +195,7 @@ extension RunStatus: Codable {
         try container.encode(overlays, forKey: .overlays)
         try container.encode(inputs, forKey: .inputs)
         try container.encode(failover, forKey: .failover)
+        try container.encodeIfPresent(fallback, forKey: .fallback)
         try container.encode(renditions, forKey: .renditions)
         try container.encode(destinations, forKey: .destinations)
     }
@@ -208,6 +213,7 @@ extension RunStatus: Codable {
             overlays: try container.decodeIfPresent([OverlayChoice].self, forKey: .overlays) ?? [],
             inputs: try container.decodeIfPresent([InputStatus].self, forKey: .inputs) ?? [],
             failover: try container.decodeIfPresent([FailoverStatus].self, forKey: .failover) ?? [],
+            fallback: try container.decodeIfPresent(OverlayFallbackStatus.self, forKey: .fallback),
             renditions: try container.decode([RenditionStatus].self, forKey: .renditions),
             destinations: try container.decode([DestinationStatus].self, forKey: .destinations))
     }

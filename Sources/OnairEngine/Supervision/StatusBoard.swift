@@ -42,6 +42,7 @@ public enum StatusBoard {
         line.append("onair ", .bold)
         line.append(clock(status.elapsed))
         if let overlay = status.overlay { line.append("  on air: \(overlay)") }
+        if let fallback = status.fallback { line.append("  (\(fallback.overlay) failed, retry \(fallback.attempts))", .yellow) }
         if !status.destinations.isEmpty {
             let allLive = live == status.destinations.count
             line.append("  \(live)/\(status.destinations.count) destinations live", allLive ? .green : .yellow)

@@ -11,7 +11,8 @@ import Foundation
 /// Event names are dot-separated: `input.connected`, `input.lost`, `overlay.applied`,
 /// `destination.<state>` (`destination.connecting`, `destination.live`,
 /// `destination.retrying`, `destination.failed`, `destination.stopped`), `stats`,
-/// `input.waiting`, `input.failed`, `input.failover`, `input.restored`, `libav.log`, `run.started`,
+/// `input.waiting`, `input.failed`, `input.failover`, `input.restored`, `overlay.failed`,
+/// `overlay.restored` (overlay fallback), `libav.log`, `run.started`,
 /// `run.note`, `run.stopped`, `destination.congested` and `bitrate.changed` (adaptive bitrate, see
 /// ``BitrateController``). Every string passes through the engine's redaction before it is written.
 public struct StatusEvent: Equatable, Sendable {
@@ -35,6 +36,12 @@ public struct StatusEvent: Equatable, Sendable {
         case libav(level: String, message: String)
         /// An overlay (a layer or a combination) was put on air.
         case overlayApplied(overlay: String)
+        /// The combination on air failed while running (`reason`): `fallback`, its camera as it
+        /// is with the layers, went on air in its place, and the combination is retried.
+        case overlayFailed(overlay: String, reason: String, fallback: String)
+        /// A failed combination works again and is back on air, after `attempts` retries (the
+        /// end of its fallback; no `overlay.applied` comes with it).
+        case overlayRestored(overlay: String, attempts: Int)
         /// A destination entered `state`; `url` is its address with the key as a placeholder.
         case destinationChanged(destination: String, url: String?, state: DestinationState)
         /// A destination can't keep up with its rendition: `queueMilliseconds` of media wait while
@@ -77,6 +84,8 @@ public struct StatusEvent: Equatable, Sendable {
         case .inputRestored: "input.restored"
         case .libav: "libav.log"
         case .overlayApplied: "overlay.applied"
+        case .overlayFailed: "overlay.failed"
+        case .overlayRestored: "overlay.restored"
         case .destinationChanged(_, _, let state): "destination.\(state.name)"
         case .destinationCongested: "destination.congested"
         case .bitrateChanged: "bitrate.changed"
@@ -100,6 +109,9 @@ public struct StatusEvent: Equatable, Sendable {
             case .inputRestored(let input, let from): .inputRestored(input: redact(input), from: redact(from))
             case .libav(let level, let message): .libav(level: level, message: redact(message))
             case .overlayApplied(let overlay): .overlayApplied(overlay: redact(overlay))
+            case .overlayFailed(let overlay, let reason, let fallback):
+                .overlayFailed(overlay: redact(overlay), reason: redact(reason), fallback: redact(fallback))
+            case .overlayRestored(let overlay, let attempts): .overlayRestored(overlay: redact(overlay), attempts: attempts)
             case .destinationChanged(let destination, let url, let state):
                 .destinationChanged(destination: redact(destination), url: url.map(redact), state: state.redacted(redact))
             case .destinationCongested(let destination, let queue, let rate, let followed):
@@ -149,7 +161,7 @@ extension StatusEvent {
 
         private enum Key: String, CodingKey {
             case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations, api, from, to
-            case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition
+            case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition, onAir = "on_air", attempts
             case fromBitsPerSecond = "from_bps", toBitsPerSecond = "to_bps"
         }
 
@@ -175,6 +187,13 @@ extension StatusEvent {
                 try container.encode(message, forKey: .message)
             case .overlayApplied(let overlay):
                 try container.encode(overlay, forKey: .overlay)
+            case .overlayFailed(let overlay, let reason, let fallback):
+                try container.encode(overlay, forKey: .overlay)
+                try container.encode(reason, forKey: .reason)
+                try container.encode(fallback, forKey: .onAir)
+            case .overlayRestored(let overlay, let attempts):
+                try container.encode(overlay, forKey: .overlay)
+                try container.encode(attempts, forKey: .attempts)
             case .destinationChanged(let destination, let url, let state):
                 try container.encode(destination, forKey: .destination)
                 try container.encodeIfPresent(url, forKey: .url)
@@ -230,6 +249,8 @@ extension StatusEvent {
             reason == "clean" ? "\(input): \(to) back on air in place of \(from)" : "\(input): \(to) on air in place of \(from) (\(reason))"
         case .inputRestored(let input, let from): "\(input): back on air (\(from) stood in)"
         case .overlayApplied(let overlay): overlay
+        case .overlayFailed(let overlay, let reason, let fallback): "\(overlay) failed (\(reason)); \(fallback) on air, retrying"
+        case .overlayRestored(let overlay, let attempts): "\(overlay) back on air (after \(attempts) retr\(attempts == 1 ? "y" : "ies"))"
         case .destinationChanged(let destination, _, let state): "\(destination): \(state.label)"
         case .destinationCongested(let destination, let queue, let rate, let followed):
             "\(destination): \(queue) ms behind, sending \(String(format: "%.2f", Double(rate) / 1e6)) Mb/s"

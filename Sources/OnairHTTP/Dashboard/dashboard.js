@@ -249,6 +249,7 @@ const TONES = {
   "destination.failed": "bad", "input.failed": "bad", "run.stopped": "",
   "destination.congested": "warn", "bitrate.changed": "",
   "input.failover": "warn", "input.restored": "good",
+  "overlay.failed": "bad", "overlay.restored": "good",
 };
 
 function describe(event) {
@@ -260,6 +261,8 @@ function describe(event) {
         : `${event.input}: ${event.to} on air in place of ${event.from} (${event.reason})`;
     case "input.restored": return `${event.input}: back on air (${event.from} stood in)`;
     case "overlay.applied": return event.overlay;
+    case "overlay.failed": return `${event.overlay} failed (${event.reason}); ${event.on_air} on air, retrying`;
+    case "overlay.restored": return `${event.overlay} back on air (after ${event.attempts} ${event.attempts === 1 ? "retry" : "retries"})`;
     case "libav.log": return `${event.level}: ${event.message}`;
     case "run.started": return `${event.pipeline}: ${event.inputs} input(s), overlay '${event.overlay}', ${event.renditions} encoder(s) → ${(event.destinations || []).join(", ")}` + (event.api ? ` · ${event.api}` : "");
     case "run.note": return event.message;
@@ -298,7 +301,7 @@ function addEvent(event) {
   while (list.children.length > MAX_EVENTS) list.lastElementChild.remove();
   list.dataset.count = String((Number(list.dataset.count) || 0) + 1);
   if (event.event === "overlay.applied" || event.event === "bitrate.changed" || event.event.startsWith("destination.")
-      || event.event === "input.failover" || event.event === "input.restored") refreshStatus();
+      || event.event === "input.failover" || event.event === "input.restored" || event.event.startsWith("overlay.")) refreshStatus();
 }
 
 function connectEvents() {

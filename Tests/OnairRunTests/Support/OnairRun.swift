@@ -40,6 +40,19 @@ struct RunEvent: Decodable, Sendable {
     /// For `destination.congested`.
     var queue_ms: Int?
     var followed: Bool?
+    /// For `overlay.restored`: retries before it came back.
+    var attempts: Int?
+    /// For `stats`: the combination that failed while its camera stands in (overlay fallback).
+    var fallback: FallbackLine?
+    /// For `overlay.failed`: what stands in for the combination.
+    var on_air: String?
+
+    struct FallbackLine: Decodable, Sendable {
+        var overlay: String
+        var on_air: String
+        var reason: String
+        var attempts: Int
+    }
 
     struct DestinationLine: Decodable, Sendable {
         var name: String
