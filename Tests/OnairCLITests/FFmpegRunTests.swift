@@ -9,11 +9,15 @@ private struct ProbedVideo {
     var frames: Int
 }
 
-private func probe(_ path: String) throws -> ProbedVideo {
-    let output = try Subprocess.run("/usr/bin/env", [
-        "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
-        "-show_entries", "stream=nb_read_frames,width,height", "-of", "json", path,
-    ], timeout: 60)
+/// Waits for ffmpeg and ffprobe on a thread of their own (``OwnThread``): the tests hold no
+/// thread of the concurrency pool while they run.
+private func probe(_ path: String) async throws -> ProbedVideo {
+    let output = try await OwnThread.run {
+        try Subprocess.run("/usr/bin/env", [
+            "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+            "-show_entries", "stream=nb_read_frames,width,height", "-of", "json", path,
+        ], timeout: 60)
+    }
     try #require(output.status == 0 && !output.timedOut, "ffprobe failed on \(path): \(output)")
     let streams = try #require(try jsonObject(output.stdout)["streams"] as? [[String: Any]])
     let stream = try #require(streams.first, "\(path) has no video stream")
@@ -31,7 +35,7 @@ private var toolsAvailable: Bool {
     /// The demo's ffmpeg equivalent really records: both files exist afterwards, at the planned
     /// sizes, with 2 s of 30 fps pictures each.
     @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
-    func demoCommandRecordsBothRenditions() throws {
+    func demoCommandRecordsBothRenditions() async throws {
         let project = try ScratchProject(shipped: true)
         defer { project.remove() }
         let plan = try onair("plan", "demo", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
@@ -40,14 +44,15 @@ private var toolsAvailable: Bool {
 
         // ffmpeg does not create folders, and recordings/ is not part of the project (as in scripts/demo).
         try FileManager.default.createDirectory(at: project.root.appendingPathComponent("recordings"), withIntermediateDirectories: true)
-        let run = try Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        let script = plan.stdout
+        let run = try await OwnThread.run { try Subprocess.run("/bin/sh", ["-c", script], timeout: 120) }
         #expect(!run.timedOut, "ffmpeg did not finish in 120 s")
         try #require(run.status == 0, "ffmpeg failed: \(run.stderr.suffix(3000))")
 
         for (name, width, height) in [("demo-16x9.mkv", 1280, 720), ("demo-9x16.mkv", 720, 1280)] {
             let path = project.root.appendingPathComponent("recordings/\(name)").path
             try #require(FileManager.default.fileExists(atPath: path), "\(name) was not written")
-            let video = try probe(path)
+            let video = try await probe(path)
             #expect(video.width == width && video.height == height, "\(name) is \(video.width)x\(video.height)")
             #expect(abs(video.frames - 60) <= 5, "\(name) has \(video.frames) frames, expected about 60 (2 s at 30 fps)")
         }
@@ -56,7 +61,7 @@ private var toolsAvailable: Bool {
     /// One encode to three outputs goes through the tee muxer, whose parser treats quotes,
     /// backslashes, `|`, `:` and brackets specially: paths containing them arrive intact.
     @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
-    func teeOutputsWithAwkwardPathsAreWrittenWhereTheyAreNamed() throws {
+    func teeOutputsWithAwkwardPathsAreWrittenWhereTheyAreNamed() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Pipelines/awkward.yaml", """
@@ -78,22 +83,23 @@ private var toolsAvailable: Bool {
         let hls = project.root.appendingPathComponent("out/h'l s:x|y=z")
         try FileManager.default.createDirectory(at: hls, withIntermediateDirectories: true)
 
-        let run = try Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        let script = plan.stdout
+        let run = try await OwnThread.run { try Subprocess.run("/bin/sh", ["-c", script], timeout: 120) }
         try #require(run.status == 0 && !run.timedOut, "ffmpeg failed: \(run.stderr.suffix(3000))")
         let written = try FileManager.default.contentsOfDirectory(atPath: project.root.appendingPathComponent("out").path).sorted()
         #expect(written == ["h'l s:x|y=z", "it's a:b|c [1].mkv", "plain.ts"], "\(written)")
         for name in ["it's a:b|c [1].mkv", "plain.ts"] {
-            let video = try probe(project.root.appendingPathComponent("out/\(name)").path)
+            let video = try await probe(project.root.appendingPathComponent("out/\(name)").path)
             #expect(video.width == 320 && abs(video.frames - 30) <= 2, "\(name): \(video)")
         }
         let segments = try FileManager.default.contentsOfDirectory(atPath: hls.path)
         #expect(segments.contains("index.m3u8") && segments.contains { $0.hasPrefix("segment_") }, "\(segments)")
     }
 
-    @Test func timeoutKillsTheShellAndWhatItStarted() throws {
+    @Test func timeoutKillsTheShellAndWhatItStarted() async throws {
         let started = Date()
         // The shell starts a child and waits for it: both must go when the limit is hit.
-        let output = try Subprocess.run("/bin/sh", ["-c", "sleep 30; echo finished"], timeout: 1)
+        let output = try await OwnThread.run { try Subprocess.run("/bin/sh", ["-c", "sleep 30; echo finished"], timeout: 1) }
         #expect(output.timedOut)
         #expect(output.status == 128 + SIGKILL)
         #expect(!output.stdout.contains("finished"))
