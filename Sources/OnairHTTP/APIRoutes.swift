@@ -17,6 +17,9 @@ struct APIRoutes: Sendable {
             ("/api/v1/destinations/{name}/preview.jpg", [.get]),
         ] + Dashboard.files.map { ($0.path, [.get]) }
 
+    /// `docs/openapi.yaml` (embedded at build time) in a buffer made once, shared by every answer.
+    static let openAPI = ByteBuffer(bytes: PackageResources.openapi_yaml)
+
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         // Order matters: a middleware only wraps the routes added after it.
@@ -81,7 +84,7 @@ struct APIRoutes: Sendable {
         router.get("/openapi.yaml") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/yaml"],
-                body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
+                body: .init(byteBuffer: Self.openAPI))
         }
         for file in Dashboard.files {
             router.get(RouterPath(file.path)) { request, _ in file.response(to: request) }
