@@ -124,7 +124,7 @@ struct OverlayRequest: Decodable {
         }
         let choice: OverlayRequest
         do {
-            choice = try JSONDecoder().decode(OverlayRequest.self, from: Data(buffer: body))
+            choice = try JSONDecoder().decode(OverlayRequest.self, from: Data(body.readableBytesView))
         } catch {
             throw HTTPError(.badRequest, message: #"the body must be JSON such as {"name": "keyed"}"#)
         }
@@ -161,12 +161,5 @@ struct JSONBodies: Sendable {
         fields[.contentType] = "application/json"
         fields[.cacheControl] = "no-store"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: json + "\n")))
-    }
-}
-
-extension Data {
-    /// The readable bytes of `buffer`.
-    init(buffer: ByteBuffer) {
-        self = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes).map { Data($0) } ?? Data()
     }
 }

@@ -96,7 +96,7 @@ public struct RunRegistration: Codable, Equatable, Sendable {
         }
         let data: Data
         do {
-            data = try JSONEncoder.sorted.encode(self)
+            data = try JSONBodies.encoder.encode(self)
         } catch {
             throw Problem(description: "cannot encode the run's registration")
         }
@@ -133,14 +133,5 @@ public struct RunRegistration: Codable, Equatable, Sendable {
             current.pid == pid
         else { return }
         unlink(file.path)
-    }
-}
-
-extension JSONEncoder {
-    /// Sorted keys, slashes as they are.
-    static var sorted: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }
