@@ -35,8 +35,10 @@ final class RunAPI: Sendable {
                 throw ExitCode.failure
             }
             settings = APIServer.Settings(listen: address, token: token)
-            if !address.isLoopback, token == nil {
-                Terminal.printError("error: \(APIServer.StartError.tokenRequired(address))")
+            do {
+                try settings.check()
+            } catch {
+                Terminal.printError("error: \(error)")
                 throw ExitCode.failure
             }
         }
