@@ -218,20 +218,9 @@ extension EndToEnd {
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
         }
 
-        /// A red camera with the sound, and a blue screen; the red one on air.
-        static let colours = """
-            sources:
-              camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
-              screen: {kind: test, pattern: color, color: "#0000C0", tone: false, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
-            overlays:
-              red: {kind: real-scene, camera: camera}
-              blue: {kind: real-scene, camera: screen}
-            active: red
-            """
-
         @Test("a switch through POST /api/v1/overlay changes what is recorded", .timeLimit(.minutes(2)))
         func switchChangesTheRecording() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.colours)
+            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunProject.redAndBlueScene)
             defer { project.remove() }
             let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "9s"])
             defer { api.run.child.terminate() }
@@ -245,12 +234,7 @@ extension EndToEnd {
             let output = await api.run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
 
-            let colours = try #require(await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.frameColours(of: path) })
-            let names = colours.map { frame in frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other" }
-            var segments: [(name: String, frames: Int)] = []
-            for name in names {
-                if segments.last?.name == name { segments[segments.count - 1].frames += 1 } else { segments.append((name, 1)) }
-            }
+            let segments = try await redAndBlueRuns(project, "out/rec.mkv")
             #expect(segments.map(\.name) == ["red", "blue", "red"], "\(segments)")
             #expect(segments.allSatisfy { $0.frames >= 2 * RunProject.fps }, "\(segments)")
         }

@@ -35,6 +35,22 @@ func decodeRecording(_ project: RunProject, _ relative: String, sourceLocation: 
     return try #require(decoded, "ffprobe could not decode \(relative)", sourceLocation: sourceLocation)
 }
 
+/// The recording at `relative` (of ``RunProject/redAndBlueScene``) as runs of one colour, in
+/// order: `red`, `blue` or `other`, with how many frames each lasts.
+func redAndBlueRuns(_ project: RunProject, _ relative: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+    -> [(name: String, frames: Int)]
+{
+    let path = project.file(relative).path
+    let colours = try #require(await OwnThread.run { FFprobe.frameColours(of: path) }, "ffprobe could not read \(relative)",
+                               sourceLocation: sourceLocation)
+    var runs: [(name: String, frames: Int)] = []
+    for frame in colours {
+        let name = frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other"
+        if runs.last?.name == name { runs[runs.count - 1].frames += 1 } else { runs.append((name, 1)) }
+    }
+    return runs
+}
+
 /// Checks that `video` holds `seconds` of pictures at the test rate: its frame count within
 /// `tolerance` (a fraction; 0 for exactly) of seconds × fps, and no hole longer than two frame
 /// intervals.

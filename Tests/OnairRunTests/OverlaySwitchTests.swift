@@ -5,22 +5,10 @@ import Testing
 extension EndToEnd {
     @Suite("Switching the overlay combination on air")
     struct OverlaySwitch {
-        /// A red camera with the sound, and a blue screen without; the red one on air. No
-        /// `audio:`: the camera's sound must carry on while the screen is on air.
-        static let scene = """
-            sources:
-              camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
-              screen: {kind: test, pattern: color, color: "#0000C0", tone: false, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
-            overlays:
-              red: {kind: real-scene, camera: camera}
-              blue: {kind: real-scene, camera: screen}
-            active: red
-            """
-
         @Test("a line on stdin, then onair switch, put another combination on air; the recording goes on without a hole",
               .timeLimit(.minutes(2)))
         func switchMidRun() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
+            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunProject.redAndBlueScene)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "9s"], operatorInput: true)
             _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
@@ -69,12 +57,7 @@ extension EndToEnd {
             #expect(abs(Double(audioPackets.count) - expectedAudio) <= expectedAudio * 0.05, "\(audioPackets.count) audio packets")
 
             // Red, then blue, then red again: nothing but the two colours, in that order.
-            let colours = try #require(await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.frameColours(of: path) })
-            let names = colours.map { frame in frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other" }
-            var segments: [(name: String, frames: Int)] = []
-            for name in names {
-                if segments.last?.name == name { segments[segments.count - 1].frames += 1 } else { segments.append((name, 1)) }
-            }
+            let segments = try await redAndBlueRuns(project, "out/rec.mkv")
             #expect(segments.map(\.name) == ["red", "blue", "red"], "\(segments)")
             #expect(segments.allSatisfy { $0.frames >= RunProject.fps }, "\(segments)")
         }
