@@ -9,15 +9,11 @@ private struct ProbedVideo {
     var frames: Int
 }
 
-/// Waits for ffmpeg and ffprobe on a thread of their own (``OwnThread``): the tests hold no
-/// thread of the concurrency pool while they run.
 private func probe(_ path: String) async throws -> ProbedVideo {
-    let output = try await OwnThread.run {
-        try Subprocess.run("/usr/bin/env", [
-            "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
-            "-show_entries", "stream=nb_read_frames,width,height", "-of", "json", path,
-        ], timeout: 60)
-    }
+    let output = try await Subprocess.run("/usr/bin/env", [
+        "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+        "-show_entries", "stream=nb_read_frames,width,height", "-of", "json", path,
+    ], timeout: 60)
     try #require(output.status == 0 && !output.timedOut, "ffprobe failed on \(path): \(output)")
     let streams = try #require(try jsonObject(output.stdout)["streams"] as? [[String: Any]])
     let stream = try #require(streams.first, "\(path) has no video stream")
@@ -25,10 +21,10 @@ private func probe(_ path: String) async throws -> ProbedVideo {
     return ProbedVideo(width: stream["width"] as? Int ?? 0, height: stream["height"] as? Int ?? 0, frames: frames)
 }
 
+/// Whether ffmpeg and ffprobe are on the PATH (as `command -v` finds them).
 private var toolsAvailable: Bool {
-    ["ffmpeg", "ffprobe"].allSatisfy { tool in
-        (try? Subprocess.run("/bin/sh", ["-c", "command -v \(tool)"], timeout: 10).status) == 0
-    }
+    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+    return ["ffmpeg", "ffprobe"].allSatisfy { tool in folders.contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") } }
 }
 
 @Suite struct FFmpegRunTests {
@@ -38,14 +34,13 @@ private var toolsAvailable: Bool {
     func demoCommandRecordsBothRenditions() async throws {
         let project = try ScratchProject(shipped: true)
         defer { project.remove() }
-        let plan = try onair("plan", "demo", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
+        let plan = try await onair("plan", "demo", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
         try #require(plan.status == 0, "\(plan)")
         #expect(!plan.stdout.contains("-re "), "--no-pacing leaves out -re")
 
         // ffmpeg does not create folders, and recordings/ is not part of the project (as in scripts/demo).
         try FileManager.default.createDirectory(at: project.root.appendingPathComponent("recordings"), withIntermediateDirectories: true)
-        let script = plan.stdout
-        let run = try await OwnThread.run { try Subprocess.run("/bin/sh", ["-c", script], timeout: 120) }
+        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
         #expect(!run.timedOut, "ffmpeg did not finish in 120 s")
         try #require(run.status == 0, "ffmpeg failed: \(run.stderr.suffix(3000))")
 
@@ -77,14 +72,13 @@ private var toolsAvailable: Bool {
               plain: {kind: record, path: ../out/plain.ts}
 
             """)
-        let plan = try onair("plan", "awkward", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
+        let plan = try await onair("plan", "awkward", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
         try #require(plan.status == 0, "\(plan)")
         #expect(plan.stdout.contains("-f tee"), "\(plan.stdout)")
         let hls = project.root.appendingPathComponent("out/h'l s:x|y=z")
         try FileManager.default.createDirectory(at: hls, withIntermediateDirectories: true)
 
-        let script = plan.stdout
-        let run = try await OwnThread.run { try Subprocess.run("/bin/sh", ["-c", script], timeout: 120) }
+        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
         try #require(run.status == 0 && !run.timedOut, "ffmpeg failed: \(run.stderr.suffix(3000))")
         let written = try FileManager.default.contentsOfDirectory(atPath: project.root.appendingPathComponent("out").path).sorted()
         #expect(written == ["h'l s:x|y=z", "it's a:b|c [1].mkv", "plain.ts"], "\(written)")
@@ -99,7 +93,7 @@ private var toolsAvailable: Bool {
     @Test func timeoutKillsTheShellAndWhatItStarted() async throws {
         let started = Date()
         // The shell starts a child and waits for it: both must go when the limit is hit.
-        let output = try await OwnThread.run { try Subprocess.run("/bin/sh", ["-c", "sleep 30; echo finished"], timeout: 1) }
+        let output = try await Subprocess.run("/bin/sh", ["-c", "sleep 30; echo finished"], timeout: 1)
         #expect(output.timedOut)
         #expect(output.status == 128 + SIGKILL)
         #expect(!output.stdout.contains("finished"))
