@@ -35,9 +35,10 @@ enum SubprocessError: Error, CustomStringConvertible {
 }
 
 /// Runs programs with a time limit, in their own process group so that a shell and what it
-/// started are killed together (by the child's PID as group id) when the limit is hit. Waiting
-/// polls with `Task.sleep`: a test holds no thread of the concurrency pool (two on two cores),
-/// which the tests of the same process that await need.
+/// started are killed together (by the child's PID as group id) when the limit is hit. The wait
+/// runs on a thread of its own (``OwnThread``): a test holds no thread of the concurrency pool
+/// (two on two cores), which the tests of the same process that await need, and the limit is
+/// kept even while the pool is busy.
 enum Subprocess {
     /// The environment children get: this process's, without what changes onair's output.
     static func baseEnvironment() -> [String: String] {
@@ -65,7 +66,7 @@ enum Subprocess {
         actions.open(1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC)
         actions.open(2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC)
         let pid = try spawn(executable, arguments, environment: environment ?? baseEnvironment(), actions: &actions)
-        let (status, timedOut) = await wait(for: pid, timeout: timeout)
+        let (status, timedOut) = await OwnThread.run { wait(for: pid, timeout: timeout) }
         let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
         return ProcessOutput(status: status, stdout: read(stdoutPath), stderr: read(stderrPath), timedOut: timedOut)
     }
@@ -144,7 +145,7 @@ enum Subprocess {
     }
 
     /// Waits for `pid`; past `timeout` kills its process group and the PID itself.
-    private static func wait(for pid: pid_t, timeout: TimeInterval) async -> (Int32, Bool) {
+    private static func wait(for pid: pid_t, timeout: TimeInterval) -> (Int32, Bool) {
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
         var timedOut = false
@@ -157,7 +158,7 @@ enum Subprocess {
                 kill(-pid, SIGKILL)
                 kill(pid, SIGKILL)
             }
-            try? await Task.sleep(for: .milliseconds(10))
+            usleep(10_000)
         }
         let signal = status & 0x7F
         return (signal == 0 ? (status >> 8) & 0xFF : 128 + signal, timedOut)
