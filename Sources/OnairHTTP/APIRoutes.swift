@@ -17,6 +17,9 @@ struct APIRoutes: Sendable {
             ("/api/v1/destinations/{name}/preview.jpg", [.get]),
         ] + Dashboard.files.map { ($0.path, [.get]) }
 
+    /// `docs/openapi.yaml` (embedded at build time) in a buffer made once, shared by every answer.
+    static let openAPI = ByteBuffer(bytes: PackageResources.openapi_yaml)
+
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         // Order matters: a middleware only wraps the routes added after it.
@@ -81,7 +84,7 @@ struct APIRoutes: Sendable {
         router.get("/openapi.yaml") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/yaml"],
-                body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_yaml)))
+                body: .init(byteBuffer: Self.openAPI))
         }
         for file in Dashboard.files {
             router.get(RouterPath(file.path)) { request, _ in file.response(to: request) }
@@ -121,7 +124,7 @@ struct OverlayRequest: Decodable {
         }
         let choice: OverlayRequest
         do {
-            choice = try JSONDecoder().decode(OverlayRequest.self, from: Data(buffer: body))
+            choice = try JSONDecoder().decode(OverlayRequest.self, from: Data(body.readableBytesView))
         } catch {
             throw HTTPError(.badRequest, message: #"the body must be JSON such as {"name": "keyed"}"#)
         }
@@ -158,12 +161,5 @@ struct JSONBodies: Sendable {
         fields[.contentType] = "application/json"
         fields[.cacheControl] = "no-store"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: json + "\n")))
-    }
-}
-
-extension Data {
-    /// The readable bytes of `buffer`.
-    init(buffer: ByteBuffer) {
-        self = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes).map { Data($0) } ?? Data()
     }
 }

@@ -27,6 +27,13 @@ public final class APIServer: Sendable {
             self.token = token
             self.heartbeat = heartbeat
         }
+
+        /// Throws ``StartError/tokenRequired(_:)`` for a bind to anything but loopback without
+        /// a token: checked again by ``APIServer/start()``, and by a command before it opens
+        /// the run's inputs.
+        public func check() throws(StartError) {
+            if !listen.isLoopback, token == nil { throw .tokenRequired(listen) }
+        }
     }
 
     /// Why the server did not start.
@@ -63,7 +70,7 @@ public final class APIServer: Sendable {
     /// Binds and starts serving; returns the address bound (with the port the system picked
     /// when asked for port 0). Throws without binding when a token is required and missing.
     public func start() async throws(StartError) -> ListenAddress {
-        if !settings.listen.isLoopback, settings.token == nil { throw .tokenRequired(settings.listen) }
+        try settings.check()
         let bound = BindOutcome()
         let application = Application(
             router: APIRoutes(control: control, settings: settings, redact: redact).router(),

@@ -13,14 +13,15 @@ struct Dashboard {
     struct File: Sendable {
         var path: String
         var contentType: String
-        var bytes: [UInt8]
+        /// The content, copied into a buffer once: each response shares it.
+        var body: ByteBuffer
         /// Strong validator: the content's FNV-1a hash (files change only with the binary).
         var etag: String
 
         init(path: String, contentType: String, bytes: [UInt8]) {
             self.path = path
             self.contentType = contentType
-            self.bytes = bytes
+            body = ByteBuffer(bytes: bytes)
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
             etag = "\"" + String(hash, radix: 16) + "\""
@@ -35,7 +36,7 @@ struct Dashboard {
             headers[.contentSecurityPolicy] =
                 "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
             headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
         }
     }
 

@@ -154,13 +154,7 @@ final class RunMetrics: Sendable {
     /// Adds to the counter `name{labels}` what `total` counts beyond what it was last brought to.
     private func counter(_ seen: inout Seen, _ name: String, _ labels: [(String, String)], _ total: Double) {
         let key = Self.key(name, labels)
-        let metric =
-            seen.metrics[key] as? FloatingPointCounter
-            ?? {
-                let made = FloatingPointCounter(label: name, dimensions: labels, factory: factory)
-                seen.metrics[key] = made
-                return made
-            }()
+        let metric = Self.metric(&seen, key) { FloatingPointCounter(label: name, dimensions: labels, factory: factory) }
         let added = total - (seen.counters[key] ?? 0)
         guard added > 0, total.isFinite else { return }
         metric.increment(by: added)
@@ -168,15 +162,16 @@ final class RunMetrics: Sendable {
     }
 
     private func gauge(_ seen: inout Seen, _ name: String, _ labels: [(String, String)], _ value: Double) {
-        let key = Self.key(name, labels)
-        let metric =
-            seen.metrics[key] as? Metrics.Gauge
-            ?? {
-                let made = Metrics.Gauge(label: name, dimensions: labels, factory: factory)
-                seen.metrics[key] = made
-                return made
-            }()
+        let metric = Self.metric(&seen, Self.key(name, labels)) { Metrics.Gauge(label: name, dimensions: labels, factory: factory) }
         metric.record(value.isFinite ? value : 0)
+    }
+
+    /// The series' metric object, made on its first scrape.
+    private static func metric<Metric: AnyObject>(_ seen: inout Seen, _ key: String, make: () -> Metric) -> Metric {
+        if let existing = seen.metrics[key] as? Metric { return existing }
+        let made = make()
+        seen.metrics[key] = made
+        return made
     }
 }
 

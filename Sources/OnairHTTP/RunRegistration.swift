@@ -80,6 +80,20 @@ public struct RunRegistration: Codable, Equatable, Sendable {
         return arguments.contains("run") && arguments.contains(pipeline)
     }
 
+    /// Throws, naming the run, when a live run of `pipeline` is registered in the project: a
+    /// second run refuses before it opens anything.
+    public static func checkNotRunning(pipeline: String, projectRoot: URL) throws(Problem) {
+        guard case .running(let other) = lookUp(pipeline: pipeline, projectRoot: projectRoot) else { return }
+        throw alreadyRunning(pipeline, other)
+    }
+
+    private static func alreadyRunning(_ pipeline: String, _ other: RunRegistration) -> Problem {
+        Problem(
+            description:
+                "'\(pipeline)' is already running in this project (pid \(other.pid), \(other.url)); stop it first, or see it with: onair status \(pipeline)"
+        )
+    }
+
     /// Writes the registration (replacing a stale one); throws when another live run of the
     /// same pipeline holds it.
     public func write(projectRoot: URL) throws(Problem) {
@@ -96,7 +110,7 @@ public struct RunRegistration: Codable, Equatable, Sendable {
         }
         let data: Data
         do {
-            data = try JSONEncoder.sorted.encode(self)
+            data = try JSONBodies.encoder.encode(self)
         } catch {
             throw Problem(description: "cannot encode the run's registration")
         }
@@ -115,10 +129,7 @@ public struct RunRegistration: Codable, Equatable, Sendable {
             guard errno == EEXIST else { throw Problem(description: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
             switch Self.lookUp(pipeline: pipeline, projectRoot: projectRoot) {
             case .running(let other) where other.pid != pid:
-                throw Problem(
-                    description:
-                        "'\(pipeline)' is already running in this project (pid \(other.pid), \(other.url)); stop it first, or see it with: onair status \(pipeline)"
-                )
+                throw Self.alreadyRunning(pipeline, other)
             default:
                 unlink(file.path)
             }
@@ -133,14 +144,5 @@ public struct RunRegistration: Codable, Equatable, Sendable {
             current.pid == pid
         else { return }
         unlink(file.path)
-    }
-}
-
-extension JSONEncoder {
-    /// Sorted keys, slashes as they are.
-    static var sorted: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }

@@ -25,7 +25,8 @@ public struct HTTPReply: Sendable {
 }
 
 /// A real HTTP client for tests: curl. From async code each request runs on a thread of its
-/// own, never one of Swift's concurrency pool, which a server in the same process needs. curl rather than URLSession: on Linux, URLSession
+/// own (``OwnThread``), never one of Swift's concurrency pool, which a server in the same
+/// process needs. curl rather than URLSession: on Linux, URLSession
 /// waits forever on a 401 that offers Basic authentication unless a delegate refuses it, and
 /// then hands back no status.
 public enum HTTP {
@@ -70,7 +71,7 @@ public enum HTTP {
         _ url: String, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
         timeout: TimeInterval = 10
     ) async throws -> HTTPReply {
-        try await onThread { try exchange(url, method: method, body: body, headers: headers, timeout: timeout) }
+        try await OwnThread.run { try exchange(url, method: method, body: body, headers: headers, timeout: timeout) }
     }
 
     /// Why curl gave no answer.
@@ -91,13 +92,6 @@ public enum HTTP {
 
     /// ``read(stream:seconds:headers:)`` from async code.
     public static func stream(_ url: String, seconds: Double, headers: [String: String] = [:]) async throws -> String {
-        try await onThread { try read(stream: url, seconds: seconds, headers: headers) }
-    }
-
-    /// Runs blocking `work` on a thread of its own.
-    public static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-        }
+        try await OwnThread.run { try read(stream: url, seconds: seconds, headers: headers) }
     }
 }

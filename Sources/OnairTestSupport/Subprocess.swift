@@ -122,6 +122,18 @@ public final class Subprocess: @unchecked Sendable {
         return true
     }
 
+    /// ``wait(timeout:)`` from async code: polls without holding a thread of the concurrency
+    /// pool (see ``OwnThread``); true when the child exited within `timeout`.
+    @discardableResult
+    public func exited(within timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now >= deadline { return false }
+            do { try await Task.sleep(for: .milliseconds(10)) } catch { return !process.isRunning }
+        }
+        return true
+    }
+
     /// Sends `signal` to the child's PID, if it is still running.
     public func send(_ signal: Int32) {
         if process.isRunning { kill(pid, signal) }

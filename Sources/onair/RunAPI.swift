@@ -35,8 +35,10 @@ final class RunAPI: Sendable {
                 throw ExitCode.failure
             }
             settings = APIServer.Settings(listen: address, token: token)
-            if !address.isLoopback, token == nil {
-                Terminal.printError("error: \(APIServer.StartError.tokenRequired(address))")
+            do {
+                try settings.check()
+            } catch {
+                Terminal.printError("error: \(error)")
                 throw ExitCode.failure
             }
         }
@@ -44,11 +46,12 @@ final class RunAPI: Sendable {
 
     /// Refuses (exit 1) when another run of `pipeline` is registered in the project and alive.
     static func checkNotRunning(pipeline: String, projectRoot: URL) throws {
-        guard case .running(let other) = RunRegistration.lookUp(pipeline: pipeline, projectRoot: projectRoot) else { return }
-        Terminal.printError(
-            "error: '\(pipeline)' is already running in this project (pid \(other.pid), \(other.url)); stop it first, or see it with: onair status \(pipeline)"
-        )
-        throw ExitCode.failure
+        do {
+            try RunRegistration.checkNotRunning(pipeline: pipeline, projectRoot: projectRoot)
+        } catch {
+            Terminal.printError("error: \(error)")
+            throw ExitCode.failure
+        }
     }
 
     /// Binds the server for `control` and registers the run; on failure prints why and ends

@@ -9,8 +9,8 @@ private struct ProbedVideo {
     var frames: Int
 }
 
-private func probe(_ path: String) throws -> ProbedVideo {
-    let output = try Subprocess.run("/usr/bin/env", [
+private func probe(_ path: String) async throws -> ProbedVideo {
+    let output = try await Subprocess.run("/usr/bin/env", [
         "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
         "-show_entries", "stream=nb_read_frames,width,height", "-of", "json", path,
     ], timeout: 60)
@@ -21,33 +21,33 @@ private func probe(_ path: String) throws -> ProbedVideo {
     return ProbedVideo(width: stream["width"] as? Int ?? 0, height: stream["height"] as? Int ?? 0, frames: frames)
 }
 
+/// Whether ffmpeg and ffprobe are on the PATH (as `command -v` finds them).
 private var toolsAvailable: Bool {
-    ["ffmpeg", "ffprobe"].allSatisfy { tool in
-        (try? Subprocess.run("/bin/sh", ["-c", "command -v \(tool)"], timeout: 10).status) == 0
-    }
+    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
+    return ["ffmpeg", "ffprobe"].allSatisfy { tool in folders.contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") } }
 }
 
 @Suite struct FFmpegRunTests {
     /// The demo's ffmpeg equivalent really records: both files exist afterwards, at the planned
     /// sizes, with 2 s of 30 fps pictures each.
     @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
-    func demoCommandRecordsBothRenditions() throws {
+    func demoCommandRecordsBothRenditions() async throws {
         let project = try ScratchProject(shipped: true)
         defer { project.remove() }
-        let plan = try onair("plan", "demo", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
+        let plan = try await onair("plan", "demo", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
         try #require(plan.status == 0, "\(plan)")
         #expect(!plan.stdout.contains("-re "), "--no-pacing leaves out -re")
 
         // ffmpeg does not create folders, and recordings/ is not part of the project (as in scripts/demo).
         try FileManager.default.createDirectory(at: project.root.appendingPathComponent("recordings"), withIntermediateDirectories: true)
-        let run = try Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
         #expect(!run.timedOut, "ffmpeg did not finish in 120 s")
         try #require(run.status == 0, "ffmpeg failed: \(run.stderr.suffix(3000))")
 
         for (name, width, height) in [("demo-16x9.mkv", 1280, 720), ("demo-9x16.mkv", 720, 1280)] {
             let path = project.root.appendingPathComponent("recordings/\(name)").path
             try #require(FileManager.default.fileExists(atPath: path), "\(name) was not written")
-            let video = try probe(path)
+            let video = try await probe(path)
             #expect(video.width == width && video.height == height, "\(name) is \(video.width)x\(video.height)")
             #expect(abs(video.frames - 60) <= 5, "\(name) has \(video.frames) frames, expected about 60 (2 s at 30 fps)")
         }
@@ -56,7 +56,7 @@ private var toolsAvailable: Bool {
     /// One encode to three outputs goes through the tee muxer, whose parser treats quotes,
     /// backslashes, `|`, `:` and brackets specially: paths containing them arrive intact.
     @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
-    func teeOutputsWithAwkwardPathsAreWrittenWhereTheyAreNamed() throws {
+    func teeOutputsWithAwkwardPathsAreWrittenWhereTheyAreNamed() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Pipelines/awkward.yaml", """
@@ -72,28 +72,28 @@ private var toolsAvailable: Bool {
               plain: {kind: record, path: ../out/plain.ts}
 
             """)
-        let plan = try onair("plan", "awkward", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
+        let plan = try await onair("plan", "awkward", "--format", "ffmpeg", "--duration", "2s", "--no-pacing", "--project", project.path)
         try #require(plan.status == 0, "\(plan)")
         #expect(plan.stdout.contains("-f tee"), "\(plan.stdout)")
         let hls = project.root.appendingPathComponent("out/h'l s:x|y=z")
         try FileManager.default.createDirectory(at: hls, withIntermediateDirectories: true)
 
-        let run = try Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
         try #require(run.status == 0 && !run.timedOut, "ffmpeg failed: \(run.stderr.suffix(3000))")
         let written = try FileManager.default.contentsOfDirectory(atPath: project.root.appendingPathComponent("out").path).sorted()
         #expect(written == ["h'l s:x|y=z", "it's a:b|c [1].mkv", "plain.ts"], "\(written)")
         for name in ["it's a:b|c [1].mkv", "plain.ts"] {
-            let video = try probe(project.root.appendingPathComponent("out/\(name)").path)
+            let video = try await probe(project.root.appendingPathComponent("out/\(name)").path)
             #expect(video.width == 320 && abs(video.frames - 30) <= 2, "\(name): \(video)")
         }
         let segments = try FileManager.default.contentsOfDirectory(atPath: hls.path)
         #expect(segments.contains("index.m3u8") && segments.contains { $0.hasPrefix("segment_") }, "\(segments)")
     }
 
-    @Test func timeoutKillsTheShellAndWhatItStarted() throws {
+    @Test func timeoutKillsTheShellAndWhatItStarted() async throws {
         let started = Date()
         // The shell starts a child and waits for it: both must go when the limit is hit.
-        let output = try Subprocess.run("/bin/sh", ["-c", "sleep 30; echo finished"], timeout: 1)
+        let output = try await Subprocess.run("/bin/sh", ["-c", "sleep 30; echo finished"], timeout: 1)
         #expect(output.timedOut)
         #expect(output.status == 128 + SIGKILL)
         #expect(!output.stdout.contains("finished"))

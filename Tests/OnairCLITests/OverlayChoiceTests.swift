@@ -34,12 +34,12 @@ private let brokenAlternative = """
 
 @Suite("--overlay puts another combination on air; validate compiles every combination")
 struct OverlayChoiceTests {
-    @Test func overlayOptionChangesWhatIsOnAir() throws {
-        let standard = try onair("plan", "demo", "--format", "json", "--project", repositoryRoot.path)
+    @Test func overlayOptionChangesWhatIsOnAir() async throws {
+        let standard = try await onair("plan", "demo", "--format", "json", "--project", repositoryRoot.path)
         #expect(standard.status == 0, "\(standard)")
         #expect(try jsonObject(standard.stdout)["activeOverlay"] as? String == "virtual-studio")
 
-        let room = try onair("plan", "demo", "--overlay", "room", "--format", "json", "--project", repositoryRoot.path)
+        let room = try await onair("plan", "demo", "--overlay", "room", "--format", "json", "--project", repositoryRoot.path)
         #expect(room.status == 0, "\(room)")
         let plan = try jsonObject(room.stdout)
         #expect(plan["activeOverlay"] as? String == "room")
@@ -51,40 +51,40 @@ struct OverlayChoiceTests {
         #expect(!filterNames.contains("chromakey"), "the green screen is not on air: \(filterNames)")
     }
 
-    @Test func unknownOverlayIsAUsageErrorWithSuggestion() throws {
-        let output = try onair("plan", "demo", "--overlay", "rooom", "--project", repositoryRoot.path)
+    @Test func unknownOverlayIsAUsageErrorWithSuggestion() async throws {
+        let output = try await onair("plan", "demo", "--overlay", "rooom", "--project", repositoryRoot.path)
         #expect(output.status == 2, "\(output)")
         #expect(output.stderr.contains("pipeline 'demo' has no overlay combination 'rooom'; did you mean 'room'?"), "\(output)")
         #expect(output.stderr.contains("See 'onair plan --help'"), "\(output)")
         #expect(output.stdout.isEmpty)
 
-        let run = try onair("run", "demo", "--overlay", "nothing-like-it", "--duration", "1s", "--project", repositoryRoot.path)
+        let run = try await onair("run", "demo", "--overlay", "nothing-like-it", "--duration", "1s", "--project", repositoryRoot.path)
         #expect(run.status == 2, "\(run)")
         #expect(run.stderr.contains("expected one of 'virtual-studio', 'room', 'avatar'"), "\(run)")
     }
 
     @Test(arguments: [["switch", "demo", "room"], ["status", "demo"], ["status", "demo", "--json"]])
-    func withoutARunSaysSo(arguments: [String]) throws {
+    func withoutARunSaysSo(arguments: [String]) async throws {
         let project = try ScratchProject(shipped: true)
         defer { project.remove() }
-        let output = try onair(arguments + ["--project", project.path])
+        let output = try await onair(arguments + ["--project", project.path])
         #expect(output.status == 1, "\(output)")
         #expect(output.stderr.contains("'demo' is not running in \(project.path) (start it with: onair run demo)"), "\(output)")
         #expect(output.stdout.isEmpty)
     }
 
-    @Test func validateReportsWhatOnlyAnotherCombinationGetsWrong() throws {
+    @Test func validateReportsWhatOnlyAnotherCombinationGetsWrong() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Pipelines/talk.yaml", brokenAlternative)
         try project.write("assets/avatar.png", "a text file saved with the wrong name\n")
 
         // As written, the avatar is not on air: the plan is fine.
-        let plan = try onair("plan", "talk", "--project", project.path)
+        let plan = try await onair("plan", "talk", "--project", project.path)
         #expect(plan.status == 0, "\(plan)")
 
         // The other combination could not go on air: validate says so, at the path, naming it.
-        let validate = try onair("validate", "--format", "json", "--project", project.path)
+        let validate = try await onair("validate", "--format", "json", "--project", project.path)
         #expect(validate.status == 1, "\(validate)")
         let report = try jsonObject(validate.stdout)
         let diagnostics = try #require(report["diagnostics"] as? [[String: Any]])
@@ -96,23 +96,23 @@ struct OverlayChoiceTests {
         #expect(message.contains("assets/avatar.png") && message.contains("when overlay combination 'branded' is on air"), "\(only)")
 
         // Going live with it fails before anything starts, without the "when" (it is on air).
-        let run = try onair("run", "talk", "--overlay", "branded", "--duration", "1s", "--project", project.path)
+        let run = try await onair("run", "talk", "--overlay", "branded", "--duration", "1s", "--project", project.path)
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("talk.yaml:5:64") && run.stderr.contains("[media]"), "\(run)")
         #expect(!run.stderr.contains("when overlay combination"), "\(run)")
         #expect(!FileManager.default.fileExists(atPath: project.root.appendingPathComponent("recordings").path), "nothing was written")
     }
 
-    @Test func aSilentCombinationOnAirTakesTheCamerasSound() throws {
+    @Test func aSilentCombinationOnAirTakesTheCamerasSound() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Pipelines/talk.yaml", silentStart)
         let environment = ["ONAIR_TEST_FACEBOOK_KEY": "SENTINEL-FACEBOOK"]
 
         // Facebook requires sound: the camera's goes out while the slides are on air.
-        let validate = try onair("validate", "--format", "json", "--project", project.path, environment: environment)
+        let validate = try await onair("validate", "--format", "json", "--project", project.path, environment: environment)
         #expect(validate.status == 0, "\(validate)")
-        let plan = try jsonObject(try onair("plan", "talk", "--format", "json", "--project", project.path, environment: environment).stdout)
+        let plan = try jsonObject(try await onair("plan", "talk", "--format", "json", "--project", project.path, environment: environment).stdout)
         let renditions = try #require(plan["renditions"] as? [[String: Any]])
         #expect(renditions.count == 1 && renditions[0]["audio"] != nil, "\(renditions)")
         let inputs = try #require(plan["inputs"] as? [[String: Any]])

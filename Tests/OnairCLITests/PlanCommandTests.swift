@@ -4,8 +4,8 @@ import OnairTestSupport
 import Testing
 
 @Suite struct PlanCommandTests {
-    @Test func jsonDecodesIntoAPipelinePlan() throws {
-        let output = try onair("plan", "demo", "--format", "json", "--project", repositoryRoot.path)
+    @Test func jsonDecodesIntoAPipelinePlan() async throws {
+        let output = try await onair("plan", "demo", "--format", "json", "--project", repositoryRoot.path)
         #expect(output.status == 0, "\(output)")
         let plan = try JSONDecoder().decode(PipelinePlan.self, from: Data(output.stdout.utf8))
         #expect(plan.pipeline == "demo")
@@ -24,16 +24,16 @@ import Testing
         #expect(plan.inputLoss.slatePath == "assets/slate.png")
     }
 
-    @Test func textSummary() throws {
-        let output = try onair("plan", "demo", "--project", repositoryRoot.path)
+    @Test func textSummary() async throws {
+        let output = try await onair("plan", "demo", "--project", repositoryRoot.path)
         #expect(output.status == 0, "\(output)")
         #expect(output.stdout.hasPrefix("Pipeline demo — onair demo\n"), "\(output)")
         #expect(output.stdout.contains("Renditions (one encoder each)"))
         #expect(output.stdout.contains("Egress: 0.0 Mb/s to the network, 6.3 Mb/s to disk"))
     }
 
-    @Test func filterGraphHasOneChainPerLine() throws {
-        let output = try onair("plan", "demo", "--format", "filtergraph", "--project", repositoryRoot.path)
+    @Test func filterGraphHasOneChainPerLine() async throws {
+        let output = try await onair("plan", "demo", "--format", "filtergraph", "--project", repositoryRoot.path)
         #expect(output.status == 0, "\(output)")
         let lines = output.stdout.split(separator: "\n")
         #expect(lines.count > 5)
@@ -41,18 +41,18 @@ import Testing
         #expect(lines.last?.hasSuffix("[a0][a1]") == true, "\(output.stdout)")
     }
 
-    @Test func dotIsAGraphvizDigraph() throws {
-        let output = try onair("plan", "demo", "--format", "dot", "--project", repositoryRoot.path)
+    @Test func dotIsAGraphvizDigraph() async throws {
+        let output = try await onair("plan", "demo", "--format", "dot", "--project", repositoryRoot.path)
         #expect(output.status == 0, "\(output)")
         #expect(output.stdout.hasPrefix("digraph \"demo\" {"), "\(output)")
         #expect(output.stdout.hasSuffix("}\n"))
         #expect(output.stdout.contains("enc_r1 -> out_vertical;"))
     }
 
-    @Test func ffmpegCommandNamesTheProjectFolder() throws {
+    @Test func ffmpegCommandNamesTheProjectFolder() async throws {
         let project = try ScratchProject(shipped: true)
         defer { project.remove() }
-        let output = try onair("plan", "demo", "--format", "ffmpeg", "--duration", "1500ms", "--project", project.path)
+        let output = try await onair("plan", "demo", "--format", "ffmpeg", "--duration", "1500ms", "--project", project.path)
         #expect(output.status == 0, "\(output)")
         #expect(output.stdout.hasPrefix("ffmpeg \\\n"))
         #expect(output.stdout.contains("-i \(project.path)/assets/studio.png"), "\(output.stdout)")
@@ -62,23 +62,23 @@ import Testing
     }
 
     @Test(arguments: [["--help"], ["help"], ["switch", "--help"], ["run", "--help"]])
-    func helpGoesToStdoutAndSucceeds(arguments: [String]) throws {
-        let output = try onair(arguments)
+    func helpGoesToStdoutAndSucceeds(arguments: [String]) async throws {
+        let output = try await onair(arguments)
         #expect(output.status == 0, "\(output)")
         #expect(output.stdout.contains("USAGE: onair"), "\(output)")
         #expect(!output.stdout.contains("Error"), "\(output)")
         #expect(output.stderr.isEmpty, "\(output)")
     }
 
-    @Test func versionGoesToStdoutAndSucceeds() throws {
-        let output = try onair("--version")
+    @Test func versionGoesToStdoutAndSucceeds() async throws {
+        let output = try await onair("--version")
         #expect(output.status == 0, "\(output)")
         #expect(output.stdout == "0.1.0\n", "\(output)")
         #expect(output.stderr.isEmpty, "\(output)")
     }
 
-    @Test func unknownPipelineIsAUsageErrorWithSuggestions() throws {
-        let none = try onair("plan", "nosuch", "--project", repositoryRoot.path)
+    @Test func unknownPipelineIsAUsageErrorWithSuggestions() async throws {
+        let none = try await onair("plan", "nosuch", "--project", repositoryRoot.path)
         #expect(none.status == 2, "\(none)")
         #expect(none.stderr.contains("no pipeline named 'nosuch'"), "\(none)")
         #expect(none.stderr.contains("expected one of 'demo', 'studio'"), "\(none)")
@@ -87,28 +87,28 @@ import Testing
         #expect(!none.stderr.contains("<subcommand>"), "\(none)")
         #expect(none.stdout.isEmpty)
 
-        let badDuration = try onair("run", "demo", "--duration", "soon", "--project", repositoryRoot.path)
+        let badDuration = try await onair("run", "demo", "--duration", "soon", "--project", repositoryRoot.path)
         #expect(badDuration.status == 2, "\(badDuration)")
         #expect(badDuration.stderr.contains("--duration must look like"), "\(badDuration)")
         #expect(badDuration.stderr.contains("See 'onair run --help'"), "\(badDuration)")
 
-        let typo = try onair("plan", "studoi", "--project", repositoryRoot.path)
+        let typo = try await onair("plan", "studoi", "--project", repositoryRoot.path)
         #expect(typo.status == 2, "\(typo)")
         #expect(typo.stderr.contains("did you mean 'studio'?"), "\(typo)")
     }
 
-    @Test func pipelineWithErrorsFailsWithDiagnosticsOnStderr() throws {
+    @Test func pipelineWithErrorsFailsWithDiagnosticsOnStderr() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Pipelines/broken.yaml", brokenPipeline)
-        let output = try onair("plan", "broken", "--format", "json", "--project", project.path)
+        let output = try await onair("plan", "broken", "--format", "json", "--project", project.path)
         #expect(output.status == 1, "\(output)")
         #expect(output.stdout.isEmpty, "no plan is printed")
         #expect(output.stderr.contains("Pipelines/broken.yaml:5:9: error:"), "\(output)")
     }
 
-    @Test func badDurationIsAUsageError() throws {
-        let output = try onair("plan", "demo", "--format", "ffmpeg", "--duration", "soon", "--project", repositoryRoot.path)
+    @Test func badDurationIsAUsageError() async throws {
+        let output = try await onair("plan", "demo", "--format", "ffmpeg", "--duration", "soon", "--project", repositoryRoot.path)
         #expect(output.status == 2, "\(output)")
         #expect(output.stderr.contains("--duration"), "\(output)")
     }
@@ -116,9 +116,9 @@ import Testing
 
 @Suite struct SchemaAndListTests {
     @Test(arguments: [[], ["pipeline"], ["presets"]])
-    func schemaIsJSON(arguments: [String]) throws {
+    func schemaIsJSON(arguments: [String]) async throws {
         let binary = try OnairBinary.require()
-        let output = try Subprocess.run(binary, ["schema"] + arguments)
+        let output = try await Subprocess.run(binary, ["schema"] + arguments)
         #expect(output.status == 0, "\(output)")
         let schema = try jsonObject(output.stdout)
         #expect(schema["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
@@ -130,13 +130,13 @@ import Testing
         }
     }
 
-    @Test func unknownSchemaKindIsAUsageError() throws {
-        let output = try onair("schema", "nonsense")
+    @Test func unknownSchemaKindIsAUsageError() async throws {
+        let output = try await onair("schema", "nonsense")
         #expect(output.status == 2, "\(output)")
     }
 
-    @Test func listJSONHasTheBuiltInPlatforms() throws {
-        let output = try onair("list", "--json", "--project", repositoryRoot.path)
+    @Test func listJSONHasTheBuiltInPlatforms() async throws {
+        let output = try await onair("list", "--json", "--project", repositoryRoot.path)
         #expect(output.status == 0, "\(output)")
         let listing = try jsonObject(output.stdout)
         let platforms = try #require(listing["platforms"] as? [[String: Any]])
@@ -153,7 +153,7 @@ import Testing
         #expect(demo["overlays"] as? [String] == ["virtual-studio", "room", "avatar"])
     }
 
-    @Test func listMarksPlatformsFromPresets() throws {
+    @Test func listMarksPlatformsFromPresets() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Presets/platforms.yaml", """
@@ -164,7 +164,7 @@ import Testing
                 video: {codecs: [h264], max_bitrate: 8000k}
 
             """)
-        let output = try onair("list", "--json", "--project", project.path)
+        let output = try await onair("list", "--json", "--project", project.path)
         #expect(output.status == 0, "\(output)")
         let platforms = try #require(try jsonObject(output.stdout)["platforms"] as? [[String: Any]])
         let custom = try #require(platforms.first { $0["name"] as? String == "my-cdn" })

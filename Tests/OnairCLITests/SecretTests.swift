@@ -20,7 +20,7 @@ import Testing
         #expect(!output.stderr.contains("c0ffee42"), "\(what) printed the key on stderr", sourceLocation: sourceLocation)
     }
 
-    @Test func noCommandPrintsTheKey() throws {
+    @Test func noCommandPrintsTheKey() async throws {
         let root = repositoryRoot.path
         let environment = environment()
         var runs: [(String, [String])] = [
@@ -38,7 +38,7 @@ import Testing
         let binary = try OnairBinary.require()
         var outputs: [String: ProcessOutput] = [:]
         for (name, arguments) in runs {
-            let output = try Subprocess.run(binary, arguments, environment: environment)
+            let output = try await Subprocess.run(binary, arguments, environment: environment)
             #expect(output.status == 0, "\(name): \(output)")
             expectNoSecret(output, name)
             outputs[name] = output
@@ -53,7 +53,7 @@ import Testing
         #expect(outputs["plan studio --format json"]?.stdout.contains("env:YOUTUBE_STREAM_KEY") == true)
     }
 
-    @Test func failingCommandsDoNotPrintTheKeyEither() throws {
+    @Test func failingCommandsDoNotPrintTheKeyEither() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
         // Broken on the very line that names the key variable, and in the platform limits.
@@ -71,11 +71,11 @@ import Testing
             """)
         let environment = environment()
         for format in ["human", "json", "github"] {
-            let output = try onair("validate", "--format", format, "--project", project.path, environment: environment)
+            let output = try await onair("validate", "--format", format, "--project", project.path, environment: environment)
             #expect(output.status == 1, "\(output)")
             expectNoSecret(output, "validate --format \(format)")
         }
-        let plan = try onair("plan", "broken", "--project", project.path, environment: environment)
+        let plan = try await onair("plan", "broken", "--project", project.path, environment: environment)
         #expect(plan.status == 1, "\(plan)")
         #expect(plan.stderr.contains("error:"), "\(plan)")
         expectNoSecret(plan, "plan broken")

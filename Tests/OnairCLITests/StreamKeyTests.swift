@@ -17,23 +17,23 @@ import Testing
 
         """
 
-    @Test func keyFileIsLookedUpInTheProjectFolder() throws {
+    @Test func keyFileIsLookedUpInTheProjectFolder() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Pipelines/show.yaml", keyFilePipeline)
 
         // The test runner's working directory is not the project: the file must still be found.
-        let missing = try onair("validate", "--project", project.path)
+        let missing = try await onair("validate", "--project", project.path)
         #expect(missing.status == 0, "\(missing)")
         #expect(missing.stdout.contains("key file '../keys/youtube.key' of destination 'youtube' does not exist [missing-key]"), "\(missing)")
 
         try project.write("keys/youtube.key", "not-a-real-key\n")
-        let present = try onair("validate", "--strict", "--project", project.path)
+        let present = try await onair("validate", "--strict", "--project", project.path)
         #expect(present.status == 0, "\(present)")
         #expect(!present.stdout.contains("missing-key"), "\(present)")
     }
 
-    @Test func keyExpansionsOfTheFFmpegCommandResolveInTheShell() throws {
+    @Test func keyExpansionsOfTheFFmpegCommandResolveInTheShell() async throws {
         let project = try ScratchProject(shipped: true)
         defer { project.remove() }
         try project.write("Pipelines/filekey.yaml", keyFilePipeline)
@@ -48,7 +48,7 @@ import Testing
             ("studio", ["rtmps://a.rtmps.youtube.com:443/live2/yt-from-env", "rtmps://live.twitch.tv:443/app/tw-from-env",
                         "rtmps://push.tiktokcdn.com/live/tt-from-env"]),
         ] {
-            let command = try onair("plan", pipeline, "--format", "ffmpeg", "--project", project.path, environment: environment)
+            let command = try await onair("plan", pipeline, "--format", "ffmpeg", "--project", project.path, environment: environment)
             try #require(command.status == 0, "\(command)")
             #expect(!command.stdout.contains("-from-"), "the command holds a key value")
             // Let the shell expand each argument that holds a key, as it would when running ffmpeg.
@@ -56,7 +56,7 @@ import Testing
                 .filter { $0.contains("${") || $0.contains("$(") }
                 .map { $0.hasSuffix("\\") ? String($0.dropLast()) : $0 }
             try #require(!keyed.isEmpty, "no key expansion in \(command.stdout)")
-            let expanded = try Subprocess.run("/bin/sh", ["-c", "cd / && printf '%s\\n' " + keyed.joined(separator: " ")],
+            let expanded = try await Subprocess.run("/bin/sh", ["-c", "cd / && printf '%s\\n' " + keyed.joined(separator: " ")],
                                               environment: environment, timeout: 30)
             #expect(expanded.status == 0, "\(expanded)")
             for url in expected {

@@ -18,116 +18,116 @@ extension EndToEnd {
         }
 
         @Test("listening on anything but loopback without a token is refused at start (exit 1), before anything goes live")
-        func nonLoopbackNeedsAToken() throws {
+        func nonLoopbackNeedsAToken() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
             defer { project.remove() }
             let port = try LoopbackPort.free()
-            let output = try onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "2s", "--http", "0.0.0.0:\(port)"])
+            let output = try await onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "2s", "--http", "0.0.0.0:\(port)"])
             #expect(output.status == 1, "\(output)")
             #expect(output.stderr.contains("error: listening on 0.0.0.0:\(port) lets other machines steer the run, so it needs a token"), "\(output)")
             #expect(!project.exists("out/rec.mkv"), "the run went live")
             #expect(!LoopbackPort.acceptsConnections(port))
             let written = try Self.project(http: #"{listen: "0.0.0.0:8750"}"#)
             defer { written.remove() }
-            let refused = try onairCommand(["run", RunProject.pipeline, "--project", written.path, "--duration", "2s"])
+            let refused = try await onairCommand(["run", RunProject.pipeline, "--project", written.path, "--duration", "2s"])
             #expect(refused.status == 1 && refused.stderr.contains("error: listening on 0.0.0.0:8750 lets other machines"), "\(refused)")
             // ONAIR_API_TOKEN (what the exports set) is the token when the pipeline names none.
-            let exported = try APIRun(pipeline: RunProject.pipeline, project: written.path, keys: ["ONAIR_API_TOKEN": Self.token],
+            let exported = try await APIRun(pipeline: RunProject.pipeline, project: written.path, keys: ["ONAIR_API_TOKEN": Self.token],
                                       arguments: ["--duration", "3s", "--http", "0.0.0.0:\(port)"], announced: "http://127.0.0.1:\(port)")
-            #expect(try exported.get("/api/v1/status").status == 401)
-            #expect(try exported.get("/api/v1/status", headers: ["Authorization": "Bearer \(Self.token)"]).status == 200)
-            #expect(exported.run.finish(timeout: .seconds(30)).status == 0)
+            #expect(try await exported.get("/api/v1/status").status == 401)
+            #expect(try await exported.get("/api/v1/status", headers: ["Authorization": "Bearer \(Self.token)"]).status == 200)
+            #expect(await exported.run.finish(timeout: .seconds(30)).status == 0)
         }
 
         @Test("with a token: a request without it or with a wrong one gets 401, the probes need none; onair status sends it; it never shows",
               .timeLimit(.minutes(2)))
-        func tokenRequired() throws {
+        func tokenRequired() async throws {
             let project = try Self.project(http: "{token: {env: ONAIR_TEST_TOKEN}}")
             defer { project.remove() }
-            let api = try APIRun(pipeline: RunProject.pipeline, project: project.path, keys: ["ONAIR_TEST_TOKEN": Self.token],
+            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, keys: ["ONAIR_TEST_TOKEN": Self.token],
                                  arguments: ["--duration", "30s"])
             defer { api.run.child.terminate() }
-            _ = try #require(api.run.waitFor("live", of: "rec", timeout: .seconds(15)))
+            _ = try #require(await api.run.waitFor("live", of: "rec", timeout: .seconds(15)))
             var answers: [HTTPReply] = []
             for path in ["/api/v1/status", "/metrics", "/", "/api/v1/events", "/openapi.yaml", "/api/v1/destinations/rec/preview.jpg"] {
                 for authorization in [nil, "Bearer wrong-token-0123456789", "Bearer \(Self.token.dropLast())", "Basic " + Data("x:nope".utf8).base64EncodedString()] {
-                    let reply = try api.get(path, headers: authorization.map { ["Authorization": $0] } ?? [:])
+                    let reply = try await api.get(path, headers: authorization.map { ["Authorization": $0] } ?? [:])
                     #expect(reply.status == 401, "\(path) with \(authorization ?? "nothing")")
                     #expect(reply.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
                     answers.append(reply)
                 }
             }
-            let refusedSwitch = try api.get("/api/v1/overlay", method: "POST", body: #"{"name": "room"}"#)
+            let refusedSwitch = try await api.get("/api/v1/overlay", method: "POST", body: #"{"name": "room"}"#)
             #expect(refusedSwitch.status == 401)
-            #expect(try api.get("/api/v1/stop", method: "POST").status == 401)
-            #expect(try api.get("/healthz").status == 200)
-            #expect(try api.get("/readyz").status == 200)
-            let authorized = try api.get("/api/v1/status", headers: ["Authorization": "Bearer \(Self.token)"])
+            #expect(try await api.get("/api/v1/stop", method: "POST").status == 401)
+            #expect(try await api.get("/healthz").status == 200)
+            #expect(try await api.get("/readyz").status == 200)
+            let authorized = try await api.get("/api/v1/status", headers: ["Authorization": "Bearer \(Self.token)"])
             #expect(authorized.status == 200)
             answers.append(authorized)
-            let echoed = try api.get("/api/v1/destinations/\(Self.token)/preview.jpg", headers: ["Authorization": "Bearer \(Self.token)"])
+            let echoed = try await api.get("/api/v1/destinations/\(Self.token)/preview.jpg", headers: ["Authorization": "Bearer \(Self.token)"])
             #expect(echoed.status == 404)
             answers.append(echoed)
             for answer in answers { #expect(!answer.text.contains(Self.token), "\(answer.text)") }
 
             // onair status reads the token where the pipeline says; without it, it says so.
-            let status = try onairCommand(["status", RunProject.pipeline, "--project", project.path], keys: ["ONAIR_TEST_TOKEN": Self.token])
+            let status = try await onairCommand(["status", RunProject.pipeline, "--project", project.path], keys: ["ONAIR_TEST_TOKEN": Self.token])
             #expect(status.status == 0, "\(status)")
-            let without = try onairCommand(["status", RunProject.pipeline, "--project", project.path])
+            let without = try await onairCommand(["status", RunProject.pipeline, "--project", project.path])
             #expect(without.status == 1 && without.stderr.contains("the run asks for its token"), "\(without)")
             #expect(!status.stdout.contains(Self.token) && !without.stderr.contains(Self.token))
 
-            let output = api.run.finish(timeout: .seconds(1))
+            let output = await api.run.finish(timeout: .seconds(1))
             #expect(!output.stdout.contains(Self.token) && !output.stderr.contains(Self.token))
         }
 
         @Test("a token file others can read, or a token variable that is not set, stops the run at start (exit 1)")
-        func tokenSources() throws {
+        func tokenSources() async throws {
             let project = try Self.project(http: "{token: {file: ../api.token}}")
             defer { project.remove() }
             try Data((Self.token + "\n").utf8).write(to: project.file("api.token"))
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: project.file("api.token").path)
-            let open = try onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "2s"])
+            let open = try await onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "2s"])
             #expect(open.status == 1, "\(open)")
             #expect(open.stderr.contains("the API token file ../api.token can be read by others (mode 644)"), "\(open)")
             #expect(!open.stderr.contains(Self.token))
 
             let unset = try Self.project(http: "{token: {env: ONAIR_TEST_TOKEN}}")
             defer { unset.remove() }
-            let missing = try onairCommand(["run", RunProject.pipeline, "--project", unset.path, "--duration", "2s"])
+            let missing = try await onairCommand(["run", RunProject.pipeline, "--project", unset.path, "--duration", "2s"])
             #expect(missing.status == 1 && missing.stderr.contains("ONAIR_TEST_TOKEN is not set"), "\(missing)")
         }
 
         @Test("schemathesis against docs/openapi.yaml on a live run: no 5xx, no answer that breaks the schema; POST /stop last",
               .timeLimit(.minutes(5)))
-        func fuzzed() throws {
+        func fuzzed() async throws {
             let schemathesis = try #require(Schemathesis.path, "schemathesis is not installed (scripts/ensure-deps installs it)")
             let project = try ScratchProject(shipped: true)
             defer { project.remove() }
-            let api = try APIRun(pipeline: "demo", project: project.path, arguments: ["--duration", "300s"])
+            let api = try await APIRun(pipeline: "demo", project: project.path, arguments: ["--duration", "300s"])
             defer { api.run.child.terminate() }
             // Fuzzed once the run is ready and has a picture for each destination, as an operator
             // would meet it (a 503 while it starts is documented, and not what is fuzzed).
-            #expect(api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
+            #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
             for destination in ["landscape", "vertical"] {
-                #expect(api.poll("/api/v1/destinations/\(destination)/preview.jpg", timeout: .seconds(10)) { $0.status == 200 } != nil)
+                #expect(await api.poll("/api/v1/destinations/\(destination)/preview.jpg", timeout: .seconds(10)) { $0.status == 200 } != nil)
             }
             let report = FileManager.default.temporaryDirectory.appendingPathComponent("onair-schemathesis-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: report) }
-            let fuzz = try Subprocess.run(schemathesis, [
+            let fuzz = try await OwnThread.run { try Subprocess.run(schemathesis, [
                 "run", repositoryRoot.appendingPathComponent("docs/openapi.yaml").path, "--url", api.base,
                 "--checks", "all", "--max-examples", "25", "--seed", "7", "--request-timeout", "10", "--max-time", "150",
                 "--workers", "1", "--no-color",
                 // An event stream never ends; stopping would end the run being fuzzed (it is tried last, below).
                 "--exclude-path", "/api/v1/events", "--exclude-path", "/api/v1/stop",
-            ], environment: ProcessInfo.processInfo.environment.merging(["SCHEMATHESIS_HOOKS": ""]) { $1 }, timeout: .seconds(200))
+            ], environment: ProcessInfo.processInfo.environment.merging(["SCHEMATHESIS_HOOKS": ""]) { $1 }, timeout: .seconds(200)) }
             #expect(fuzz.status == 0, "schemathesis found problems:\n\(fuzz.stdout.suffix(6000))\n\(fuzz.stderr.suffix(2000))")
             #expect(fuzz.stdout.contains("No issues found"), "\(fuzz.stdout.suffix(3000))")
             #expect(api.run.child.isRunning, "the run died under fuzzing: \(api.run.child.stderrSoFar)")
 
-            let stop = try api.get("/api/v1/stop", method: "POST")
+            let stop = try await api.get("/api/v1/stop", method: "POST")
             #expect(stop.status == 202)
-            #expect(api.run.finish(timeout: .seconds(20)).status == 0)
+            #expect(await api.run.finish(timeout: .seconds(20)).status == 0)
         }
     }
 }

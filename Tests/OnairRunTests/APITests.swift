@@ -60,10 +60,10 @@ extension EndToEnd {
 
         @Test("the demo: every endpoint answers as documented; events match the JSON log; onair status and switch; POST /stop ends the run",
               .timeLimit(.minutes(3)))
-        func demo() throws {
+        func demo() async throws {
             let project = try ScratchProject(shipped: true)
             defer { project.remove() }
-            let api = try APIRun(pipeline: "demo", project: project.path, arguments: ["--duration", "120s"])
+            let api = try await APIRun(pipeline: "demo", project: project.path, arguments: ["--duration", "120s"])
             defer { api.run.child.terminate() }
 
             // The registration other commands find the run by.
@@ -74,12 +74,12 @@ extension EndToEnd {
             #expect(registered?["url"] as? String == api.base + "/")
             #expect(registered?["pid"] as? Int == Int(api.run.pid))
 
-            let health = try api.get("/healthz")
+            let health = try await api.get("/healthz")
             #expect(health.status == 200 && health.json?["status"] as? String == "ok")
-            let ready = api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 }
+            let ready = await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 }
             #expect(ready?.json?["ready"] as? Bool == true, "never ready: \(api.run.child.stderrSoFar)")
 
-            let status = try api.get("/api/v1/status")
+            let status = try await api.get("/api/v1/status")
             #expect(status.status == 200)
             #expect(status.header("Content-Type") == "application/json")
             Self.expectStatusShape(status.json)
@@ -90,7 +90,7 @@ extension EndToEnd {
             #expect((status.json?["destinations"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["landscape", "vertical"])
 
             // The event stream replays the run's history with the JSON of the log, in order.
-            let stream = try HTTP.read(stream: api.base + "/api/v1/events?last_event_id=0", seconds: 2)
+            let stream = try await HTTP.stream(api.base + "/api/v1/events?last_event_id=0", seconds: 2)
             let streamed = Self.messages(stream)
             #expect(streamed.first?.id == 1)
             #expect(streamed.map(\.id) == Array(1...UInt64(max(streamed.count, 1))), "ids run 1, 2, 3…")
@@ -98,13 +98,13 @@ extension EndToEnd {
             let compared = min(streamed.count, logged.count)
             #expect(compared >= 5, "\(streamed.count) events streamed, \(logged.count) logged")
             #expect(Array(streamed.map(\.data).prefix(compared)) == Array(logged.prefix(compared)))
-            let resumed = Self.messages(try HTTP.read(stream: api.base + "/api/v1/events", seconds: 1, headers: ["Last-Event-ID": "3"]))
+            let resumed = Self.messages(try await HTTP.stream(api.base + "/api/v1/events", seconds: 1, headers: ["Last-Event-ID": "3"]))
             #expect(resumed.first?.id == 4)
 
             // Prometheus: parses, and no counter goes down between two scrapes.
-            let first = try PrometheusText.parse(try api.get("/metrics").text)
-            Thread.sleep(forTimeInterval: 1.5)
-            let second = try PrometheusText.parse(try api.get("/metrics").text)
+            let first = try PrometheusText.parse(try await api.get("/metrics").text)
+            try await Task.sleep(for: .seconds(1.5))
+            let second = try PrometheusText.parse(try await api.get("/metrics").text)
             for sample in first.samples where first.types[sample.name] == "counter" {
                 let later = second.samples.first { $0.name == sample.name && $0.labels == sample.labels }
                 #expect((later?.value ?? -1) >= sample.value, "\(sample.name)\(sample.labels) went down")
@@ -115,54 +115,54 @@ extension EndToEnd {
             #expect(frames(second) > frames(first))
 
             // What each destination receives.
-            let preview = try api.get("/api/v1/destinations/vertical/preview.jpg")
+            let preview = try await api.get("/api/v1/destinations/vertical/preview.jpg")
             #expect(preview.status == 200, "\(preview.text)")
             #expect(preview.header("Content-Type") == "image/jpeg")
             #expect(preview.body.starts(with: [0xFF, 0xD8]), "not a JPEG")
-            #expect(try api.get("/api/v1/destinations/nowhere/preview.jpg").status == 404)
+            #expect(try await api.get("/api/v1/destinations/nowhere/preview.jpg").status == 404)
 
             // Switching: by the API, by onair switch; refusals with their status.
-            let switched = try api.get("/api/v1/overlay", method: "POST", body: #"{"name": "room"}"#)
+            let switched = try await api.get("/api/v1/overlay", method: "POST", body: #"{"name": "room"}"#)
             #expect(switched.status == 200, "\(switched.text)")
             Self.expectStatusShape(switched.json)
             #expect(switched.json?["overlay"] as? String == "room")
-            let unknown = try api.get("/api/v1/overlay", method: "POST", body: #"{"name": "rooom"}"#)
+            let unknown = try await api.get("/api/v1/overlay", method: "POST", body: #"{"name": "rooom"}"#)
             #expect(unknown.status == 404)
             #expect((unknown.json?["error"] as? String)?.contains("'rooom'") == true, "\(unknown.text)")
-            #expect(try api.get("/api/v1/overlay", method: "POST", body: "{").status == 400)
-            let byCommand = try onairCommand(["switch", "demo", "3", "--project", project.path])
+            #expect(try await api.get("/api/v1/overlay", method: "POST", body: "{").status == 400)
+            let byCommand = try await onairCommand(["switch", "demo", "3", "--project", project.path])
             #expect(byCommand.status == 0 && byCommand.stdout == "on air: avatar\n", "\(byCommand)")
 
-            let text = try onairCommand(["status", "demo", "--project", project.path])
+            let text = try await onairCommand(["status", "demo", "--project", project.path])
             #expect(text.status == 0, "\(text)")
             #expect(text.stdout.hasPrefix("onair ") && text.stdout.contains("on air: avatar") && text.stdout.contains(api.base + "/"), "\(text)")
             #expect(text.stdout.contains("landscape") && text.stdout.contains("state: live"), "\(text)")
-            let json = try onairCommand(["status", "demo", "--json", "--project", project.path])
+            let json = try await onairCommand(["status", "demo", "--json", "--project", project.path])
             let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
             Self.expectStatusShape(decoded)
             #expect(decoded?["overlay"] as? String == "avatar")
 
-            let openapi = try api.get("/openapi.yaml")
+            let openapi = try await api.get("/openapi.yaml")
             #expect(openapi.text == (try String(contentsOf: repositoryRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)))
-            #expect(try api.get("/").text.contains("<script src=\"/dashboard.js\""))
-            #expect(try api.get("/nowhere").status == 404)
+            #expect(try await api.get("/").text.contains("<script src=\"/dashboard.js\""))
+            #expect(try await api.get("/nowhere").status == 404)
 
             // A graceful stop through the API: 202, readiness goes at once, the run ends cleanly.
-            let stop = try api.get("/api/v1/stop", method: "POST")
+            let stop = try await api.get("/api/v1/stop", method: "POST")
             #expect(stop.status == 202)
             #expect(stop.json?["state"] as? String == "draining")
-            let output = api.run.finish(timeout: .seconds(20))
+            let output = await api.run.finish(timeout: .seconds(20))
             #expect(output.status == 0 && !output.timedOut, "\(output)")
             #expect(!FileManager.default.fileExists(atPath: registration.path), "the registration outlived the run")
-            #expect((try? api.get("/healthz")) == nil, "the API outlived the run")
-            let after = try onairCommand(["status", "demo", "--project", project.path])
+            #expect((try? await api.get("/healthz")) == nil, "the API outlived the run")
+            let after = try await onairCommand(["status", "demo", "--project", project.path])
             #expect(after.status == 1 && after.stderr.contains("'demo' is not running"), "\(after)")
         }
 
         @Test("/readyz goes 503 → 200 → 503 → 200 as the only required destination's ingest is away, up, killed, restarted; counters only grow; the key never shows",
               .timeLimit(.minutes(3)))
-        func readiness() throws {
-            let server = try RTMPTestServer()
+        func readiness() async throws {
+            let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }
             server.stop()  // away at the start
             let key = "SENTINEL-" + UUID().uuidString.prefix(12)
@@ -171,35 +171,35 @@ extension EndToEnd {
                 ("archive", Destination.record("out/archive.mkv", required: false)),
             ])
             defer { project.remove() }
-            let api = try APIRun(pipeline: RunProject.pipeline, project: project.path, keys: ["KEY_INGEST": key], arguments: ["--duration", "120s"])
+            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, keys: ["KEY_INGEST": key], arguments: ["--duration", "120s"])
             defer { api.run.child.terminate() }
             var answers: [String] = []
             var scrapes: [[Sample]] = []
-            func readiness(_ ready: Bool, within timeout: Duration) -> HTTPReply? {
-                let reply = api.poll("/readyz", timeout: timeout) { $0.status == (ready ? 200 : 503) }
+            func readiness(_ ready: Bool, within timeout: Duration) async -> HTTPReply? {
+                let reply = await api.poll("/readyz", timeout: timeout) { $0.status == (ready ? 200 : 503) }
                 if let reply { answers.append(reply.text) }
-                if let metrics = try? api.get("/metrics") {
+                if let metrics = try? await api.get("/metrics") {
                     answers.append(metrics.text)
                     if let parsed = try? PrometheusText.parse(metrics.text) { scrapes.append(parsed.samples.filter { $0.name.hasSuffix("_total") }) }
                 }
                 return reply
             }
 
-            let away = readiness(false, within: .seconds(10))
+            let away = await readiness(false, within: .seconds(10))
             #expect((away?.json?["reasons"] as? [String])?.contains { $0.hasPrefix("ingest: ") } == true, "\(String(describing: away?.text))")
-            try server.restart()
-            #expect(readiness(true, within: .seconds(20)) != nil, "not ready once the ingest is up: \(api.run.child.stderrSoFar)")
-            for path in ["/api/v1/status", "/api/v1/destinations/ingest/preview.jpg", "/openapi.yaml", "/"] { answers.append(try api.get(path).text) }
-            answers.append(try HTTP.read(stream: api.base + "/api/v1/events?last_event_id=0", seconds: 1))
+            try await OwnThread.run { try server.restart() }
+            #expect(await readiness(true, within: .seconds(20)) != nil, "not ready once the ingest is up: \(api.run.child.stderrSoFar)")
+            for path in ["/api/v1/status", "/api/v1/destinations/ingest/preview.jpg", "/openapi.yaml", "/"] { answers.append(try await api.get(path).text) }
+            answers.append(try await HTTP.stream(api.base + "/api/v1/events?last_event_id=0", seconds: 1))
 
             server.stop()
-            let down = readiness(false, within: .seconds(20))
+            let down = await readiness(false, within: .seconds(20))
             #expect(down?.json?["ready"] as? Bool == false)
             #expect((down?.json?["reasons"] as? [String])?.contains { $0.hasPrefix("ingest: ") } == true, "\(String(describing: down?.text))")
-            try server.restart()
-            #expect(readiness(true, within: .seconds(30)) != nil, "not ready again: \(api.run.child.stderrSoFar)")
-            answers.append(try api.get("/api/v1/status").text)
-            answers.append(try HTTP.read(stream: api.base + "/api/v1/events?last_event_id=0", seconds: 1))
+            try await OwnThread.run { try server.restart() }
+            #expect(await readiness(true, within: .seconds(30)) != nil, "not ready again: \(api.run.child.stderrSoFar)")
+            answers.append(try await api.get("/api/v1/status").text)
+            answers.append(try await HTTP.stream(api.base + "/api/v1/events?last_event_id=0", seconds: 1))
 
             // Counters never went down from one scrape to the next; the reconnect was counted.
             for (earlier, later) in zip(scrapes, scrapes.dropFirst()) {
@@ -214,69 +214,53 @@ extension EndToEnd {
             for answer in answers {
                 #expect(!answer.contains(key) && !answer.contains("SENTINEL"), "an answer shows the key: \(answer.prefix(400))")
             }
-            let output = api.run.finish(timeout: .seconds(1))
+            let output = await api.run.finish(timeout: .seconds(1))
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
         }
 
-        /// A red camera with the sound, and a blue screen; the red one on air.
-        static let colours = """
-            sources:
-              camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
-              screen: {kind: test, pattern: color, color: "#0000C0", tone: false, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
-            overlays:
-              red: {kind: real-scene, camera: camera}
-              blue: {kind: real-scene, camera: screen}
-            active: red
-            """
-
         @Test("a switch through POST /api/v1/overlay changes what is recorded", .timeLimit(.minutes(2)))
-        func switchChangesTheRecording() throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.colours)
+        func switchChangesTheRecording() async throws {
+            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunProject.redAndBlueScene)
             defer { project.remove() }
-            let api = try APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "9s"])
+            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "9s"])
             defer { api.run.child.terminate() }
-            _ = try #require(api.run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(api.run.child.stderrSoFar)")
-            Thread.sleep(forTimeInterval: 3)
-            let blue = try api.get("/api/v1/overlay", method: "POST", body: #"{"name": "blue"}"#)
+            _ = try #require(await api.run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(api.run.child.stderrSoFar)")
+            try await Task.sleep(for: .seconds(3))
+            let blue = try await api.get("/api/v1/overlay", method: "POST", body: #"{"name": "blue"}"#)
             #expect(blue.status == 200 && blue.json?["overlay"] as? String == "blue", "\(blue.text)")
-            Thread.sleep(forTimeInterval: 3)
-            let red = try api.get("/api/v1/overlay", method: "POST", body: #"{"name": "1"}"#)
+            try await Task.sleep(for: .seconds(3))
+            let red = try await api.get("/api/v1/overlay", method: "POST", body: #"{"name": "1"}"#)
             #expect(red.status == 200 && red.json?["overlay"] as? String == "red", "\(red.text)")
-            let output = api.run.finish(timeout: .seconds(60))
+            let output = await api.run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
 
-            let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
-            let names = colours.map { frame in frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other" }
-            var segments: [(name: String, frames: Int)] = []
-            for name in names {
-                if segments.last?.name == name { segments[segments.count - 1].frames += 1 } else { segments.append((name, 1)) }
-            }
+            let segments = try await redAndBlueRuns(project, "out/rec.mkv")
             #expect(segments.map(\.name) == ["red", "blue", "red"], "\(segments)")
             #expect(segments.allSatisfy { $0.frames >= 2 * RunProject.fps }, "\(segments)")
         }
 
         @Test("a registration left by a killed run is ignored; a second run of a running pipeline is refused", .timeLimit(.minutes(2)))
-        func registration() throws {
+        func registration() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
             defer { project.remove() }
-            let killed = try APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "60s"])
-            _ = try #require(killed.run.waitFor("live", of: "rec", timeout: .seconds(15)))
-            let second = try onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "5s"])
+            let killed = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "60s"])
+            _ = try #require(await killed.run.waitFor("live", of: "rec", timeout: .seconds(15)))
+            let second = try await onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "5s"])
             #expect(second.status == 1, "\(second)")
             #expect(second.stderr.contains("'t' is already running in this project (pid \(killed.run.pid), \(killed.base)/)"), "\(second)")
             #expect(!project.exists("out/rec-part2.mkv"))
 
             killed.run.send(SIGKILL)
-            _ = killed.run.finish(timeout: .seconds(5))
+            _ = await killed.run.finish(timeout: .seconds(5))
             #expect(project.exists(".onair/run/t.json"), "a killed run can't remove its registration")
-            let stale = try onairCommand(["status", RunProject.pipeline, "--project", project.path])
+            let stale = try await onairCommand(["status", RunProject.pipeline, "--project", project.path])
             #expect(stale.status == 1, "\(stale)")
             #expect(stale.stderr.contains("'t' is not running in \(project.path): the run that registered \(killed.base)/ (pid \(killed.run.pid)) has ended"), "\(stale)")
 
-            let next = try APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "3s"])
-            let status = try onairCommand(["status", RunProject.pipeline, "--json", "--project", project.path])
+            let next = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "3s"])
+            let status = try await onairCommand(["status", RunProject.pipeline, "--json", "--project", project.path])
             #expect(status.status == 0, "\(status)")
-            #expect(next.run.finish(timeout: .seconds(30)).status == 0)
+            #expect(await next.run.finish(timeout: .seconds(30)).status == 0)
             #expect(!project.exists(".onair/run/t.json"))
         }
     }

@@ -22,39 +22,40 @@ extension EndToEnd {
             """
 
         /// Writes `noise.mkv` (the clip `noisyScene` loops) into `project`.
-        static func writeNoisyClip(into project: RunProject) throws {
-            let output = try Subprocess.run("/usr/bin/ffmpeg", [
+        static func writeNoisyClip(into project: RunProject) async throws {
+            let clip = project.file("noise.mkv").path
+            let output = try await OwnThread.run { try Subprocess.run("/usr/bin/ffmpeg", [
                 "-nostdin", "-v", "error", "-y",
                 "-f", "lavfi", "-i", "testsrc2=size=\(RunProject.width)x\(RunProject.height):rate=\(RunProject.fps),noise=alls=48:allf=t+u",
                 "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
                 "-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "18", "-g", "\(RunProject.fps)",
-                "-c:a", "aac", "-b:a", "64k", project.file("noise.mkv").path,
-            ], timeout: .seconds(60))
+                "-c:a", "aac", "-b:a", "64k", clip,
+            ], timeout: .seconds(60)) }
             try #require(output.status == 0, "\(output)")
         }
 
         @Test("4.5 Mb/s through 3 → 1.5 → 6 Mb/s: the bitrate steps down after each narrowing and back up after the widening, with no disconnect, and nginx's recording reads back",
               .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(3)))
-        func followsTheLink() throws {
-            let link = try ShapedLink(rate: 3_000_000, delay: .milliseconds(40), record: true)
+        func followsTheLink() async throws {
+            let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40), record: true) }
             defer { link.stop() }
             let project = try RunProject(destinations: [
                 ("ingest", "{kind: url, url: \"\(link.ingest.url(stream: "{key}"))\", key: {env: KEY_INGEST}, adaptive: {min_bitrate: 500k}}"),
             ], bitrate: "4500k", scene: Self.noisyScene)
             defer { project.remove() }
-            try Self.writeNoisyClip(into: project)
+            try await Self.writeNoisyClip(into: project)
             let run = try OnairRun(project, keys: ["KEY_INGEST": "\(Self.key)"], arguments: ["--duration", "150s", "--stats-interval", "1"])
-            defer { _ = run.finish(timeout: .seconds(1)) }
-            try #require(run.waitFor("live", of: "ingest", timeout: .seconds(20)) != nil, "never connected")
+            defer { run.child.terminate(grace: .seconds(2)) }
+            try #require(await run.waitFor("live", of: "ingest", timeout: .seconds(20)) != nil, "never connected")
 
             // 4.5 Mb/s into 3 Mb/s: cut.
             let changes = { run.events.filter { $0.event == "bitrate.changed" } }
-            let onThree = try #require(run.waitForEvent(timeout: .seconds(20)) { $0.event == "bitrate.changed" && ($0.to_bps ?? .max) < 3_000_000 },
+            let onThree = try #require(await run.waitForEvent(timeout: .seconds(20)) { $0.event == "bitrate.changed" && ($0.to_bps ?? .max) < 3_000_000 },
                                        "no cut on the 3 Mb/s link")
             #expect(onThree.rendition == "r0" && (onThree.from_bps ?? 0) > (onThree.to_bps ?? 0))
             #expect(run.events.contains { $0.event == "destination.congested" && $0.destination == "ingest" && $0.followed == true })
             // Climbing again on the 3 Mb/s link, above what the next narrowing leaves, before it narrows.
-            let settled = waitUntil(timeout: .seconds(40)) {
+            let settled = await waitUntil(timeout: .seconds(40)) {
                 changes().last.map { ($0.to_bps ?? 0) >= 1_700_000 && ($0.to_bps ?? 0) > ($0.from_bps ?? 0) } == true
             }
             try #require(settled, "never climbed past 1.7 Mb/s on the 3 Mb/s link: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0) })")
@@ -62,46 +63,47 @@ extension EndToEnd {
             // Narrower: cut again, below what the link now carries.
             try link.setRate(1_500_000)
             let beforeNarrowing = changes().count
-            let onOneAndHalf = waitForChange(in: run, after: beforeNarrowing, timeout: .seconds(20)) { ($0.to_bps ?? .max) < 1_500_000 }
+            let onOneAndHalf = await waitForChange(in: run, after: beforeNarrowing, timeout: .seconds(20)) { ($0.to_bps ?? .max) < 1_500_000 }
             #expect(onOneAndHalf != nil, "no cut below 1.5 Mb/s after the link narrowed: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0) })")
             #expect(onOneAndHalf.map { ($0.from_bps ?? 0) > ($0.to_bps ?? 0) } == true, "a cut")
-            Thread.sleep(forTimeInterval: 3)
+            try await Task.sleep(for: .seconds(3))
 
             // Wider: back up, past what the narrow link carried.
             try link.setRate(6_000_000)
             let beforeWidening = changes().count
-            let climbed = waitForChange(in: run, after: beforeWidening, timeout: .seconds(40)) { ($0.to_bps ?? 0) >= 2_500_000 }
+            let climbed = await waitForChange(in: run, after: beforeWidening, timeout: .seconds(40)) { ($0.to_bps ?? 0) >= 2_500_000 }
             #expect(climbed != nil, "the bitrate did not climb after the link widened: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0) })")
             #expect(climbed.map { ($0.to_bps ?? 0) > ($0.from_bps ?? 0) } == true, "a step up")
             let status = try #require(run.lastStats?.renditions?.first { $0.id == "r0" })
             #expect(changes().compactMap(\.to_bps).contains(status.bitrate ?? 0), "the status says the bitrate now, one of those changed to")
 
             run.send(SIGINT)
-            let output = run.finish(timeout: .seconds(20))
+            let output = await run.finish(timeout: .seconds(20))
             #expect(output.status == 0, "\(output)")
             #expect(run.states(of: "ingest").filter { $0 == "live" }.count == 1, "one connection for the whole run: \(run.states(of: "ingest"))")
             #expect(run.lastStats?.stats(of: "ingest")?.stats.reconnects == 0)
             let recording = try #require(link.ingest.recordings.first, "nginx recorded nothing")
-            let video = FFprobe.streams(of: recording.path, timeout: .seconds(20)).first { $0.codecType == "video" }
+            let video = await OwnThread.run { [path = recording.path] in FFprobe.streams(of: path, timeout: .seconds(20)) }.first { $0.codecType == "video" }
             #expect(video?.width == RunProject.width && video?.height == RunProject.height, "\(String(describing: video))")
-            #expect((FFprobe.duration(of: recording.path) ?? 0) > 10, "the whole run arrived")
+            let arrived = await OwnThread.run { [path = recording.path] in FFprobe.duration(of: path) }
+            #expect((arrived ?? 0) > 10, "the whole run arrived")
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
         }
 
         /// Waits until `condition` holds; whether it did within `timeout`.
-        private func waitUntil(timeout: Duration, _ condition: () -> Bool) -> Bool {
+        private func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
                 if condition() { return true }
-                Thread.sleep(forTimeInterval: 0.1)
+                try? await Task.sleep(for: .milliseconds(100))
             }
             return false
         }
 
         /// Waits for a `bitrate.changed` after the first `count` that satisfies `predicate`.
-        private func waitForChange(in run: OnairRun, after count: Int, timeout: Duration, where predicate: (RunEvent) -> Bool) -> RunEvent? {
+        private func waitForChange(in run: OnairRun, after count: Int, timeout: Duration, where predicate: (RunEvent) -> Bool) async -> RunEvent? {
             var found: RunEvent?
-            _ = waitUntil(timeout: timeout) {
+            _ = await waitUntil(timeout: timeout) {
                 found = run.events.filter { $0.event == "bitrate.changed" }.dropFirst(count).first(where: predicate)
                 return found != nil
             }

@@ -11,24 +11,24 @@ extension EndToEnd {
 
         @Test("one tile per destination with its state and its preview loaded; overlay buttons; the event timeline; a screenshot is kept",
               .timeLimit(.minutes(3)))
-        func rendered() throws {
+        func rendered() async throws {
             let project = try ScratchProject(shipped: true)
             defer { project.remove() }
-            let api = try APIRun(pipeline: "demo", project: project.path, arguments: ["--duration", "120s"])
+            let api = try await APIRun(pipeline: "demo", project: project.path, arguments: ["--duration", "120s"])
             defer { api.run.child.terminate() }
-            #expect(api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
+            #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
 
-            let browser = try HeadlessBrowser()
+            let browser = try await OwnThread.run { try HeadlessBrowser() }
             defer { browser.close() }
-            try browser.open(api.base + "/")
-            let rendered = try browser.waitUntil("""
+            try await OwnThread.run { try browser.open(api.base + "/") }
+            let rendered = try await OwnThread.run { try browser.waitUntil("""
                 document.body.dataset.ready === "true"
                   && document.querySelectorAll(".tile").length === 2
                   && [...document.querySelectorAll(".tile .preview img")].every(img => img.dataset.loaded === "true" && img.naturalWidth > 0)
                   && Number(document.querySelector("#events").dataset.count || 0) >= 5
-                """, timeout: .seconds(30))
+                """, timeout: .seconds(30)) }
             // Let the sparklines gather a few seconds before the picture is taken.
-            Thread.sleep(forTimeInterval: 4)
+            try await Task.sleep(for: .seconds(4))
             try FileManager.default.createDirectory(at: Self.screenshot.deletingLastPathComponent(), withIntermediateDirectories: true)
             try browser.screenshot(to: Self.screenshot)
             let dom = (try? browser.dom()) ?? ""
@@ -58,11 +58,11 @@ extension EndToEnd {
 
             // A button switches live, and the page follows.
             _ = try browser.evaluate("document.querySelector('#overlays button[data-overlay=\"room\"]').click()")
-            let switched = try browser.waitUntil("document.querySelector('#overlays button.on-air')?.dataset.overlay === 'room' && document.querySelector('#overlay-on-air').textContent === 'room'", timeout: .seconds(15))
+            let switched = try await OwnThread.run { try browser.waitUntil("document.querySelector('#overlays button.on-air')?.dataset.overlay === 'room' && document.querySelector('#overlay-on-air').textContent === 'room'", timeout: .seconds(15)) }
             #expect(switched)
-            #expect(try browser.waitUntil("document.querySelector('#events .kind').textContent === 'overlay.applied'", timeout: .seconds(10)),
+            #expect(try await OwnThread.run { try browser.waitUntil("document.querySelector('#events .kind').textContent === 'overlay.applied'", timeout: .seconds(10)) },
                     "the newest event is first")
-            let status = try api.get("/api/v1/status")
+            let status = try await api.get("/api/v1/status")
             #expect(status.json?["overlay"] as? String == "room")
         }
     }

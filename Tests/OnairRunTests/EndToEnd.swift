@@ -16,14 +16,39 @@ func seconds(from start: Date, to end: Date) -> Double {
     end.timeIntervalSince(start)
 }
 
+/// Waits until `date` (wall clock) without holding a thread of the concurrency pool.
+func pause(until date: Date) async throws {
+    let left = date.timeIntervalSinceNow
+    if left > 0 { try await Task.sleep(for: .seconds(left)) }
+}
+
 /// One frame at the test quality's rate.
 let frameInterval = 1 / Double(RunProject.fps)
 
 /// Decodes the recording at `relative` in `project`, failing the test when it can't be read.
-func decodeRecording(_ project: RunProject, _ relative: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> DecodedVideo {
+func decodeRecording(_ project: RunProject, _ relative: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+    -> DecodedVideo
+{
     let path = project.file(relative).path
     try #require(FileManager.default.fileExists(atPath: path), "\(relative) was not written", sourceLocation: sourceLocation)
-    return try #require(FFprobe.decodeVideo(of: path), "ffprobe could not decode \(relative)", sourceLocation: sourceLocation)
+    let decoded = await OwnThread.run { FFprobe.decodeVideo(of: path) }
+    return try #require(decoded, "ffprobe could not decode \(relative)", sourceLocation: sourceLocation)
+}
+
+/// The recording at `relative` (of ``RunProject/redAndBlueScene``) as runs of one colour, in
+/// order: `red`, `blue` or `other`, with how many frames each lasts.
+func redAndBlueRuns(_ project: RunProject, _ relative: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+    -> [(name: String, frames: Int)]
+{
+    let path = project.file(relative).path
+    let colours = try #require(await OwnThread.run { FFprobe.frameColours(of: path) }, "ffprobe could not read \(relative)",
+                               sourceLocation: sourceLocation)
+    var runs: [(name: String, frames: Int)] = []
+    for frame in colours {
+        let name = frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other"
+        if runs.last?.name == name { runs[runs.count - 1].frames += 1 } else { runs.append((name, 1)) }
+    }
+    return runs
 }
 
 /// Checks that `video` holds `seconds` of pictures at the test rate: its frame count within

@@ -10,7 +10,7 @@ extension EndToEnd {
 
         @Test("an optional destination that never connects fails after 3 retries; the run goes on to its duration and exits 0",
               .timeLimit(.minutes(1)))
-        func optionalDestinationFails() throws {
+        func optionalDestinationFails() async throws {
             let nobody = try LoopbackPort.free()
             let project = try RunProject(destinations: [
                 ("a", Destination.rtmp(port: nobody, keyVariable: "KEY_A", retry: Self.threeRetries, required: false)),
@@ -18,10 +18,10 @@ extension EndToEnd {
             ])
             defer { project.remove() }
             let run = try OnairRun(project, keys: ["KEY_A": "stream-a"], arguments: ["--duration", "6s"])
-            let failed = run.waitFor("failed", of: "a", timeout: .seconds(10))
+            let failed = await run.waitFor("failed", of: "a", timeout: .seconds(10))
             #expect(failed != nil, "a never failed: \(run.states(of: "a"))")
             #expect(failed?.reason?.isEmpty == false, "a failure names its reason")
-            let output = run.finish(timeout: .seconds(30))
+            let output = await run.finish(timeout: .seconds(30))
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
 
             // connecting, then 3 × (retrying, connecting), then failed — and nothing after.
@@ -40,12 +40,12 @@ extension EndToEnd {
             #expect(final.stats(of: "a")?.stats.packets_sent == 0)
             #expect(final.stats(of: "rec")?.state == "stopped")
             // The run went on to its duration: the recording holds all 6 s.
-            let recorded = try decodeRecording(project, "out/rec.ts")
+            let recorded = try await decodeRecording(project, "out/rec.ts")
             expectContinuous(recorded, seconds: 6, tolerance: 0, "the recording")
         }
 
         @Test("the only required destination never connects: the run ends early with exit code 3", .timeLimit(.minutes(1)))
-        func requiredDestinationFails() throws {
+        func requiredDestinationFails() async throws {
             let nobody = try LoopbackPort.free()
             let project = try RunProject(destinations: [
                 ("a", Destination.rtmp(port: nobody, keyVariable: "KEY_A", retry: Self.threeRetries, required: true)),
@@ -53,7 +53,7 @@ extension EndToEnd {
             ])
             defer { project.remove() }
             let run = try OnairRun(project, keys: ["KEY_A": "stream-a"], arguments: ["--duration", "60s"])
-            let output = run.finish(timeout: .seconds(30))
+            let output = await run.finish(timeout: .seconds(30))
             let ranFor = seconds(from: run.startedAt, to: Date())
             #expect(!output.timedOut, "the run went on although its only required destination failed")
             #expect(output.status == 3 && !output.signaled, "\(output)")
@@ -67,8 +67,8 @@ extension EndToEnd {
 
         @Test("a missing stream key: exit 1 before any connection, naming the destination and the variable",
               .timeLimit(.minutes(1)))
-        func missingKey() throws {
-            let server = try RTMPTestServer()
+        func missingKey() async throws {
+            let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }
             let project = try RunProject(destinations: [
                 ("rec", Destination.record("out/rec.ts")),
@@ -79,7 +79,7 @@ extension EndToEnd {
             let connections = server.connectionCount
             for format in ["text", "json"] {
                 let run = try OnairRun(project, keys: [:], logFormat: format, arguments: ["--duration", "5s"])
-                let output = run.finish(timeout: .seconds(20))
+                let output = await run.finish(timeout: .seconds(20))
                 #expect(output.status == 1 && !output.signaled && !output.timedOut, "\(format): \(output)")
                 #expect(output.stderr.contains("destination 'a'"), "\(format): \(output.stderr)")
                 #expect(output.stderr.contains("KEY_A"), "\(format): \(output.stderr)")

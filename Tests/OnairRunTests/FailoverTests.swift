@@ -14,37 +14,37 @@ extension EndToEnd {
     @Suite("Input failover", .serialized)
     struct Failover {
         @Test("a killed camera: the phone at once, the camera back after clear, one event each way", .timeLimit(.minutes(2)))
-        func loss() throws {
+        func loss() async throws {
             let peers = try Peers()
             defer { peers.remove() }
-            let api = try peers.start(duration: "30s")
+            let api = try await peers.start(duration: "30s")
             let run = api.run
             var camera = try peers.camera(video: "color=c=red:s=320x180:r=30", audio: Peers.tone, seconds: 60)
             defer { camera.terminate() }
-            try peers.waitUntilBothConnected(run)
-            Thread.sleep(forTimeInterval: 4)
+            try await peers.waitUntilBothConnected(run)
+            try await Task.sleep(for: .seconds(4))
             camera.send(SIGKILL)
             // libsrt lets a silent peer go after 5 s; then onair listens for the camera again.
             let comeback = Date(timeIntervalSinceNow: 7)
             // Meanwhile the status says the phone feeds the camera's place, as documented.
-            let during = api.poll("/api/v1/status", timeout: .seconds(5)) { reply in
+            let during = await api.poll("/api/v1/status", timeout: .seconds(5)) { reply in
                 ((reply.json?["failover"] as? [[String: Any]])?.first?["on_air"] as? String) == "phone"
             }
             #expect(during != nil, "the status never said the phone is on air for the camera")
             EndToEnd.API.expectStatusShape(during?.json)
             // And so does the dashboard, with the event in its timeline.
-            let browser = try HeadlessBrowser()
-            try browser.open(api.base + "/")
-            let shown = try browser.waitUntil("""
+            let browser = try await OwnThread.run { try HeadlessBrowser() }
+            try await OwnThread.run { try browser.open(api.base + "/") }
+            let shown = try await OwnThread.run { try browser.waitUntil("""
                 [...document.querySelectorAll('#inputs td')].some(td => td.textContent === 'phone on air (loss)')
                   && [...document.querySelectorAll('#inputs td')].some(td => td.textContent === 'on air for camera')
                   && [...document.querySelectorAll('#events .kind')].some(kind => kind.textContent === 'input.failover')
-                """, timeout: .seconds(20))
+                """, timeout: .seconds(20)) }
             #expect(shown, "the dashboard does not show the failover: \(((try? browser.dom()) ?? "").prefix(3000))")
             browser.close()
-            Thread.sleep(until: comeback)
+            try await pause(until: comeback)
             camera = try peers.camera(video: "color=c=red:s=320x180:r=30", audio: Peers.tone, seconds: 60)
-            let output = run.finish(timeout: .seconds(60))
+            let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
             let (failovers, restored) = peers.failoverEvents(run)
             #expect(failovers.map(\.reason) == ["loss"], "\(output.stdout)")
@@ -55,18 +55,18 @@ extension EndToEnd {
             let told = run.events.filter { $0.input == "camera" && ["input.connected", "input.lost"].contains($0.event) }.map(\.event)
             #expect(told == ["input.connected", "input.lost", "input.connected"], "\(output.stdout)")
 
-            let segments = try peers.recordedSegments()
+            let segments = try await peers.recordedSegments()
             #expect(segments.names == ["red", "green", "red"], "\(segments.all)")
             // The phone stays on air until the camera has been back for 3 s (clear).
             #expect(segments.frames(of: "green", at: 0) >= 3 * 30, "\(segments.all)")
         }
 
         @Test("a black camera: the phone after `after`, the camera back once its picture has been clean for clear", .timeLimit(.minutes(2)))
-        func black() throws {
+        func black() async throws {
             let peers = try Peers()
             defer { peers.remove() }
             let video = "color=c=red:s=320x180:r=30:d=5[a];color=c=black:s=320x180:r=30:d=4[b];color=c=red:s=320x180:r=30:d=60[c];[a][b][c]concat=n=3"
-            let (_, segments) = try peers.runCamera(video: video, audio: Peers.tone, expecting: "black")
+            let (_, segments) = try await peers.runCamera(video: video, audio: Peers.tone, expecting: "black")
             // Black for `after` (1 s) before the cut: never the slate, never a hole.
             #expect(segments.names == ["red", "black", "green", "red"], "\(segments.all)")
             #expect(segments.frames(of: "black", at: 0) <= 45, "\(segments.all)")
@@ -75,12 +75,12 @@ extension EndToEnd {
 
         @Test("a silent camera: the phone (picture and sound) after `after`, the camera back once it sounds again for clear",
               .timeLimit(.minutes(2)))
-        func silence() throws {
+        func silence() async throws {
             let peers = try Peers()
             defer { peers.remove() }
             let audio = "sine=frequency=440:sample_rate=48000:d=5[a];anullsrc=channel_layout=mono:sample_rate=48000:d=4[s];"
                 + "sine=frequency=440:sample_rate=48000:d=60[b];[a][s][b]concat=n=3:v=0:a=1"
-            let (run, segments) = try peers.runCamera(video: "color=c=red:s=320x180:r=30", audio: audio, expecting: "silence")
+            let (run, segments) = try await peers.runCamera(video: "color=c=red:s=320x180:r=30", audio: audio, expecting: "silence")
             #expect(segments.names == ["red", "green", "red"], "\(segments.all)")
             // The status said who fed the camera's place.
             let stats = run.events.filter { $0.event == "stats" }.compactMap(\.failover).flatMap { $0 }
@@ -121,9 +121,9 @@ private final class Peers {
     }
 
     /// Starts onair for `duration` with its HTTP API and waits until its recording is live.
-    func start(duration: String) throws -> APIRun {
-        let api = try APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", duration])
-        _ = try #require(api.run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(api.run.child.stderrSoFar)")
+    func start(duration: String) async throws -> APIRun {
+        let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", duration])
+        _ = try #require(await api.run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(api.run.child.stderrSoFar)")
         return api
     }
 
@@ -139,15 +139,15 @@ private final class Peers {
     /// Waits for the camera to deliver, then starts the phone (green, a 660 Hz tone) and waits
     /// for it: no backup is healthy before the camera is on air, so nothing fails over at the
     /// start.
-    func waitUntilBothConnected(_ run: OnairRun) throws {
-        _ = try #require(run.waitForEvent(timeout: .seconds(20)) { $0.event == "input.connected" && $0.input == "camera" },
+    func waitUntilBothConnected(_ run: OnairRun) async throws {
+        _ = try #require(await run.waitForEvent(timeout: .seconds(20)) { $0.event == "input.connected" && $0.input == "camera" },
                          "the camera never connected: \(run.child.stderrSoFar)")
         phone = try Subprocess("/usr/bin/env", [
             "ffmpeg", "-v", "error", "-re", "-f", "lavfi", "-i", "color=c=lime:s=640x360:r=30", "-f", "lavfi",
             "-i", "sine=frequency=660:sample_rate=48000", "-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
             "-g", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", "flv", "rtmp://127.0.0.1:\(phonePort)/live/phone",
         ])
-        _ = try #require(run.waitForEvent(timeout: .seconds(20)) { $0.event == "input.connected" && $0.input == "phone" },
+        _ = try #require(await run.waitForEvent(timeout: .seconds(20)) { $0.event == "input.connected" && $0.input == "phone" },
                          "the phone never connected: \(run.child.stderrSoFar)")
     }
 
@@ -155,17 +155,17 @@ private final class Peers {
     /// expects the camera to fail over once, for `reason`, and to be restored once. The run and
     /// its recording.
     func runCamera(video: String, audio: String, expecting reason: String,
-                   sourceLocation: SourceLocation = #_sourceLocation) throws -> (OnairRun, ColourSegments) {
-        let run = try start(duration: "20s").run
+                   sourceLocation: SourceLocation = #_sourceLocation) async throws -> (OnairRun, ColourSegments) {
+        let run = try await start(duration: "20s").run
         let camera = try camera(video: video, audio: audio, seconds: 60)
         defer { camera.terminate() }
-        try waitUntilBothConnected(run)
-        let output = run.finish(timeout: .seconds(60))
+        try await waitUntilBothConnected(run)
+        let output = await run.finish(timeout: .seconds(60))
         #expect(output.status == 0, "\(output)", sourceLocation: sourceLocation)
         let (failovers, restored) = failoverEvents(run)
         #expect(failovers.map(\.reason) == [reason], "\(output.stdout)", sourceLocation: sourceLocation)
         #expect(restored.count == 1, "\(output.stdout)", sourceLocation: sourceLocation)
-        return (run, try recordedSegments())
+        return (run, try await recordedSegments())
     }
 
     /// The `input.failover` and `input.restored` events of the camera.
@@ -176,10 +176,11 @@ private final class Peers {
 
     /// The recording as runs of one colour, from the first red picture on (before the camera
     /// connects, the slate and black may show).
-    func recordedSegments() throws -> ColourSegments {
-        let video = try decodeRecording(project, "out/rec.mkv")
+    func recordedSegments() async throws -> ColourSegments {
+        let video = try await decodeRecording(project, "out/rec.mkv")
         #expect(video.largestStep <= 2 * frameInterval + 0.002, "a gap of \(video.largestStep) s")
-        let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
+        let read = await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.frameColours(of: path) }
+        let colours = try #require(read)
         let names = colours.map { frame -> String in
             if frame.v > 180 && frame.u < 120 { return "red" }
             if frame.u < 110 && frame.v < 110 { return "green" }

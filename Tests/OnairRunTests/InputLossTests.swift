@@ -6,12 +6,12 @@ extension EndToEnd {
     @Suite("A lost input")
     struct InputLoss {
         @Test("a camera that never connects: the slate goes out, and the run stops cleanly", .timeLimit(.minutes(1)))
-        func slateWhileWaiting() throws {
+        func slateWhileWaiting() async throws {
             let port = try LoopbackPort.free()
             let project = try Self.recordedCamera(listeningOn: port)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "5s"])
-            let output = run.finish(timeout: .seconds(40))
+            let output = await run.finish(timeout: .seconds(40))
             // Stopping while the listener still waits used to crash at exit (libsrt cleaned up
             // under the input thread): the status is 0 and nothing was aborted.
             #expect(output.status == 0, "\(output)")
@@ -23,41 +23,43 @@ extension EndToEnd {
 
             // A camera that never delivered has nothing to hold: the slate from the first frame on,
             // steadily (the recording used to start `input_loss.after` late).
-            let video = try decodeRecording(project, "out/rec.mkv")
+            let video = try await decodeRecording(project, "out/rec.mkv")
             #expect((video.times.min() ?? 1) < 0.1, "the recording starts at \(video.times.min() ?? -1) s")
             expectContinuous(video, seconds: 5, tolerance: 0.1, "slate")
-            let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
+            let read = await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.frameColours(of: path) }
+            let colours = try #require(read)
             #expect(!colours.isEmpty && colours.allSatisfy { $0.u > 180 && $0.v < 140 }, "not all slate-blue: \(colours.prefix(3))")
         }
     
         @Test("a camera that drops out and comes back: its last picture, then the slate, then the new camera, without a hole",
               .timeLimit(.minutes(2)), arguments: ["srt", "rtmp"])
-        func cameraDropsOutAndComesBack(protocol scheme: String) throws {
+        func cameraDropsOutAndComesBack(protocol scheme: String) async throws {
             let port = try LoopbackPort.free()
             let project = try Self.recordedCamera(listeningOn: port, protocol: scheme)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "11s"])
-            _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+            _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
 
             // A red camera for 3 s (smaller than the canvas: the held picture is scaled once),
             // gone for about 3 s, then a green one until the end.
             let red = try Self.camera(colour: "red", seconds: 3, port: port, protocol: scheme)
             defer { red.terminate() }
-            #expect(red.wait(timeout: .seconds(20)), "the red camera did not finish")
-            Thread.sleep(forTimeInterval: 3)
+            #expect(await red.exited(within: .seconds(20)), "the red camera did not finish")
+            try await Task.sleep(for: .seconds(3))
             let green = try Self.camera(colour: "lime", seconds: 30, port: port, protocol: scheme)
             defer { green.terminate() }
-            let output = run.finish(timeout: .seconds(60))
+            let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
             // One event per transition: waiting, connected, lost, connected.
             let told = run.events.filter { $0.input == "camera" && $0.event.hasPrefix("input.") }.map(\.event)
             #expect(told == ["input.waiting", "input.connected", "input.lost", "input.connected"], "\(output.stdout)")
 
             // The recording never stops: a picture every frame interval from start to end.
-            let video = try decodeRecording(project, "out/rec.mkv")
+            let video = try await decodeRecording(project, "out/rec.mkv")
             #expect(video.largestStep <= 2 * frameInterval + 0.002, "a gap of \(video.largestStep) s")
             // Red (live, then held), blue (the slate), green (the camera back), in that order.
-            let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
+            let read = await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.frameColours(of: path) }
+            let colours = try #require(read)
             let names = colours.map { frame in
                 frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : frame.u < 110 && frame.v < 110 ? "green" : "other"
             }

@@ -9,8 +9,8 @@ extension EndToEnd {
         /// ffprobe (a real player) reads each stream back; afterwards the recording is decoded.
         @Test("two RTMP destinations and a recording: h264 640x360 30 fps + aac 48 kHz stereo, a keyframe every 2 s",
               .timeLimit(.minutes(2)))
-        func twoDestinationsAndARecording() throws {
-            let server = try RTMPTestServer()
+        func twoDestinationsAndARecording() async throws {
+            let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }
             let project = try RunProject(destinations: [
                 ("a", Destination.rtmp(port: server.port, keyVariable: "KEY_A")),
@@ -23,34 +23,33 @@ extension EndToEnd {
 
             // Readers join once onair says it is live on both (a player joins a live stream).
             for name in ["a", "b"] {
-                try #require(run.waitFor("live", of: name, timeout: .seconds(15)) != nil,
+                try #require(await run.waitFor("live", of: name, timeout: .seconds(15)) != nil,
                              "\(name) never went live: \(run.child.stdoutSoFar) \(run.child.stderrSoFar)")
             }
-            #expect(server.waitForPublisher(stream: "stream-a", timeout: .seconds(5)))
-            #expect(server.waitForPublisher(stream: "stream-b", timeout: .seconds(5)))
-            let streams = Shared<[String: [ProbedStream]]>([:])
-            let packets = Shared<[String: [ProbedPacket]]>([:])
-            let readers = DispatchGroup()
-            for name in ["stream-a", "stream-b"] {
-                let url = server.url(stream: name)
-                DispatchQueue.global().async(group: readers) {
-                    let found = FFprobe.streams(of: url, timeout: .seconds(20))
-                    streams.withLock { $0[name] = found }
-                }
-                DispatchQueue.global().async(group: readers) {
+            #expect(await OwnThread.run { server.waitForPublisher(stream: "stream-a", timeout: .seconds(5)) })
+            #expect(await OwnThread.run { server.waitForPublisher(stream: "stream-b", timeout: .seconds(5)) })
+            // Each reader on a thread of its own, all four at once.
+            var streams: [String: [ProbedStream]] = [:]
+            var packets: [String: [ProbedPacket]] = [:]
+            await withTaskGroup(of: (String, [ProbedStream]?, [ProbedPacket]?).self) { readers in
+                for name in ["stream-a", "stream-b"] {
+                    let url = server.url(stream: name)
+                    readers.addTask { (name, await OwnThread.run { FFprobe.streams(of: url, timeout: .seconds(20)) }, nil) }
                     // 6.5 s of a 2 s GOP holds at least three keyframes.
-                    let found = FFprobe.packets(of: url, duration: .milliseconds(6500))
-                    packets.withLock { $0[name] = found }
+                    readers.addTask { (name, nil, await OwnThread.run { FFprobe.packets(of: url, duration: .milliseconds(6500)) }) }
+                }
+                for await (name, found, read) in readers {
+                    if let found { streams[name] = found }
+                    if let read { packets[name] = read }
                 }
             }
-            #expect(readers.wait(timeout: .now() + 60) == .success, "ffprobe did not finish reading")
 
-            let output = run.finish(timeout: .seconds(30))
+            let output = await run.finish(timeout: .seconds(30))
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
             #expect(run.events.last { $0.event == "run.stopped" }?.reason == "completed")
 
             for name in ["stream-a", "stream-b"] {
-                let found = streams.current[name] ?? []
+                let found = streams[name] ?? []
                 let video = try #require(found.first { $0.codecType == "video" }, "\(name): no video stream in \(found)")
                 #expect(video.codecName == "h264", "\(name)")
                 #expect(video.width == RunProject.width && video.height == RunProject.height, "\(name): \(video)")
@@ -62,7 +61,7 @@ extension EndToEnd {
                 #expect(audio.sampleRate == 48000, "\(name)")
                 #expect(audio.channels == 2, "\(name)")
 
-                let received = packets.current[name] ?? []
+                let received = packets[name] ?? []
                 let keyframes = received.filter { $0.codecType == "video" && $0.isKeyframe }.compactMap(\.ptsTime)
                 try #require(keyframes.count >= 3, "\(name): keyframes at \(keyframes.prefix(10)) among \(received.count) packets")
                 expectKeyframeIntervals(keyframes, every: 2, name)
@@ -70,15 +69,15 @@ extension EndToEnd {
 
             // The recording: the planned streams, every frame of the 12 s, a keyframe every 2 s.
             let recording = project.file("out/rec.ts").path
-            let recorded = FFprobe.streams(of: recording, timeout: .seconds(20))
+            let recorded = await OwnThread.run { [path = recording] in FFprobe.streams(of: path, timeout: .seconds(20)) }
             let video = try #require(recorded.first { $0.codecType == "video" }, "\(recorded)")
             #expect(video.codecName == "h264" && video.width == RunProject.width && video.height == RunProject.height, "\(video)")
             let audio = try #require(recorded.first { $0.codecType == "audio" }, "\(recorded)")
             #expect(audio.codecName == "aac" && audio.sampleRate == 48000 && audio.channels == 2, "\(audio)")
-            let decoded = try decodeRecording(project, "out/rec.ts")
+            let decoded = try await decodeRecording(project, "out/rec.ts")
             // The source is synthetic and cut at 12 s of media time: the count is exact.
             expectContinuous(decoded, seconds: duration, tolerance: 0, "the recording")
-            let recordedKeyframes = FFprobe.packets(of: recording, duration: .seconds(20))
+            let recordedKeyframes = await OwnThread.run { [path = recording] in FFprobe.packets(of: path, duration: .seconds(20)) }
                 .filter { $0.codecType == "video" && $0.isKeyframe }.compactMap(\.ptsTime)
             #expect(recordedKeyframes.count == Int(duration) / 2, "\(recordedKeyframes.count) keyframes in the recording")
             expectKeyframeIntervals(recordedKeyframes, every: 2, "the recording")

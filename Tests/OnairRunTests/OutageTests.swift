@@ -10,10 +10,10 @@ extension EndToEnd {
         /// the recording don't lose a frame.
         @Test("an ingest that goes down for 3 s: its destination retries and comes back, the others lose nothing",
               .timeLimit(.minutes(2)))
-        func ingestRestart() throws {
-            let flaky = try RTMPTestServer()
+        func ingestRestart() async throws {
+            let flaky = try await OwnThread.run { try RTMPTestServer() }
             defer { flaky.stop() }
-            let steady = try RTMPTestServer(record: true)
+            let steady = try await OwnThread.run { try RTMPTestServer(record: true) }
             defer { steady.stop() }
             let project = try RunProject(destinations: [
                 ("a", Destination.rtmp(port: flaky.port, keyVariable: "KEY_A")),
@@ -24,28 +24,28 @@ extension EndToEnd {
             let duration = 16.0
             let run = try OnairRun(project, keys: ["KEY_A": "stream-a", "KEY_B": "stream-b"], arguments: ["--duration", "16s"])
             for name in ["a", "b"] {
-                try #require(run.waitFor("live", of: name, timeout: .seconds(15)) != nil,
+                try #require(await run.waitFor("live", of: name, timeout: .seconds(15)) != nil,
                              "\(name) never went live: \(run.child.stdoutSoFar) \(run.child.stderrSoFar)")
             }
 
-            Thread.sleep(until: run.startedAt.addingTimeInterval(4))
+            try await pause(until: run.startedAt.addingTimeInterval(4))
             flaky.stop()
             let outage = Date()
-            let retrying = run.waitFor("retrying", of: "a", timeout: .seconds(8))
+            let retrying = await run.waitFor("retrying", of: "a", timeout: .seconds(8))
             #expect(retrying != nil, "a did not notice the outage: \(run.states(of: "a"))")
             #expect(retrying?.attempt == 1)
             #expect((retrying?.next_try_in_ms ?? 0) >= 400 && (retrying?.next_try_in_ms ?? .max) <= 600,
                     "the first retry waits initial_delay (500 ms ± jitter): \(String(describing: retrying?.next_try_in_ms))")
-            Thread.sleep(until: outage.addingTimeInterval(3))
-            try flaky.restart()
-            let back = run.waitFor("live", of: "a", after: 1, timeout: .seconds(8))
+            try await pause(until: outage.addingTimeInterval(3))
+            try await OwnThread.run { try flaky.restart() }
+            let back = await run.waitFor("live", of: "a", after: 1, timeout: .seconds(8))
             #expect(back != nil, "a did not come back: \(run.states(of: "a"))")
             if let back, let time = back.time {
                 #expect(seconds(from: outage, to: time) >= 2.5, "a was live again before the ingest was")
             }
-            #expect(flaky.waitForPublisher(stream: "stream-a", timeout: .seconds(5)), "the restarted ingest saw no publisher")
+            #expect(await OwnThread.run { flaky.waitForPublisher(stream: "stream-a", timeout: .seconds(5)) }, "the restarted ingest saw no publisher")
 
-            let output = run.finish(timeout: .seconds(30))
+            let output = await run.finish(timeout: .seconds(30))
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
 
             // a: live, then retrying (one or more attempts), then live again until the end.
@@ -71,11 +71,12 @@ extension EndToEnd {
             #expect(a.stats.packets_sent < (final.stats(of: "b")?.stats.packets_sent ?? 0), "\(a.stats)")
 
             // The recording and what the steady ingest recorded hold the whole run, without a hole.
-            let recorded = try decodeRecording(project, "out/rec.ts")
+            let recorded = try await decodeRecording(project, "out/rec.ts")
             expectContinuous(recorded, seconds: duration, tolerance: 0.05, "the recording")
             let received = try #require(steady.recordings.first, "the steady ingest recorded nothing: \(steady.errorLog)")
             #expect(steady.recordings.count == 1, "b published more than once: \(steady.recordings)")
-            let ingested = try #require(FFprobe.decodeVideo(of: received.path), "ffprobe could not decode \(received.lastPathComponent)")
+            let decoded = await OwnThread.run { [path = received.path] in FFprobe.decodeVideo(of: path) }
+            let ingested = try #require(decoded, "ffprobe could not decode \(received.lastPathComponent)")
             expectContinuous(ingested, seconds: duration, tolerance: 0.05, "what the steady ingest received")
         }
     }

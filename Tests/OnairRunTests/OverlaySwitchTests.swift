@@ -5,56 +5,44 @@ import Testing
 extension EndToEnd {
     @Suite("Switching the overlay combination on air")
     struct OverlaySwitch {
-        /// A red camera with the sound, and a blue screen without; the red one on air. No
-        /// `audio:`: the camera's sound must carry on while the screen is on air.
-        static let scene = """
-            sources:
-              camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
-              screen: {kind: test, pattern: color, color: "#0000C0", tone: false, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
-            overlays:
-              red: {kind: real-scene, camera: camera}
-              blue: {kind: real-scene, camera: screen}
-            active: red
-            """
-
         @Test("a line on stdin, then onair switch, put another combination on air; the recording goes on without a hole",
               .timeLimit(.minutes(2)))
-        func switchMidRun() throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
+        func switchMidRun() async throws {
+            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunProject.redAndBlueScene)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "9s"], operatorInput: true)
-            _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
-            Thread.sleep(forTimeInterval: 3)
+            _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+            try await Task.sleep(for: .seconds(3))
 
             // From the operator's terminal: a typo is refused, a number switches.
             try run.child.writeLine("purple")
-            let refused = run.waitForEvent(timeout: .seconds(10)) { $0.event == "run.note" }
+            let refused = await run.waitForEvent(timeout: .seconds(10)) { $0.event == "run.note" }
             #expect(refused?.message?.contains("no overlay combination 'purple'") == true, "\(String(describing: refused))")
             try run.child.writeLine("2")
-            let applied = run.waitForEvent(timeout: .seconds(10)) { $0.event == "overlay.applied" && $0.overlay == "blue" }
+            let applied = await run.waitForEvent(timeout: .seconds(10)) { $0.event == "overlay.applied" && $0.overlay == "blue" }
             #expect(applied != nil, "\(run.child.stdoutSoFar)")
-            let stats = run.waitForEvent(timeout: .seconds(5)) { $0.event == "stats" && $0.overlay == "blue" }
+            let stats = await run.waitForEvent(timeout: .seconds(5)) { $0.event == "stats" && $0.overlay == "blue" }
             #expect(stats != nil, "the periodic stats name the combination on air")
             #expect(run.events.contains { $0.event == "stats" && $0.overlay == "red" })
-            Thread.sleep(forTimeInterval: 2)
+            try await Task.sleep(for: .seconds(2))
 
             // From another process: onair switch, answered by the run.
-            let typo = try onairCommand(["switch", RunProject.pipeline, "bleu", "--project", project.path])
+            let typo = try await onairCommand(["switch", RunProject.pipeline, "bleu", "--project", project.path])
             #expect(typo.status == 1, "\(typo)")
             #expect(typo.stderr.contains("did you mean 'blue'?"), "\(typo)")
-            let back = try onairCommand(["switch", RunProject.pipeline, "red", "--project", project.path])
+            let back = try await onairCommand(["switch", RunProject.pipeline, "red", "--project", project.path])
             #expect(back.status == 0, "\(back)")
             #expect(back.stdout == "on air: red\n", "\(back)")
 
-            let output = run.finish(timeout: .seconds(60))
+            let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
             #expect(run.events.contains { $0.event == "run.stopped" && $0.reason == "completed" })
-            let after = try onairCommand(["switch", RunProject.pipeline, "blue", "--project", project.path])
+            let after = try await onairCommand(["switch", RunProject.pipeline, "blue", "--project", project.path])
             #expect(after.status == 1, "\(after)")
             #expect(after.stderr.contains("'t' is not running"), "\(after)")
 
             // Every frame is there and the timestamps run on through both switches.
-            let video = try decodeRecording(project, "out/rec.mkv")
+            let video = try await decodeRecording(project, "out/rec.mkv")
             expectContinuous(video, seconds: 9, tolerance: 0.05, "recording")
             // The frames dropped with the old graph are made up for by repeating the last picture,
             // a few at each of the two switches, and counted; every frame encoded was recorded.
@@ -64,24 +52,19 @@ extension EndToEnd {
             #expect(encoded.frames == video.frameCount, "\(encoded.frames) frames encoded, \(video.frameCount) recorded")
 
             // The sound ran on through both switches.
-            let audioPackets = FFprobe.packets(of: project.file("out/rec.mkv").path, duration: .seconds(30)).filter { $0.codecType == "audio" }
+            let audioPackets = await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.packets(of: path, duration: .seconds(30)) }.filter { $0.codecType == "audio" }
             let expectedAudio = 9.0 * 48_000 / 1024
             #expect(abs(Double(audioPackets.count) - expectedAudio) <= expectedAudio * 0.05, "\(audioPackets.count) audio packets")
 
             // Red, then blue, then red again: nothing but the two colours, in that order.
-            let colours = try #require(FFprobe.frameColours(of: project.file("out/rec.mkv").path))
-            let names = colours.map { frame in frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other" }
-            var segments: [(name: String, frames: Int)] = []
-            for name in names {
-                if segments.last?.name == name { segments[segments.count - 1].frames += 1 } else { segments.append((name, 1)) }
-            }
+            let segments = try await redAndBlueRuns(project, "out/rec.mkv")
             #expect(segments.map(\.name) == ["red", "blue", "red"], "\(segments)")
             #expect(segments.allSatisfy { $0.frames >= RunProject.fps }, "\(segments)")
         }
 
         @Test("a listening camera one combination shows and another only hears stays connected through switches, without a hole",
               .timeLimit(.minutes(2)))
-        func listeningCameraSharedForSound() throws {
+        func listeningCameraSharedForSound() async throws {
             let port = try LoopbackPort.free()
             let scene = """
                 sources:
@@ -97,26 +80,26 @@ extension EndToEnd {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "14s"])
-            _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+            _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
             let camera = try InputLoss.camera(colour: "red", seconds: 60, port: port)
             defer { camera.terminate() }
-            _ = try #require(run.waitForEvent(timeout: .seconds(15)) { $0.event == "input.connected" && $0.input == "camera" },
+            _ = try #require(await run.waitForEvent(timeout: .seconds(15)) { $0.event == "input.connected" && $0.input == "camera" },
                              "\(run.child.stdoutSoFar)")
             // The standby graphs are built around the combination on air in the background.
-            Thread.sleep(forTimeInterval: 2)
+            try await Task.sleep(for: .seconds(2))
             for name in ["slides", "room", "slides"] {
-                let switched = try onairCommand(["switch", RunProject.pipeline, name, "--project", project.path])
+                let switched = try await onairCommand(["switch", RunProject.pipeline, name, "--project", project.path])
                 #expect(switched.status == 0, "\(switched)")
-                Thread.sleep(forTimeInterval: 1.5)
+                try await Task.sleep(for: .seconds(1.5))
             }
-            let output = run.finish(timeout: .seconds(60))
+            let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
             // One connection of the camera all along, after it waited for it: it was never opened
             // a second time (its port was taken, so the copy waited again) nor lost.
             let cameraEvents = run.events.filter { $0.input == "camera" }.map(\.event)
             #expect(cameraEvents == ["input.waiting", "input.connected"], "\(cameraEvents)\n\(output.stdout)")
             #expect(!output.stdout.contains("already listening"), "\(output.stdout)")
-            let video = try decodeRecording(project, "out/rec.mkv")
+            let video = try await decodeRecording(project, "out/rec.mkv")
             #expect(video.largestStep <= 2 * frameInterval + 0.002, "a gap of \(video.largestStep) s")
         }
     }

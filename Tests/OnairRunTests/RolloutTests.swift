@@ -12,16 +12,16 @@ extension EndToEnd {
         /// first stops, the key is free. (A second pipeline with the same key is refused by the
         /// key's lock: StreamKeyLockTests.)
         @Test("the second publisher of a stream key is refused while the first holds it", .timeLimit(.minutes(2)))
-        func secondPublisherIsRefused() throws {
-            let server = try RTMPTestServer()
+        func secondPublisherIsRefused() async throws {
+            let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }
             let key = "SENTINEL-" + String(UUID().uuidString.prefix(8))
             let project = try RunProject(destinations: [("ingest", Destination.rtmp(port: server.port, keyVariable: "KEY_ROLLOUT"))])
             defer { project.remove() }
             let binary = try #require(OnairBinary.path, "\(OnairBinary.notFound)")
             let units = project.root.appendingPathComponent("units")
-            let export = try Subprocess.run(binary, ["export", "systemd", RunProject.pipeline, "--project", project.path,
-                                                     "--executable", binary, "--output", units.path], timeout: .seconds(30))
+            let exportArguments = ["export", "systemd", RunProject.pipeline, "--project", project.path, "--executable", binary, "--output", units.path]
+            let export = try await OwnThread.run { try Subprocess.run(binary, exportArguments, timeout: .seconds(30)) }
             try #require(export.status == 0, "\(export)")
             let unit = try String(contentsOf: units.appendingPathComponent("onair-t.service"), encoding: .utf8)
             let execStart = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }, "\(unit)")
@@ -34,9 +34,11 @@ extension EndToEnd {
 
             let first = try Subprocess(words[0], Array(words.dropFirst()), environment: environment)
             defer { first.terminate(grace: .seconds(5)) }
-            #expect(server.waitForPublisher(stream: key, timeout: .seconds(20)), "the first run did not publish: \(first.stderrSoFar)")
+            #expect(await OwnThread.run { server.waitForPublisher(stream: key, timeout: .seconds(20)) }, "the first run did not publish: \(first.stderrSoFar)")
 
-            let second = try Subprocess.run(words[0], Array(words.dropFirst()), environment: environment, timeout: .seconds(30))
+            let second = try await OwnThread.run {
+                try Subprocess.run(words[0], Array(words.dropFirst()), environment: environment, timeout: .seconds(30))
+            }
             #expect(second.status == 1 && !second.timedOut, "\(second)")
             #expect(second.stderr.contains("'t' is already running in this project (pid \(first.pid)"), "the holder is not named: \(second.stderr)")
             #expect(!second.stdout.contains("SENTINEL") && !second.stderr.contains("SENTINEL"), "a key was printed")
@@ -45,7 +47,7 @@ extension EndToEnd {
             #expect(first.isRunning, "the first run stopped: \(first.stderrSoFar)")
 
             first.send(SIGTERM)
-            #expect(first.wait(timeout: .seconds(15)), "the first run did not stop on SIGTERM")
+            #expect(await first.exited(within: .seconds(15)), "the first run did not stop on SIGTERM")
             #expect(first.output().status == 0)
 
             // The key is free again: the next run publishes.
@@ -53,11 +55,11 @@ extension EndToEnd {
             defer { third.terminate(grace: .seconds(5)) }
             let deadline = ContinuousClock.now + .seconds(20)
             while server.publishCount(stream: key) < 2 && third.isRunning && ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
+                try await Task.sleep(for: .seconds(0.05))
             }
             #expect(server.publishCount(stream: key) == 2, "the next run did not publish: \(third.stderrSoFar)")
             third.send(SIGTERM)
-            #expect(third.wait(timeout: .seconds(15)))
+            #expect(await third.exited(within: .seconds(15)))
         }
     }
 }

@@ -10,8 +10,8 @@ extension EndToEnd {
         /// the running process's command line doesn't hold one either.
         @Test("sentinel keys appear nowhere: stdout, stderr (text and json), errors, /proc/PID/cmdline",
               .timeLimit(.minutes(1)), arguments: ["text", "json"])
-        func keysNeverShow(format: String) throws {
-            let server = try RTMPTestServer()
+        func keysNeverShow(format: String) async throws {
+            let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }
             let token = "SENTINEL-" + UUID().uuidString.prefix(8)
             let keys = ["KEY_A": "\(token)-a", "KEY_B": "\(token)-b"]
@@ -25,12 +25,12 @@ extension EndToEnd {
             ])
             defer { project.remove() }
             let run = try OnairRun(project, keys: keys, logFormat: format, arguments: ["--duration", "30s"])
-            #expect(server.waitForPublisher(stream: "\(token)-b", timeout: .seconds(15)), "b's key was not used: \(server.errorLog)")
+            #expect(await OwnThread.run { server.waitForPublisher(stream: "\(token)-b", timeout: .seconds(15)) }, "b's key was not used: \(server.errorLog)")
             let commandLine = try #require(run.procCommandLine, "could not read /proc/\(run.pid)/cmdline")
             #expect(commandLine.contains("run t --project"), "\(commandLine)")
             #expect(!commandLine.contains(token), "the command line holds a key")
 
-            let output = run.finish(timeout: .seconds(30))
+            let output = await run.finish(timeout: .seconds(30))
             #expect(output.status == 3 && !output.timedOut, "\(output)")
             #expect(output.stderr.contains("error:"), "the failure was not reported: \(output.stderr)")
             if format == "json" {

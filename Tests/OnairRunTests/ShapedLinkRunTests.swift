@@ -23,15 +23,15 @@ extension EndToEnd {
 
         @Test("test-connection on a 3 Mb/s link: about 3 Mb/s sustained, 540p30 doesn't fit with 30 % to spare, 360p30 does; exit 4; no key printed",
               .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
-        func testConnectionText() throws {
-            let link = try ShapedLink(rate: 3_000_000, delay: .milliseconds(40))
+        func testConnectionText() async throws {
+            let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40)) }
             defer { link.stop() }
             let project = try RunProject(destinations: [
                 ("ingest", "{kind: url, url: \"\(link.ingest.url(stream: "{key}"))\", key: {env: KEY_INGEST}}"),
                 ("archive", Destination.record("archive.mkv")),
             ], quality: "540p30", presets: linkPresets)
             defer { project.remove() }
-            let output = try testConnection(project, ["--duration", "6s"])
+            let output = try await testConnection(project, ["--duration", "6s"])
             #expect(output.status == 4, "\(output)")
             let line = try #require(output.stdout.split(separator: "\n").first { $0.hasPrefix("ingest: ") }, "\(output)")
             #expect(line.contains("540p30 2500k doesn't fit") && line.contains("360p30 700k fits"), "\(line)")
@@ -46,15 +46,15 @@ extension EndToEnd {
 
         @Test("test-connection --json: the figures as JSON; an ingest that is not there makes it exit 3",
               .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
-        func testConnectionJSON() throws {
-            let link = try ShapedLink(rate: 3_000_000)
+        func testConnectionJSON() async throws {
+            let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000) }
             defer { link.stop() }
             let project = try RunProject(destinations: [
                 ("ingest", "{kind: url, url: \"\(link.ingest.url(stream: "{key}"))\", key: {env: KEY_INGEST}}"),
                 ("gone", "{kind: url, url: \"rtmp://\(link.address):1936/live/{key}\", key: {env: KEY_GONE}}"),
             ], quality: "360p30", presets: linkPresets)
             defer { project.remove() }
-            let output = try testConnection(project, ["--duration", "6s", "--json"])
+            let output = try await testConnection(project, ["--duration", "6s", "--json"])
             #expect(output.status == 3, "\(output)")
             struct Report: Decodable {
                 struct Entry: Decodable {
@@ -85,10 +85,10 @@ extension EndToEnd {
 
         @Test("quality: auto at run start: the 3 Mb/s link gets 360p30, the 12 Mb/s one 540p30, and that is what arrives",
               .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
-        func autoQuality() throws {
-            let narrow = try ShapedLink(rate: 3_000_000, delay: .milliseconds(40), record: true)
+        func autoQuality() async throws {
+            let narrow = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40), record: true) }
             defer { narrow.stop() }
-            let wide = try ShapedLink(rate: 12_000_000, delay: .milliseconds(40), record: true)
+            let wide = try await OwnThread.run { try ShapedLink(rate: 12_000_000, delay: .milliseconds(40), record: true) }
             defer { wide.stop() }
             let project = try RunProject(destinations: [
                 ("narrow", "{kind: url, url: \"\(narrow.ingest.url(stream: "{key}"))\", key: {env: KEY_NARROW}}"),
@@ -97,7 +97,7 @@ extension EndToEnd {
             defer { project.remove() }
             let keys = ["KEY_NARROW": "\(Self.token)-narrow", "KEY_WIDE": "\(Self.token)-wide"]
             let run = try OnairRun(project, keys: keys, arguments: ["--duration", "6s"])
-            let output = run.finish(timeout: .seconds(60))
+            let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
             let notes = run.events.filter { $0.event == "run.note" }.compactMap(\.message)
             #expect(notes.contains { $0.hasPrefix("quality auto: narrow streams 360p30 — its link carried ") }, "\(notes)")
@@ -106,18 +106,19 @@ extension EndToEnd {
             for (link, size) in [(narrow, (640, 360)), (wide, (960, 540))] {
                 let recordings = link.ingest.recordings
                 try #require(recordings.count == 2, "\(recordings)")
-                let video = FFprobe.streams(of: recordings[1].path, timeout: .seconds(20)).first { $0.codecType == "video" }
+                let video = await OwnThread.run { [path = recordings[1].path] in FFprobe.streams(of: path, timeout: .seconds(20)) }.first { $0.codecType == "video" }
                 #expect(video?.width == size.0 && video?.height == size.1, "\(String(describing: video))")
             }
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
         }
 
         /// Runs `onair test-connection t` in `project` with both keys set; what it left.
-        private func testConnection(_ project: RunProject, _ arguments: [String]) throws -> Subprocess.Output {
+        private func testConnection(_ project: RunProject, _ arguments: [String]) async throws -> Subprocess.Output {
             guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
             let keys = ["KEY_INGEST": "\(Self.token)-ingest", "KEY_GONE": "\(Self.token)-gone"]
-            return try Subprocess.run(binary, ["test-connection", RunProject.pipeline, "--project", project.path] + arguments,
-                                      environment: OnairRun.environment(keys: keys), timeout: .seconds(60))
+            let command = ["test-connection", RunProject.pipeline, "--project", project.path] + arguments
+            let environment = OnairRun.environment(keys: keys)
+            return try await OwnThread.run { try Subprocess.run(binary, command, environment: environment, timeout: .seconds(60)) }
         }
     }
 }

@@ -14,10 +14,10 @@ extension EndToEnd {
         /// about 2 s rather than a minute.
         @Test("a frozen ingest: its destination drops GOPs and retries, the others keep every frame, memory stays bounded",
               .timeLimit(.minutes(2)))
-        func frozenIngest() throws {
-            let frozen = try RTMPTestServer()
+        func frozenIngest() async throws {
+            let frozen = try await OwnThread.run { try RTMPTestServer() }
             defer { frozen.stop() }
-            let steady = try RTMPTestServer()
+            let steady = try await OwnThread.run { try RTMPTestServer() }
             defer { steady.stop() }
             let stallRetry = "{initial_delay: 500ms, max_delay: 2s, max_attempts: unlimited, write_timeout: 2s, connect_timeout: 2s}"
             let project = try RunProject(destinations: [
@@ -31,25 +31,25 @@ extension EndToEnd {
             let memory = MemorySampler(run)
             defer { memory.stop() }
             for name in ["a", "b"] {
-                try #require(run.waitFor("live", of: name, timeout: .seconds(15)) != nil,
+                try #require(await run.waitFor("live", of: name, timeout: .seconds(15)) != nil,
                              "\(name) never went live: \(run.child.stdoutSoFar) \(run.child.stderrSoFar)")
             }
-            try #require(frozen.waitForPublisher(stream: "stream-a", timeout: .seconds(5)))
+            try #require(await OwnThread.run { frozen.waitForPublisher(stream: "stream-a", timeout: .seconds(5)) })
 
-            Thread.sleep(until: run.startedAt.addingTimeInterval(3))
+            try await pause(until: run.startedAt.addingTimeInterval(3))
             let frozenProcesses = frozen.processIDs
             #expect(frozenProcesses.count == 2, "master and worker: \(frozenProcesses)")
             frozen.suspend()
             defer { frozen.resume() }
             let frozenAt = Date()
             // Buffers fill (~2 s), then the write timeout (2 s), then closing gets 2 s too.
-            let retrying = run.waitFor("retrying", of: "a", timeout: .seconds(14))
+            let retrying = await run.waitFor("retrying", of: "a", timeout: .seconds(14))
             #expect(retrying != nil, "a never gave up on the frozen ingest: \(run.states(of: "a"))")
             if let time = retrying?.time {
                 #expect(seconds(from: frozenAt, to: time) >= 2, "a gave up before its write timeout")
             }
             // Meanwhile b is sending, and the stalled destination's rate falls to 0.
-            let during = run.waitForEvent(timeout: .seconds(5)) { event in
+            let during = await run.waitForEvent(timeout: .seconds(5)) { event in
                 event.event == "stats" && event.time.map { $0 > frozenAt.addingTimeInterval(6) } == true
             }
             if let during {
@@ -59,7 +59,7 @@ extension EndToEnd {
                 Issue.record("no stats line 6 s into the stall")
             }
 
-            let output = run.finish(timeout: .seconds(40))
+            let output = await run.finish(timeout: .seconds(40))
             let samples = memory.stop()
             let stoppedAfter = seconds(from: run.startedAt, to: Date())
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
@@ -77,7 +77,7 @@ extension EndToEnd {
                 #expect(line.stats.packets_sent > a.stats.packets_sent, "\(name): \(line.stats) against a: \(a.stats)")
             }
             #expect(run.states(of: "b") == ["connecting", "live", "stopped"], "b: \(run.states(of: "b"))")
-            let recorded = try decodeRecording(project, "out/rec.ts")
+            let recorded = try await decodeRecording(project, "out/rec.ts")
             expectContinuous(recorded, seconds: duration, tolerance: 0.05, "the recording")
 
             // Memory: below 300 MB throughout, and no growth after the first 3 s beyond 50 MB

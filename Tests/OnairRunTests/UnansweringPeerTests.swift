@@ -14,7 +14,7 @@ extension EndToEnd {
         /// A run of `duration` with a recording, and an optional RTMP destination whose peer
         /// accepts the TCP connection and then says nothing: it stays `connecting` until its
         /// connect timeout (20 s). Returns once the recording is live, with when it went live.
-        static func startRun(duration: String) throws -> (SilentTCPPeer, RunProject, OnairRun, live: Date) {
+        static func startRun(duration: String) async throws -> (SilentTCPPeer, RunProject, OnairRun, live: Date) {
             let silent = try SilentTCPPeer()
             let project = try RunProject(destinations: [
                 ("rec", Destination.record("out/rec.mkv")),
@@ -23,8 +23,8 @@ extension EndToEnd {
                                           required: false)),
             ])
             let run = try OnairRun(project, keys: ["KEY_HANG": "stream-hang"], arguments: ["--duration", duration])
-            guard let live = run.waitFor("live", of: "rec", timeout: .seconds(15))?.time else {
-                let output = run.finish(timeout: .seconds(5))
+            guard let live = await run.waitFor("live", of: "rec", timeout: .seconds(15))?.time else {
+                let output = await run.finish(timeout: .seconds(5))
                 silent.stop()
                 project.remove()
                 throw Subprocess.LaunchError(description: "the recording never went live: \(output)")
@@ -34,17 +34,17 @@ extension EndToEnd {
 
         @Test("SIGTERM while a destination is still connecting: the run stops at once, the recording is complete",
               .timeLimit(.minutes(1)))
-        func stopWhileConnecting() throws {
-            let (silent, project, run, live) = try Self.startRun(duration: "60s")
+        func stopWhileConnecting() async throws {
+            let (silent, project, run, live) = try await Self.startRun(duration: "60s")
             defer { silent.stop() }
             defer { project.remove() }
-            Thread.sleep(forTimeInterval: 3)
+            try await Task.sleep(for: .seconds(3))
             #expect(silent.connections >= 1, "the destination never reached the silent peer")
             #expect(run.states(of: "hang") == ["connecting"], "\(run.states(of: "hang"))")
 
             run.send(SIGTERM)
             let signalled = Date()
-            let output = run.finish(timeout: .seconds(30))
+            let output = await run.finish(timeout: .seconds(30))
             let exitedAfter = seconds(from: signalled, to: Date())
             #expect(output.status == 0 && !output.timedOut, "\(output)")
             // It used to wait for the connect timeout (20 s here). The run promises a second;
@@ -55,31 +55,31 @@ extension EndToEnd {
             if let time = stopped.time { #expect(seconds(from: signalled, to: time) < 2, "run.stopped came \(seconds(from: signalled, to: time)) s after SIGTERM") }
             #expect(run.states(of: "hang") == ["connecting", "stopped"], "\(run.states(of: "hang"))")
 
-            let recording = try decodeRecording(project, "out/rec.mkv")
+            let recording = try await decodeRecording(project, "out/rec.mkv")
             #expect(recording.errors.isEmpty, "\(recording.errors)")
             let wasLive = seconds(from: live, to: signalled)
-            let duration = FFprobe.duration(of: project.file("out/rec.mkv").path)
+            let duration = await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.duration(of: path) }
             #expect(duration.map { abs($0 - wasLive) <= 1 } == true, "container duration \(String(describing: duration)), live for \(wasLive) s")
         }
 
         @Test("the end of --duration does not wait for a destination still connecting either", .timeLimit(.minutes(1)))
-        func durationWhileConnecting() throws {
-            let (silent, project, run, live) = try Self.startRun(duration: "4s")
+        func durationWhileConnecting() async throws {
+            let (silent, project, run, live) = try await Self.startRun(duration: "4s")
             defer { silent.stop() }
             defer { project.remove() }
-            let output = run.finish(timeout: .seconds(30))
+            let output = await run.finish(timeout: .seconds(30))
             #expect(output.status == 0 && !output.timedOut, "\(output)")
             let ended = try #require(run.events.last { $0.event == "run.stopped" }?.time)
             let ranFor = seconds(from: live, to: ended)
             #expect(ranFor < 4 + 2, "the run ended \(ranFor) s after going live, for a 4 s duration")
             #expect(run.states(of: "hang").last == "stopped", "\(run.states(of: "hang"))")
-            expectContinuous(try decodeRecording(project, "out/rec.mkv"), seconds: 4, tolerance: 0.05, "the recording")
+            expectContinuous(try await decodeRecording(project, "out/rec.mkv"), seconds: 4, tolerance: 0.05, "the recording")
         }
 
         @Test("connect_timeout: 10s holds when the TCP connect itself gets no answer (libav alone gives up after 5 s)",
               .enabled(if: UnansweringHost.canBeMade, "needs root and ip(8) to make a network namespace"), .timeLimit(.minutes(1)))
-        func connectTimeoutBeyondLibavDefault() throws {
-            let host = try UnansweringHost()
+        func connectTimeoutBeyondLibavDefault() async throws {
+            let host = try await OwnThread.run { try UnansweringHost() }
             defer { host.remove() }
             let project = try RunProject(destinations: [
                 ("rec", Destination.record("out/rec.mkv")),
@@ -88,11 +88,11 @@ extension EndToEnd {
             ])
             defer { project.remove() }
             let run = try OnairRun(project, keys: ["KEY_FAR": "stream-far"], arguments: ["--duration", "14s"])
-            let connecting = try #require(run.waitFor("connecting", of: "far", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
-            let retrying = try #require(run.waitFor("retrying", of: "far", timeout: .seconds(20)), "\(run.states(of: "far"))")
+            let connecting = try #require(await run.waitFor("connecting", of: "far", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+            let retrying = try #require(await run.waitFor("retrying", of: "far", timeout: .seconds(20)), "\(run.states(of: "far"))")
             let gaveUpAfter = seconds(from: try #require(connecting.time), to: try #require(retrying.time))
             #expect(gaveUpAfter >= 9.5 && gaveUpAfter < 12, "gave up after \(gaveUpAfter) s with connect_timeout 10s")
-            let output = run.finish(timeout: .seconds(40))
+            let output = await run.finish(timeout: .seconds(40))
             #expect(output.status == 0, "\(output)")
             let far = try #require(run.lastStats?.stats(of: "far"))
             #expect(far.last_error == "no connection within 10000 ms", "\(String(describing: far.last_error))")

@@ -35,7 +35,10 @@ enum SubprocessError: Error, CustomStringConvertible {
 }
 
 /// Runs programs with a time limit, in their own process group so that a shell and what it
-/// started are killed together (by the child's PID as group id) when the limit is hit.
+/// started are killed together (by the child's PID as group id) when the limit is hit. The wait
+/// runs on a thread of its own (``OwnThread``): a test holds no thread of the concurrency pool
+/// (two on two cores), which the tests of the same process that await need, and the limit is
+/// kept even while the pool is busy.
 enum Subprocess {
     /// The environment children get: this process's, without what changes onair's output.
     static func baseEnvironment() -> [String: String] {
@@ -50,7 +53,7 @@ enum Subprocess {
     /// Runs `executable` with `arguments`; stdin is /dev/null, stdout and stderr go to files.
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 60
-    ) throws -> ProcessOutput {
+    ) async throws -> ProcessOutput {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("onair-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -63,7 +66,7 @@ enum Subprocess {
         actions.open(1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC)
         actions.open(2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC)
         let pid = try spawn(executable, arguments, environment: environment ?? baseEnvironment(), actions: &actions)
-        let (status, timedOut) = wait(for: pid, timeout: timeout, whileWaiting: {})
+        let (status, timedOut) = await OwnThread.run { wait(for: pid, timeout: timeout) }
         let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
         return ProcessOutput(status: status, stdout: read(stdoutPath), stderr: read(stderrPath), timedOut: timedOut)
     }
@@ -75,12 +78,12 @@ enum Subprocess {
     /// as in an interactive shell; everything it writes comes back as `stdout`.
     static func runOnTerminal(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 60
-    ) throws -> ProcessOutput {
+    ) async throws -> ProcessOutput {
         guard let script = scriptTool else { throw SubprocessError.terminal("util-linux script is not installed") }
         let command = ([executable] + arguments).map(shellQuoted).joined(separator: " ")
         var environment = environment ?? baseEnvironment()
         environment["SHELL"] = "/bin/sh"
-        var output = try run(script, ["-q", "-e", "-c", command, "/dev/null"], environment: environment, timeout: timeout)
+        var output = try await run(script, ["-q", "-e", "-c", command, "/dev/null"], environment: environment, timeout: timeout)
         output.stdout = output.stdout.replacingOccurrences(of: "\r\n", with: "\n")
         return output
     }
@@ -142,7 +145,7 @@ enum Subprocess {
     }
 
     /// Waits for `pid`; past `timeout` kills its process group and the PID itself.
-    private static func wait(for pid: pid_t, timeout: TimeInterval, whileWaiting: () -> Void) -> (Int32, Bool) {
+    private static func wait(for pid: pid_t, timeout: TimeInterval) -> (Int32, Bool) {
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
         var timedOut = false
@@ -150,7 +153,6 @@ enum Subprocess {
             let result = waitpid(pid, &status, WNOHANG)
             if result == pid { break }
             if result < 0 && errno != EINTR { return (-1, timedOut) }
-            whileWaiting()
             if !timedOut, Date() > deadline {
                 timedOut = true
                 kill(-pid, SIGKILL)
@@ -172,15 +174,15 @@ extension OnairBinary {
 
 /// Runs the `onair` executable.
 func onair(_ arguments: String..., environment: [String: String]? = nil, timeout: TimeInterval = 60,
-           sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> ProcessOutput {
-    try onair(arguments, environment: environment, timeout: timeout, sourceLocation: sourceLocation)
+           sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> ProcessOutput {
+    try await onair(arguments, environment: environment, timeout: timeout, sourceLocation: sourceLocation)
 }
 
 /// Runs the `onair` executable with an argument list.
 func onair(_ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 60,
-           sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> ProcessOutput {
+           sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> ProcessOutput {
     let binary = try OnairBinary.require(sourceLocation: sourceLocation)
-    let output = try Subprocess.run(binary, arguments, environment: environment, timeout: timeout)
+    let output = try await Subprocess.run(binary, arguments, environment: environment, timeout: timeout)
     #expect(!output.timedOut, "onair \(arguments.joined(separator: " ")) did not finish in \(Int(timeout)) s", sourceLocation: sourceLocation)
     return output
 }
@@ -188,9 +190,9 @@ func onair(_ arguments: [String], environment: [String: String]? = nil, timeout:
 /// Runs the `onair` executable with `folder` as its working directory (through `sh`, which
 /// changes to it and then becomes onair).
 func onair(_ arguments: String..., in folder: URL, timeout: TimeInterval = 60,
-           sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> ProcessOutput {
+           sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> ProcessOutput {
     let binary = try OnairBinary.require(sourceLocation: sourceLocation)
-    let output = try Subprocess.run("/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", folder.path, binary] + arguments, timeout: timeout)
+    let output = try await Subprocess.run("/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", folder.path, binary] + arguments, timeout: timeout)
     #expect(!output.timedOut, "onair \(arguments.joined(separator: " ")) did not finish in \(Int(timeout)) s", sourceLocation: sourceLocation)
     return output
 }

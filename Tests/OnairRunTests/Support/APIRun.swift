@@ -12,7 +12,7 @@ struct APIRun {
     /// `announced` is given, `onair run PIPELINE EXTRA…` whose API is there) and waits for its
     /// `run.started`, which must announce the API.
     init(pipeline: String, project: String, keys: [String: String] = [:], arguments: [String], announced: String? = nil,
-         sourceLocation: SourceLocation = #_sourceLocation) throws {
+         sourceLocation: SourceLocation = #_sourceLocation) async throws {
         if let announced {
             base = announced
             run = try OnairRun(pipeline: pipeline, project: project, keys: keys, arguments: arguments)
@@ -28,33 +28,35 @@ struct APIRun {
             started = run.child.stdoutSoFar.split(separator: "\n").lazy
                 .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
                 .first { $0["event"] as? String == "run.started" }
-            if started == nil { Thread.sleep(forTimeInterval: 0.05) }
+            if started == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         let announced = try #require(started, "no run.started: \(run.child.stderrSoFar)", sourceLocation: sourceLocation)
         #expect(announced["api"] as? String == base + "/", "run.started announces \(announced)", sourceLocation: sourceLocation)
     }
 
     /// `GET base+path` (or another method).
-    func get(_ path: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil) throws -> HTTPReply {
+    func get(_ path: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil) async throws -> HTTPReply {
         var headers = headers
         if body != nil { headers["Content-Type"] = "application/json" }
-        return try HTTP.exchange(base + path, method: method, body: body.map { Data($0.utf8) }, headers: headers)
+        return try await HTTP.send(base + path, method: method, body: body.map { Data($0.utf8) }, headers: headers)
     }
 
     /// Polls `path` every 200 ms until `condition` holds for its answer; that answer, or nil
     /// after `timeout`.
-    func poll(_ path: String, timeout: Duration, until condition: (HTTPReply) -> Bool) -> HTTPReply? {
+    func poll(_ path: String, timeout: Duration, until condition: (HTTPReply) -> Bool) async -> HTTPReply? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let reply = try? get(path), condition(reply) { return reply }
-            Thread.sleep(forTimeInterval: 0.2)
+            if let reply = try? await get(path), condition(reply) { return reply }
+            try? await Task.sleep(for: .milliseconds(200))
         }
         return nil
     }
 }
 
-/// Runs the built onair with `arguments` (a short command, not a run) and waits for it.
-func onairCommand(_ arguments: [String], keys: [String: String] = [:]) throws -> Subprocess.Output {
+/// Runs the built onair with `arguments` (a short command, not a run) and waits for it, on a
+/// thread of its own.
+func onairCommand(_ arguments: [String], keys: [String: String] = [:]) async throws -> Subprocess.Output {
     guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
-    return try Subprocess.run(binary, arguments, environment: OnairRun.environment(keys: keys), timeout: .seconds(40))
+    let environment = OnairRun.environment(keys: keys)
+    return try await OwnThread.run { try Subprocess.run(binary, arguments, environment: environment, timeout: .seconds(40)) }
 }

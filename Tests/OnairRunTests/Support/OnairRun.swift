@@ -149,28 +149,28 @@ final class OnairRun: @unchecked Sendable {
     }
 
     /// Waits until an event matching `predicate` was printed; nil after `timeout` or when onair
-    /// exited without printing one.
-    func waitForEvent(timeout: Duration, where predicate: (RunEvent) -> Bool) -> RunEvent? {
+    /// exited without printing one. Polls with `Task.sleep`, holding no thread of the pool.
+    func waitForEvent(timeout: Duration, where predicate: (RunEvent) -> Bool) async -> RunEvent? {
         let deadline = ContinuousClock.now + timeout
         while true {
             // Whether it had exited before its output was read: then nothing more will come.
             let exited = !child.isRunning
             if let found = events.first(where: predicate) { return found }
             if exited || ContinuousClock.now >= deadline { return nil }
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 
     /// Waits for `destination.STATE` of `destination`, counting only events after the first
     /// `after` matching ones (so a test can wait for the second `live`).
-    func waitFor(_ state: String, of destination: String, after: Int = 0, timeout: Duration) -> RunEvent? {
+    func waitFor(_ state: String, of destination: String, after: Int = 0, timeout: Duration) async -> RunEvent? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let exited = !child.isRunning
             let matching = events.filter { $0.event == "destination.\(state)" && $0.destination == destination }
             if matching.count > after { return matching[after] }
             if exited || ContinuousClock.now >= deadline { return nil }
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 
@@ -186,8 +186,8 @@ final class OnairRun: @unchecked Sendable {
 
     /// Waits up to `timeout` for onair to exit, then returns what it left (killing it, and
     /// marking the output as timed out, if it is still running).
-    func finish(timeout: Duration) -> Subprocess.Output {
-        if !child.wait(timeout: timeout) {
+    func finish(timeout: Duration) async -> Subprocess.Output {
+        if await !child.exited(within: timeout) {
             child.terminate(grace: .seconds(2))
             var output = child.output()
             output.timedOut = true

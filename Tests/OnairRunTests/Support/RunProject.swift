@@ -12,6 +12,19 @@ final class RunProject {
     static let width = 640
     static let height = 360
 
+    /// A red camera with the sound and a blue screen without, as combinations `red` and `blue`;
+    /// the red one on air. No `audio:`: the camera's sound must carry on while the screen is on
+    /// air. ``redAndBlueRuns(_:_:sourceLocation:)`` reads a recording of it back.
+    static let redAndBlueScene = """
+        sources:
+          camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(width)x\(height), fps: \(fps)}
+          screen: {kind: test, pattern: color, color: "#0000C0", tone: false, size: \(width)x\(height), fps: \(fps)}
+        overlays:
+          red: {kind: real-scene, camera: camera}
+          blue: {kind: real-scene, camera: screen}
+        active: red
+        """
+
     let root: URL
     var path: String { root.path }
 
