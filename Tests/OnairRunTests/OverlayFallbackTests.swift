@@ -26,7 +26,7 @@ extension EndToEnd {
 
         @Test("the avatar video becomes unreadable mid-run: the camera with the logo goes on air at once, overlay.failed, and the avatar returns once the file is back",
               .timeLimit(.minutes(3)))
-        func avatarVideoFails() throws {
+        func avatarVideoFails() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }
             let size = "\(RunProject.width)x\(RunProject.height)"
@@ -38,34 +38,34 @@ extension EndToEnd {
             let original = try Data(contentsOf: project.file("avatar.mp4"))
 
             let run = try OnairRun(project, arguments: ["--duration", "16s"])
-            _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
-            Thread.sleep(forTimeInterval: 4)
+            _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+            try await Task.sleep(for: .seconds(4))
 
             // The file the avatar loops is emptied while it is read: the next pass gives nothing.
             let handle = try FileHandle(forWritingTo: project.file("avatar.mp4"))
             try handle.truncate(atOffset: 0)
             try handle.close()
-            let failed = run.waitForEvent(timeout: .seconds(10)) { $0.event == "overlay.failed" }
+            let failed = await run.waitForEvent(timeout: .seconds(10)) { $0.event == "overlay.failed" }
             #expect(failed?.overlay == "avatar", "\(run.child.stdoutSoFar)")
             #expect(failed?.on_air == "avatar (camera)", "\(String(describing: failed))")
             #expect(failed?.reason?.contains("avatar.mp4") == true, "\(String(describing: failed))")
-            let shown = run.waitForEvent(timeout: .seconds(5)) { $0.event == "stats" && $0.fallback != nil }
+            let shown = await run.waitForEvent(timeout: .seconds(5)) { $0.event == "stats" && $0.fallback != nil }
             #expect(shown?.fallback?.overlay == "avatar", "the status shows the fallback: \(String(describing: shown))")
             #expect(shown?.overlay == "avatar (camera)")
 
             // Retries fail while the file is empty; it comes back (a new file in its place).
-            Thread.sleep(forTimeInterval: 2.5)
+            try await Task.sleep(for: .seconds(2.5))
             try original.write(to: project.file("avatar.mp4"), options: .atomic)
-            let restored = run.waitForEvent(timeout: .seconds(12)) { $0.event == "overlay.restored" }
+            let restored = await run.waitForEvent(timeout: .seconds(12)) { $0.event == "overlay.restored" }
             #expect(restored?.overlay == "avatar", "\(run.child.stdoutSoFar)")
             #expect((restored?.attempts ?? 0) >= 1, "\(String(describing: restored))")
 
-            let output = run.finish(timeout: .seconds(60))
+            let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "the run goes on through the failure: \(output)")
             #expect(!run.events.contains { $0.event == "stats" && $0.state == "failed" })
 
             // Every frame is there: no hole at either cut.
-            let video = try decodeRecording(project, "out/rec.mkv")
+            let video = try await decodeRecording(project, "out/rec.mkv")
             expectContinuous(video, seconds: 16, tolerance: 0.05, "recording")
             let encoded = try #require(run.lastStats?.renditions?.first)
             #expect(encoded.frames == video.frameCount, "\(encoded.frames) frames encoded, \(video.frameCount) recorded")
@@ -74,14 +74,14 @@ extension EndToEnd {
             // again, cut from one frame to the next. The top-left quarter: the logo all along.
             let path = project.file("out/rec.mkv").path
             let half = "\(RunProject.width / 2):\(RunProject.height / 2)"
-            let scene = try #require(FFprobe.frameColours(of: path, crop: "\(half):\(RunProject.width / 2):\(RunProject.height / 2)"))
+            let scene = try #require(await OwnThread.run { FFprobe.frameColours(of: path, crop: "\(half):\(RunProject.width / 2):\(RunProject.height / 2)") })
             let names = scene.map { frame in frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other" }
             var segments: [(name: String, frames: Int)] = []
             for name in names {
                 if segments.last?.name == name { segments[segments.count - 1].frames += 1 } else { segments.append((name, 1)) }
             }
             #expect(segments.map(\.name) == ["blue", "red", "blue"], "\(segments)")
-            let logo = try #require(FFprobe.frameColours(of: path, crop: "\(half):0:0"))
+            let logo = try #require(await OwnThread.run { FFprobe.frameColours(of: path, crop: "\(half):0:0") })
             let green = logo.filter { $0.u < 100 && $0.v < 100 }.count
             #expect(green == logo.count, "the logo is on \(green) of \(logo.count) pictures: \(logo.filter { !($0.u < 100 && $0.v < 100) }); segments \(segments)")
         }

@@ -18,10 +18,12 @@ extension EndToEnd {
             """
 
         /// The recording's sound as mono 48 kHz samples (ffmpeg decodes it).
-        static func samples(of path: String, in project: RunProject) throws -> [Float] {
+        static func samples(of path: String, in project: RunProject) async throws -> [Float] {
             let raw = project.file("out/sound.f32").path
-            let decoded = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "f32le", raw],
-                                             timeout: .seconds(60))
+            let decoded = try await OwnThread.run {
+                try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "f32le", raw],
+                                   timeout: .seconds(60))
+            }
             try #require(decoded.status == 0, "ffmpeg could not decode the sound: \(decoded)")
             let data = try Data(contentsOf: URL(fileURLWithPath: raw))
             return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
@@ -45,23 +47,23 @@ extension EndToEnd {
 
         @Test("440 Hz goes out at about 349 Hz while the avatar is on air (-4 semitones), at 440 Hz before and after, with no gap or jump in the sound",
               .timeLimit(.minutes(3)))
-        func pitchFollowsTheCombination() throws {
+        func pitchFollowsTheCombination() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "13s"])
-            _ = try #require(run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
-            Thread.sleep(forTimeInterval: 4)
-            let on = try onairCommand(["switch", RunProject.pipeline, "avatar", "--project", project.path])
+            _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+            try await Task.sleep(for: .seconds(4))
+            let on = try await onairCommand(["switch", RunProject.pipeline, "avatar", "--project", project.path])
             #expect(on.status == 0, "\(on)")
-            Thread.sleep(forTimeInterval: 4)
-            let off = try onairCommand(["switch", RunProject.pipeline, "room", "--project", project.path])
+            try await Task.sleep(for: .seconds(4))
+            let off = try await onairCommand(["switch", RunProject.pipeline, "room", "--project", project.path])
             #expect(off.status == 0, "\(off)")
-            let output = run.finish(timeout: .seconds(60))
+            let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
 
             let path = project.file("out/rec.mkv").path
             // The sound's timeline: one AAC frame after the other, none missing or repeated.
-            let packets = FFprobe.packets(of: path, duration: .seconds(30)).filter { $0.codecType == "audio" }
+            let packets = await OwnThread.run { FFprobe.packets(of: path, duration: .seconds(30)) }.filter { $0.codecType == "audio" }
             let steps = zip(packets.dropFirst(), packets).compactMap { next, previous -> Double? in
                 guard let a = next.ptsTime, let b = previous.ptsTime else { return nil }
                 return a - b
@@ -70,13 +72,13 @@ extension EndToEnd {
             #expect(steps.allSatisfy { abs($0 - frame) < 0.0015 }, "audio packets not 1024 samples apart: \(steps.filter { abs($0 - frame) >= 0.0015 })")
 
             // Where the picture turns blue and back is where the switches landed.
-            let colours = try #require(FFprobe.frameColours(of: path, crop: "200:200:220:80"))
+            let colours = try #require(await OwnThread.run { FFprobe.frameColours(of: path, crop: "200:200:220:80") })
             let blue = colours.filter { $0.u > 180 && $0.v < 140 }.map(\.time)
             let switchedOn = try #require(blue.first, "the avatar never went on air")
             let switchedOff = try #require(blue.last)
             #expect(switchedOff - switchedOn > 3, "\(switchedOn)–\(switchedOff)")
 
-            let samples = try Self.samples(of: path, in: project)
+            let samples = try await Self.samples(of: path, in: project)
             func window(_ start: Double, _ end: Double) -> ArraySlice<Float> {
                 let from = max(0, Int(start * 48_000)), to = min(samples.count, Int(end * 48_000))
                 return from < to ? samples[from..<to] : []
