@@ -5,7 +5,7 @@ import Testing
 @Suite("A real RTMP ingest (nginx-rtmp) and ffprobe reading it back")
 struct RTMPTestServerTests {
     @Test("a published test pattern reads back as h264 640x360 30 fps with aac, keyframes every 2 s", .timeLimit(.minutes(2)))
-    func publishAndProbe() throws {
+    func publishAndProbe() async throws {
         let server = try RTMPTestServer(record: true)
         defer { server.stop() }
         let url = server.url(stream: "pattern")
@@ -17,42 +17,35 @@ struct RTMPTestServerTests {
             "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-c:a", "aac", "-t", "8", "-f", "flv", url,
         ])
         defer { publisher.terminate() }
-        try #require(server.waitForPublisher(stream: "pattern", timeout: .seconds(15)), "\(server.errorLog)")
+        try #require(await OwnThread.run { server.waitForPublisher(stream: "pattern", timeout: .seconds(15)) }, "\(server.errorLog)")
 
-        // Both readers join while the publisher runs.
-        let streams = Shared<[ProbedStream]>([])
-        let packets = Shared<[ProbedPacket]>([])
-        let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) {
-            let found = FFprobe.streams(of: url, timeout: .seconds(20))
-            streams.withLock { $0 = found }
-        }
-        DispatchQueue.global().async(group: readers) {
-            let found = FFprobe.packets(of: url, duration: .milliseconds(5000))
-            packets.withLock { $0 = found }
-        }
-        #expect(readers.wait(timeout: .now() + 60) == .success)
+        // Both readers join while the publisher runs, each on a thread of its own.
+        async let probedStreams = OwnThread.run { FFprobe.streams(of: url, timeout: .seconds(20)) }
+        async let probedPackets = OwnThread.run { FFprobe.packets(of: url, duration: .milliseconds(5000)) }
+        let streams = await probedStreams
+        let packets = await probedPackets
 
-        let video = try #require(streams.current.first { $0.codecType == "video" }, "\(streams.current)")
+        let video = try #require(streams.first { $0.codecType == "video" }, "\(streams)")
         #expect(video.codecName == "h264")
         #expect(video.width == 640)
         #expect(video.height == 360)
         #expect(abs((video.avgFrameRate ?? 0) - 30) < 0.01)
-        let audio = try #require(streams.current.first { $0.codecType == "audio" })
+        let audio = try #require(streams.first { $0.codecType == "audio" })
         #expect(audio.codecName == "aac")
 
-        let keyframes = packets.current.filter { $0.codecType == "video" && $0.isKeyframe }.compactMap(\.ptsTime)
-        try #require(keyframes.count >= 2, "keyframes at \(keyframes) among \(packets.current.count) packets")
+        let keyframes = packets.filter { $0.codecType == "video" && $0.isKeyframe }.compactMap(\.ptsTime)
+        try #require(keyframes.count >= 2, "keyframes at \(keyframes) among \(packets.count) packets")
         let intervals = zip(keyframes.dropFirst(), keyframes).map { $0 - $1 }
         for interval in intervals {
             #expect(abs(interval - 2) < 0.1, "keyframe interval \(interval)")
         }
 
-        #expect(publisher.wait(timeout: .seconds(30)))
+        let published = await OwnThread.run { publisher.wait(timeout: .seconds(30)) }
+        #expect(published)
         #expect(publisher.output().status == 0, "\(publisher.output().stderr)")
         let recordings = server.recordings
         try #require(recordings.count == 1, "\(recordings)")
-        let recorded = FFprobe.streams(of: recordings[0].path, timeout: .seconds(20))
+        let recorded = await OwnThread.run { [path = recordings[0].path] in FFprobe.streams(of: path, timeout: .seconds(20)) }
         #expect(recorded.map(\.codecName).sorted() == ["aac", "h264"])
 
         let port = server.port
@@ -87,7 +80,7 @@ struct RTMPTestServerTests {
     }
 
     @Test("a server whose test process died is stopped by the next one; live owners' servers are not", .timeLimit(.minutes(1)))
-    func orphansAreReaped() throws {
+    func orphansAreReaped() async throws {
         let orphan = try RTMPTestServer()
         defer { orphan.stop() }
         let kept = try RTMPTestServer()
@@ -102,11 +95,11 @@ struct RTMPTestServerTests {
 
         #expect(RTMPTestServer.reapOrphans() >= 1)
         let deadline = ContinuousClock.now + .seconds(5)
-        while orphan.pid != nil, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        while orphan.pid != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(orphan.pid == nil)
         #expect(kill(orphanPID, 0) != 0)
         let closing = ContinuousClock.now + .seconds(5)
-        while LoopbackPort.acceptsConnections(orphanPort), ContinuousClock.now < closing { Thread.sleep(forTimeInterval: 0.05) }
+        while LoopbackPort.acceptsConnections(orphanPort), ContinuousClock.now < closing { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!LoopbackPort.acceptsConnections(orphanPort))
         #expect(!FileManager.default.fileExists(atPath: orphan.directory.path))
 
@@ -116,8 +109,8 @@ struct RTMPTestServerTests {
     }
 
     @Test("a subprocess that overruns its timeout is killed")
-    func subprocessTimeout() throws {
-        let output = try Subprocess.run("/bin/sleep", ["30"], timeout: .milliseconds(200))
+    func subprocessTimeout() async throws {
+        let output = try await OwnThread.run { try Subprocess.run("/bin/sleep", ["30"], timeout: .milliseconds(200)) }
         #expect(output.timedOut)
         #expect(output.status != 0)
     }

@@ -10,7 +10,7 @@ import Glibc
 struct ShapedLinkTests {
     @Test("ffmpeg pushing 6 Mb/s through a 3 Mb/s link gets 3 Mb/s across, then 1.5 once the rate is lowered; stop removes everything",
           .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
-    func throughput() throws {
+    func throughput() async throws {
         let link = try ShapedLink(rate: 3_000_000, delay: .milliseconds(40))
         defer { link.stop() }
         if !link.delayApplied { print("ShapedLink: \(ShapedLink.netemUnavailableReason ?? "no delay")") }
@@ -23,24 +23,25 @@ struct ShapedLinkTests {
             "-b:v", "6M", "-maxrate", "6M", "-bufsize", "3M", "-g", "60", "-t", "30", "-f", "flv", url,
         ])
         defer { publisher.terminate() }
-        try #require(link.ingest.waitForPublisher(stream: "six", timeout: .seconds(15)), "\(link.ingest.errorLog)")
+        let ingest: RTMPTestServer = link.ingest
+        try #require(await OwnThread.run { ingest.waitForPublisher(stream: "six", timeout: .seconds(15)) }, "\(link.ingest.errorLog)")
 
         /// Bits per second the shaper let through over `seconds`.
-        func measured(over seconds: Double) throws -> Double {
+        func measured(over seconds: Double) async throws -> Double {
             let before = try #require(link.bytesSent)
             let started = ContinuousClock.now
-            Thread.sleep(forTimeInterval: seconds)
+            try await Task.sleep(for: .seconds(seconds))
             let after = try #require(link.bytesSent)
             // Over the time that really passed: a loaded machine oversleeps.
             let elapsed = ContinuousClock.now - started
             return Double(after - before) * 8 / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
-        Thread.sleep(forTimeInterval: 2)
-        let narrow = try measured(over: 4)
+        try await Task.sleep(for: .seconds(2))
+        let narrow = try await measured(over: 4)
         try link.setRate(1_500_000)
         #expect(link.shape.rate == 1_500_000)
-        Thread.sleep(forTimeInterval: 2)
-        let narrower = try measured(over: 4)
+        try await Task.sleep(for: .seconds(2))
+        let narrower = try await measured(over: 4)
         print("ShapedLink: 6 Mb/s offered; \(narrow / 1e6) Mb/s across the 3 Mb/s link, \(narrower / 1e6) Mb/s at 1.5 Mb/s")
         // The shaper can't let more through than its rate; a sender offering twice as much keeps it full.
         #expect(narrow > 2_400_000 && narrow < 3_150_000, "\(narrow) bit/s across a 3 Mb/s link")
@@ -56,7 +57,7 @@ struct ShapedLinkTests {
 
     @Test("what a killed test process left behind (namespace, veth pair, a process inside, folder) is removed by the next link's reaping",
           .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(1)))
-    func orphans() throws {
+    func orphans() async throws {
         let id = "0rphan" + String(Int.random(in: 10...99))
         let namespace = "onair-link-\(id)", interface = "oa\(id)h"
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("onair-link-\(id)")
@@ -74,7 +75,8 @@ struct ShapedLinkTests {
         #expect(ShapedLink.reapOrphans() >= 1)
         #expect(!namespaces().contains(namespace))
         #expect(!interfaces().contains(interface))
-        #expect(sleeper.wait(timeout: .seconds(5)), "the process inside the namespace still runs")
+        let ended = await OwnThread.run { sleeper.wait(timeout: .seconds(5)) }
+        #expect(ended, "the process inside the namespace still runs")
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 
