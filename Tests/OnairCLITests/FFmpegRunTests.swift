@@ -97,6 +97,7 @@ private var toolsAvailable: Bool {
         #expect(output.timedOut)
         #expect(output.status == 128 + SIGKILL)
         #expect(!output.stdout.contains("finished"))
-        #expect(Date().timeIntervalSince(started) < 10)
+        // Well before the child's 30 s (how soon exactly depends on the machine's load).
+        #expect(Date().timeIntervalSince(started) < 25)
     }
 }

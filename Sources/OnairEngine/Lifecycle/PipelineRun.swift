@@ -124,9 +124,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         // Weakly: the standby thread may still be building when the run's owner lets it go.
         standby = StandbyGraphs(plans: available, fallbacks: fallbacks) { [weak self] plan, running in
             guard let self else { throw CancellationError() }
-            let graph = try graph(for: plan, sharing: running)
-            try graph.prerollStills(at: clock.micros)
-            return graph
+            return try preparedGraph(for: plan, sharing: running)
         }
         compositor.end.observe { [standby, fallback] _ in
             standby?.close()
@@ -345,7 +343,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         var graph = restoring == nil ? standby.take(next.activeOverlay, onAir: current) : nil
         if graph == nil {
             do {
-                graph = try self.graph(for: next, sharing: current.inputs)
+                graph = try preparedGraph(for: next, sharing: current.inputs)
             } catch {
                 throw .unavailable(name: next.activeOverlay, reason: keys.redact("\(error)"))
             }
@@ -369,6 +367,16 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         standby.prepare(around: graph)
     }
 
+    /// A combination's graph ready to go on air in place of another: its overlaid stills
+    /// processed now (``CombinationGraph/prerollStills(at:)``), so that its first picture has
+    /// them. Built at a switch or a fallback retry without them, a graph's first picture went
+    /// out without its logo.
+    private func preparedGraph(for plan: PipelinePlan, sharing running: [InputWorker]) throws -> CombinationGraph {
+        let graph = try graph(for: plan, sharing: running)
+        try graph.prerollStills(at: clock.micros)
+        return graph
+    }
+
     // MARK: Overlay fallback
 
     /// Called by the compositor, on its thread, when `failed` fails on air: the graph of its
@@ -379,7 +387,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
         guard let plan = failed.fallback, let failedPlan = combinations.all.first(where: { $0.name == failed.overlay })?.plan else { return nil }
         let reason = keys.redact(reason)
         var graph = standby.take(plan.activeOverlay, onAir: failed)
-        if graph == nil { graph = try? self.graph(for: plan, sharing: failed.inputs.filter { $0.isStarted && $0.failure == nil }) }
+        if graph == nil { graph = try? preparedGraph(for: plan, sharing: failed.inputs.filter { $0.isStarted && $0.failure == nil }) }
         guard let graph else { return nil }
         let token = fallback.withLock { $0.begin(failedPlan, status: OverlayFallbackStatus(overlay: failed.overlay, onAir: plan.activeOverlay, reason: reason)) }
         events.emit(.overlayFailed(overlay: failed.overlay, reason: reason, fallback: plan.activeOverlay))
