@@ -103,7 +103,7 @@ final class RunMetrics: Sendable {
             gauge(&seen, "onair_run_state", run + [("state", runState.rawValue)], status.state == runState ? 1 : 0)
         }
         gauge(&seen, "onair_run_start_time_seconds", run, status.startedAt.timeIntervalSince1970)
-        gauge(&seen, "onair_run_uptime_seconds", run, status.elapsed.seconds)
+        gauge(&seen, "onair_run_uptime_seconds", run, status.elapsed.inSeconds)
         for overlay in status.overlays {
             gauge(&seen, "onair_overlay_on_air", [("overlay", overlay.name)], overlay.onAir ? 1 : 0)
             gauge(&seen, "onair_overlay_available", [("overlay", overlay.name)], overlay.available ? 1 : 0)
@@ -180,13 +180,3 @@ extension DestinationState {
     static let names = ["idle", "connecting", "live", "retrying", "failed", "stopped"]
 }
 
-extension InputState: CaseIterable {
-    public static let allCases: [InputState] = [.idle, .waiting, .connected, .lost, .failed, .ended]
-}
-
-extension Duration {
-    /// Whole and fractional seconds.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

@@ -94,7 +94,7 @@ public struct OverlayChoice: Codable, Equatable, Sendable {
 }
 
 /// Where one input is in its life.
-public enum InputState: String, Codable, Equatable, Sendable {
+public enum InputState: String, Codable, Equatable, Sendable, CaseIterable {
     /// Not opened yet.
     case idle
     /// A listening or network input waiting for its camera or server.
