@@ -66,9 +66,12 @@ final class CombinationGraph {
     /// The group of each primary, by input index.
     private var groupOf: [Int: FailoverGroup] = [:]
     private let events: EventSink
+    /// The pitch factor its sound frames carry (1: its own voice), worked out once.
+    private let voiceRatio: Double
 
     init(plan: PipelinePlan, inputs: [InputWorker], encoders: [RenditionEncoder], clock: RunClock, events: EventSink) {
         self.plan = plan
+        voiceRatio = plan.voice?.pitchRatio ?? 1
         self.inputs = inputs
         self.encoders = encoders
         self.clock = clock
@@ -248,7 +251,7 @@ final class CombinationGraph {
                 let target = sinkTargets[sink]
                 // A closed encoder (it failed or stopped) takes no more: this sink is done.
                 let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation,
-                                       voice: plan.voice?.pitchRatio ?? 1)
+                                       voice: voiceRatio)
                 if !encoders[target.encoder].frames.push(.frame(output)) {
                     return true
                 }

@@ -19,9 +19,6 @@ final class VoiceStage {
     private var ratio = 1.0
     private var spare: Frame?
 
-    /// The pitch factor is sent as this many digits: enough for a cent, few enough that a
-    /// repeated factor is recognised.
-    private static func text(_ ratio: Double) -> String { String(format: "%.6f", ratio) }
 
     /// A stage for sound in `format` (the encoder's, from the graph's sink), handing out frames
     /// of `frameSize` samples stamped in `timeBase`.
@@ -39,8 +36,10 @@ final class VoiceStage {
     /// Pitches `frame` by `ratio` (changed, if it differs, before this frame) and returns what
     /// the stretcher gives out now.
     func process(_ frame: Frame, ratio: Double) throws -> [Frame] {
-        if Self.text(ratio) != Self.text(self.ratio) {
-            try graph.send("pitch", Self.text(ratio), to: "rubberband")
+        // Every frame of one combination carries the same factor, computed once from its plan:
+        // only a switch changes it (to six digits: finer than a cent).
+        if ratio != self.ratio {
+            try graph.send("pitch", String(format: "%.6f", ratio), to: "rubberband")
             self.ratio = ratio
         }
         try graph.push(frame, source: 0)
