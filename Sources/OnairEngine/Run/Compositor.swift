@@ -112,27 +112,25 @@ final class Compositor: RunWorker, @unchecked Sendable {
         // Only this thread changes the graph on air: it keeps its own reference, not the lock's.
         var current = onAir
         while true {
+            let (pending, stopRequested, aborted) = control.withLock { control in
+                defer { control.pending = nil }
+                return (control.pending, control.stopRequested, control.aborted)
+            }
+            if aborted { return .aborted }
+            if let pending {
+                putOnAir(pending.graph, replacing: current)
+                current = pending.graph
+                pending.landed.withLock { $0 = .some(pending.graph.generation) }
+            }
+            if stopRequested, !inputsStopped {
+                for input in current.inputs { input.stop() }
+                inputsStopped = true
+            }
             do {
-                while true {
-                    let (pending, stopRequested, aborted) = control.withLock { control in
-                        defer { control.pending = nil }
-                        return (control.pending, control.stopRequested, control.aborted)
-                    }
-                    if aborted { return .aborted }
-                    if let pending {
-                        putOnAir(pending.graph, replacing: current)
-                        current = pending.graph
-                        pending.landed.withLock { $0 = .some(pending.graph.generation) }
-                    }
-                    if stopRequested, !inputsStopped {
-                        for input in current.inputs { input.stop() }
-                        inputsStopped = true
-                    }
-                    switch try current.round() {
-                    case .drained: return .finished
-                    case .busy: continue
-                    case .idle: doorbell.wait(timeout: 0.01)
-                    }
+                switch try current.round() {
+                case .drained: return .finished
+                case .busy: continue
+                case .idle: doorbell.wait(timeout: 0.01)
                 }
             } catch {
                 // The combination failed while on air: its fallback (the camera with the layers)
