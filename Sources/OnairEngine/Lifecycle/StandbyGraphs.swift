@@ -118,6 +118,8 @@ final class StandbyGraphs: @unchecked Sendable {
                 if !kept { Self.release(graph) }
             }
             state.withLock { $0.builtAt = .now }
+            // The graphs this round replaced (and the one that left the air) are gone by now.
+            FreedMemory.release()
         }
     }
 
