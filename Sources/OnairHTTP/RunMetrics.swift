@@ -44,6 +44,11 @@ final class RunMetrics: Sendable {
             "1 for the state the input is in (idle, waiting, connected, lost, failed, ended), else 0"
         ),
         ("onair_input_losses_total", "counter", "input, kind", "Times the input was lost"),
+        (
+            "onair_failover_on_air", "gauge", "input, member",
+            "1 for the member (the input itself or one of its backups) that feeds the input's place, else 0"
+        ),
+        ("onair_failover_switches_total", "counter", "input", "Cuts between the input and its backups"),
         ("onair_rendition_frames_total", "counter", "rendition", "Frames encoded"),
         (
             "onair_rendition_repeated_frames_total", "counter", "rendition",
@@ -115,6 +120,12 @@ final class RunMetrics: Sendable {
                 gauge(&seen, "onair_input_state", labels + [("state", inputState.rawValue)], input.state == inputState ? 1 : 0)
             }
             counter(&seen, "onair_input_losses_total", labels, Double(input.losses))
+        }
+        for group in status.failover {
+            for member in [group.input] + group.backups {
+                gauge(&seen, "onair_failover_on_air", [("input", group.input), ("member", member)], group.onAir == member ? 1 : 0)
+            }
+            counter(&seen, "onair_failover_switches_total", [("input", group.input)], Double(group.switches))
         }
         for rendition in status.renditions {
             let labels = [("rendition", rendition.id)]

@@ -22,6 +22,7 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
             OverlayChoice(name: "broken", number: 3, onAir: false, available: false, reason: "the logo is missing"),
         ],
         inputs: [InputStatus(name: "camera", kind: "listen", state: .connected, losses: 1, lastError: "timed out")],
+        failover: [FailoverStatus(input: "camera", onAir: "phone", backups: ["phone"], reason: "black", switches: 3)],
         renditions: [RenditionStatus(id: "r0", width: 1280, height: 720, fps: 30, speed: 1, frames: 1260, repeated: 2, bitrate: 2_500_000)],
         destinations: [
             DestinationStatus(
