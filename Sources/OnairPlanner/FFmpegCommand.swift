@@ -65,12 +65,16 @@ public struct FFmpegCommand: Sendable {
                 add("-f", format, "-i", device)
             }
         }
-        add("-filter_complex", plan.graph.resolvingPaths(from: options.pathBase).description())
+        // The combination's voice pitches each rendition's sound after the graph, as the engine does.
+        let voiced = plan.voice.map { voice in
+            plan.renditions.compactMap(\.audioPad).map { "[\($0)]\(PlannedVoice.rubberband(pitch: voice.pitchRatio))[\($0)_voice]" }
+        } ?? []
+        add("-filter_complex", ([plan.graph.resolvingPaths(from: options.pathBase).description()] + voiced).joined(separator: ";"))
         for rendition in plan.renditions {
             let outputs = plan.outputs.filter { $0.rendition == rendition.id }
             guard !outputs.isEmpty else { continue }
             add("-map", "[\(rendition.videoPad)]")
-            if let audioPad = rendition.audioPad { add("-map", "[\(audioPad)]") }
+            if let audioPad = rendition.audioPad { add("-map", plan.voice == nil ? "[\(audioPad)]" : "[\(audioPad)_voice]") }
             let video = rendition.video
             add("-c:v", video.encoder, "-preset", video.preset)
             if let tune = video.tune { add("-tune", tune) }

@@ -60,6 +60,13 @@ public struct PlannedVoice: Codable, Equatable, Sendable {
     /// The frequency factor handed to rubberband's `pitch`.
     public var pitchRatio: Double { pow(2, semitones / 12) }
 
+    /// libavfilter's `rubberband` at `pitch`, as the engine runs it (and the ffmpeg command
+    /// shows it): consistent pitch and smooth transients for a speaking voice, the channels
+    /// stretched together so the stereo image holds.
+    public static func rubberband(pitch: Double) -> String {
+        "rubberband=pitch=\(String(format: "%.6f", pitch)):pitchq=consistency:transients=smooth:phase=independent:channels=together"
+    }
+
     /// `-4 semitones`, `deep (-5 semitones)`, `+2.5 semitones`.
     public var summary: String {
         let number = semitones == semitones.rounded() ? String(Int(semitones)) : String(format: "%.2g", semitones)

@@ -90,6 +90,38 @@ private var toolsAvailable: Bool {
         #expect(segments.contains("index.m3u8") && segments.contains { $0.hasPrefix("segment_") }, "\(segments)")
     }
 
+    /// The avatar's voice is in the command as onair applies it: 440 Hz comes out of ffmpeg at
+    /// about 349 Hz (-4 semitones), through the same rubberband settings.
+    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
+    func theVoiceIsPitchedByTheCommandToo() async throws {
+        let project = try ScratchProject()
+        defer { project.remove() }
+        try project.write("Pipelines/voiced.yaml", """
+            sources:
+              camera: {kind: test, tone: 440, size: 320x180, fps: 15}
+            overlays:
+              avatar: {kind: scene-avatar, scene: camera, avatar: {color: "#0000C0"}, voice: {pitch: -4}}
+            active: avatar
+            quality: {width: 320, height: 180, fps: 15, video: {bitrate: 300k, profile: main}}
+            destinations:
+              archive: {kind: record, path: ../out/voiced.mkv}
+
+            """)
+        let plan = try await onair("plan", "voiced", "--format", "ffmpeg", "--duration", "3s", "--no-pacing", "--project", project.path)
+        try #require(plan.status == 0, "\(plan)")
+        #expect(plan.stdout.contains("rubberband=pitch=0.793701"), "\(plan.stdout)")
+        try FileManager.default.createDirectory(at: project.root.appendingPathComponent("out"), withIntermediateDirectories: true)
+        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        try #require(run.status == 0 && !run.timedOut, "ffmpeg failed: \(run.stderr.suffix(3000))")
+        let samples = try await OwnThread.run { [root = project.root] in
+            try Tone.samples(of: root.appendingPathComponent("out/voiced.mkv").path, through: root.appendingPathComponent("out/sound.f32").path)
+        }
+        // Past the stretcher's start, before the encoder's padded end.
+        try #require(samples.count > 48_000 * 2, "\(samples.count) samples")
+        let frequency = Tone.frequency(samples[24_000..<(samples.count - 12_000)])
+        #expect(abs(frequency - 349.2) < 4, "\(frequency) Hz (440 Hz at -4 semitones is 349.2 Hz)")
+    }
+
     @Test func timeoutKillsTheShellAndWhatItStarted() async throws {
         let started = Date()
         // The shell starts a child and waits for it: both must go when the limit is hit.

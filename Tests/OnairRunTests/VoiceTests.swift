@@ -17,34 +17,6 @@ extension EndToEnd {
             active: room
             """
 
-        /// The recording's sound as mono 48 kHz samples (ffmpeg decodes it).
-        static func samples(of path: String, in project: RunProject) async throws -> [Float] {
-            let raw = project.file("out/sound.f32").path
-            let decoded = try await OwnThread.run {
-                try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "f32le", raw],
-                                   timeout: .seconds(60))
-            }
-            try #require(decoded.status == 0, "ffmpeg could not decode the sound: \(decoded)")
-            let data = try Data(contentsOf: URL(fileURLWithPath: raw))
-            return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-        }
-
-        /// The tone's frequency in `samples` (48 kHz), from its rising zero crossings: exact
-        /// enough for a pure tone (one crossing per period), whatever its level.
-        static func frequency(_ samples: ArraySlice<Float>) -> Double {
-            var crossings: [Double] = []
-            var previous = samples.first ?? 0
-            for (index, sample) in zip(samples.indices, samples).dropFirst() {
-                if previous < 0, sample >= 0 {
-                    // Where between the two samples the wave crossed zero.
-                    crossings.append(Double(index - 1) + Double(-previous / (sample - previous)))
-                }
-                previous = sample
-            }
-            guard let first = crossings.first, let last = crossings.last, crossings.count > 2 else { return 0 }
-            return Double(crossings.count - 1) * 48_000 / (last - first)
-        }
-
         @Test("440 Hz goes out at about 349 Hz while the avatar is on air (-4 semitones), at 440 Hz before and after, with no gap or jump in the sound",
               .timeLimit(.minutes(3)))
         func pitchFollowsTheCombination() async throws {
@@ -78,14 +50,14 @@ extension EndToEnd {
             let switchedOff = try #require(blue.last)
             #expect(switchedOff - switchedOn > 3, "\(switchedOn)–\(switchedOff)")
 
-            let samples = try await Self.samples(of: path, in: project)
+            let samples = try await OwnThread.run { [raw = project.file("out/sound.f32").path] in try Tone.samples(of: path, through: raw) }
             func window(_ start: Double, _ end: Double) -> ArraySlice<Float> {
                 let from = max(0, Int(start * 48_000)), to = min(samples.count, Int(end * 48_000))
                 return from < to ? samples[from..<to] : []
             }
-            let before = Self.frequency(window(switchedOn - 2.5, switchedOn - 0.5))
-            let during = Self.frequency(window(switchedOn + 0.5, switchedOff - 0.5))
-            let after = Self.frequency(window(switchedOff + 0.5, switchedOff + 2.5))
+            let before = Tone.frequency(window(switchedOn - 2.5, switchedOn - 0.5))
+            let during = Tone.frequency(window(switchedOn + 0.5, switchedOff - 0.5))
+            let after = Tone.frequency(window(switchedOff + 0.5, switchedOff + 2.5))
             #expect(abs(before - 440) < 3, "before: \(before) Hz")
             #expect(abs(during - 349.2) < 4, "while the avatar is on air: \(during) Hz (440 Hz at -4 semitones is 349.2 Hz)")
             #expect(abs(after - 440) < 3, "after: \(after) Hz")

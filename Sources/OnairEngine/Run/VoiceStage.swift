@@ -1,5 +1,6 @@
 import AVBridge
 import Foundation
+import OnairPlanner
 
 /// The avatar's voice in one encoder's sound path: every sound frame passes through one
 /// rubberband stretcher for the whole run, and the combination on air sets its pitch (1 when
@@ -24,7 +25,7 @@ final class VoiceStage {
     /// of `frameSize` samples stamped in `timeBase`.
     init(sampleRate: Int, channels: Int, sampleFormat: String, timeBase: TimeBase, frameSize: Int) throws {
         graph = try FilterGraphRunner(
-            description: "[voice_in]rubberband=pitch=1:pitchq=consistency:transients=smooth:phase=independent:channels=together[voice_out]",
+            description: "[voice_in]\(PlannedVoice.rubberband(pitch: 1))[voice_out]",
             sources: [.init(label: "voice_in", media: .audio(sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat), timeBase: timeBase)],
             sinks: [.init(label: "voice_out", kind: .audio, audioFrameSize: frameSize)])
         sinkTimeBase = graph.timeBase(ofSink: 0)

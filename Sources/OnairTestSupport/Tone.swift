@@ -1,0 +1,35 @@
+import Foundation
+
+/// A pure tone in a recording, measured: what a pitched voice is checked with.
+public enum Tone {
+    /// ffmpeg could not decode a recording's sound.
+    public struct Undecodable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The first sound stream of the file at `path` as mono 48 kHz samples, decoded by ffmpeg
+    /// into the scratch file `raw`.
+    public static func samples(of path: String, through raw: String) throws -> [Float] {
+        let decoded = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "f32le", raw],
+                                         timeout: .seconds(60))
+        guard decoded.status == 0 else { throw Undecodable(description: "ffmpeg could not decode the sound of \(path): \(decoded)") }
+        let data = try Data(contentsOf: URL(fileURLWithPath: raw))
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// The tone's frequency in `samples` (48 kHz), from its rising zero crossings: exact
+    /// enough for a pure tone (one crossing per period), whatever its level.
+    public static func frequency(_ samples: ArraySlice<Float>) -> Double {
+        var crossings: [Double] = []
+        var previous = samples.first ?? 0
+        for (index, sample) in zip(samples.indices, samples).dropFirst() {
+            if previous < 0, sample >= 0 {
+                // Where between the two samples the wave crossed zero.
+                crossings.append(Double(index - 1) + Double(-previous / (sample - previous)))
+            }
+            previous = sample
+        }
+        guard let first = crossings.first, let last = crossings.last, crossings.count > 2 else { return 0 }
+        return Double(crossings.count - 1) * 48_000 / (last - first)
+    }
+}
