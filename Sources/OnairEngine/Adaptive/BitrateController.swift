@@ -19,7 +19,7 @@ import Foundation
 ///   queued (at once, without waiting for the queue to shrink). A queue is judged once it has been live for 2 s (a new connection sends what
 ///   piled up while it connected through TCP's slow start).
 /// - **Step up.** While every followed destination's queue stays under 120 ms (a keyframe's
-///   bulge) for 2 s (4 s after a cut), the bitrate rises by 10 % of itself, then 10, 20, 30,
+///   bulge) for 1.5 s (3 s after a cut), the bitrate rises by 10 % of itself, then 10, 20, 30,
 ///   30 %… as steps hold — 1.0 → 4.5 Mb/s in about 18 s once the link is wide again. A step
 ///   waits until the encoder makes 85 % of the bitrate asked for (x264 climbs to a raised
 ///   bitrate over seconds; stepping on would push far past a wall before it shows), or for 6 s
@@ -34,7 +34,7 @@ import Foundation
 ///   counted like any drop, while the others keep their bitrate.
 ///
 /// Each congestion episode (a destination from congested until its queue stayed under 120 ms
-/// for 2 s) emits one `destination.congested`; each change emits one `bitrate.changed`.
+/// for 1.5 s) emits one `destination.congested`; each change emits one `bitrate.changed`.
 public struct BitrateController: Sendable {
     /// What one destination looks like now.
     public struct Observation: Sendable, Equatable {
