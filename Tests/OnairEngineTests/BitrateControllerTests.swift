@@ -181,4 +181,45 @@ struct BitrateControllerTests {
         ]
         for tick in 0..<30 { #expect(calm.update(deep, at: Double(tick) / 10) == .init(bitrate: nil, events: [])) }
     }
+
+    @Test("a link whose path fills (round trip up, delivering less than the encoder makes) is cut at the second tick, to what it delivers, before its queue shows anything; a keyframe's bulge, an idle sender's sample or a link that carries the stream is not")
+    func fullPathCutsEarly() {
+        let made = 4_564_000
+        func link(queueing: Int, delivering: Int, appLimited: Bool = false) -> TCPLinkSample {
+            TCPLinkSample(roundTripMicros: 1000 + queueing * 1000, minRoundTripMicros: 1000, deliveryBitsPerSecond: delivering, appLimited: appLimited)
+        }
+        /// The controller after 3 s live on a wide link, then fed `samples` a tick each; the bitrate after each.
+        func run(_ samples: [TCPLinkSample], sent: Int = 3_600_000) -> (bitrates: [Int], events: [StatusEvent.Kind]) {
+            var controller = BitrateController(rendition: "r0", planned: 4_500_000, minimum: 500_000, audio: 64_000)
+            let wide = link(queueing: 0, delivering: 2_000_000, appLimited: true)
+            var events: [StatusEvent.Kind] = []
+            var bitrates: [Int] = []
+            for (tick, sample) in (Array(repeating: wide, count: 30) + samples).enumerated() {
+                // Over the last second, what the link carried before it narrowed and after.
+                let observation = BitrateController.Observation(destination: "twitch", required: true, live: true, queueMilliseconds: 0,
+                                                                bitsPerSecond: tick < 30 ? made : sent, link: sample)
+                let decision = controller.update([observation], encoded: made, at: Double(tick) / 10)
+                events += decision.events
+                if tick >= 30 { bitrates.append(controller.bitrate) }
+            }
+            return (bitrates, events)
+        }
+        let narrowed = run(Array(repeating: link(queueing: 80, delivering: 3_000_000), count: 3))
+        #expect(narrowed.bitrates[0] == 4_500_000, "one tick is not enough: \(narrowed.bitrates)")
+        // 85 % of the 3 Mb/s delivered, less the sound.
+        #expect(narrowed.bitrates[1] == 3_000_000 * 85 / 100 - 64_000, "\(narrowed.bitrates)")
+        // A delivery sample that dips (TCP recovering from a loss) counts for no less than 75 % of what was sent.
+        let dip = run(Array(repeating: link(queueing: 80, delivering: 1_000_000), count: 2), sent: 4_400_000)
+        #expect(dip.bitrates[1] == 4_400_000 * 75 / 100 * 85 / 100 - 64_000, "\(dip.bitrates)")
+        #expect(narrowed.events.contains { if case .bitrateChanged(_, _, _, let reason) = $0 { reason.contains("its link queues 80 ms and delivers 3.00 Mb/s") } else { false } },
+                "\(narrowed.events)")
+
+        let bulge = run([link(queueing: 80, delivering: 3_000_000)] + Array(repeating: link(queueing: 0, delivering: 2_000_000, appLimited: true), count: 10))
+        #expect(bulge.bitrates.allSatisfy { $0 == 4_500_000 }, "a keyframe's bulge: \(bulge.bitrates)")
+        let idle = run(Array(repeating: link(queueing: 80, delivering: 1_000_000, appLimited: true), count: 10))
+        #expect(idle.bitrates.allSatisfy { $0 == 4_500_000 }, "an idle sender's sample: \(idle.bitrates)")
+        let carries = run(Array(repeating: link(queueing: 80, delivering: 5_000_000), count: 10))
+        #expect(carries.bitrates.allSatisfy { $0 == 4_500_000 }, "a link that carries the stream: \(carries.bitrates)")
+    }
+
 }

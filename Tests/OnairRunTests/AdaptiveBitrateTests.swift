@@ -66,6 +66,8 @@ extension EndToEnd {
             let onOneAndHalf = await waitForChange(in: run, after: beforeNarrowing, timeout: .seconds(20)) { ($0.to_bps ?? .max) < 1_500_000 }
             #expect(onOneAndHalf != nil, "no cut below 1.5 Mb/s after the link narrowed: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0) })")
             #expect(onOneAndHalf.map { ($0.from_bps ?? 0) > ($0.to_bps ?? 0) } == true, "a cut")
+            // The kernel's view of the connection (TCP_INFO: its round trip grows as the shaper queues) made a cut.
+            #expect(changes().contains { $0.reason?.contains("its link queues") == true }, "\(changes().compactMap(\.reason))")
             try await Task.sleep(for: .seconds(3))
 
             // Wider: back up, past what the narrow link carried.

@@ -9,10 +9,15 @@ import Foundation
 /// - **Cut.** A followed destination is congested once ≥ 200 ms of media waits in its queue
 ///   and it is not lower than three ticks before (a backlog piled up while connecting, or before
 ///   the last cut took effect, is being caught up with), or ≥ 60 ms that rose at each of the last three ticks by ≥ 45 ms in all (a link carrying
-///   under 85 % of the rate; a keyframe's brief bulge rises once, then drains). The cut goes
-///   to what the link carries, estimated from how fast the queue grows and from what the
-///   destination sent over the last second, whichever is lower (but not under 75 % of what it
-///   sent: a queue also jumps while TCP recovers from a loss), less 15 % so the queue drains,
+///   under 85 % of the rate; a keyframe's brief bulge rises once, then drains), or — first, when
+///   the kernel's view of the connection is known (``TCPLinkSample``) — its round trip ≥ 30 ms
+///   above its least at each of the last two ticks while the link, not short of data, delivers
+///   under 95 % of what the encoder makes (the queue on the way fills well before the
+///   destination's own queue shows anything; a keyframe's bulge lasts one tick). The cut goes
+///   to what the link carries, estimated from how fast the queue grows, from the kernel's
+///   delivery rate and from what the destination sent over the last second, whichever is lower
+///   (but not under 75 % of what it sent: a queue also jumps, and a delivery sample dips, while
+///   TCP recovers from a loss), less 15 % so the queue drains,
 ///   less the sound; at least 15 % and at most half below the current bitrate. Again every
 ///   500 ms while the queue has not started to shrink and the encoder has come down (x264
 ///   takes about a second; up to 1.5 s is waited for); to 70 % of the throughput past 1.5 s
@@ -50,15 +55,19 @@ public struct BitrateController: Sendable {
         public var queueMilliseconds: Int
         /// What it sent over the last second, bit/s (video and sound).
         public var bitsPerSecond: Int
+        /// Its connection's path as the kernel sees it, when known (RTMP on Linux).
+        public var link: TCPLinkSample?
 
         /// An observation.
-        public init(destination: String, required: Bool, network: Bool = true, live: Bool, queueMilliseconds: Int, bitsPerSecond: Int) {
+        public init(destination: String, required: Bool, network: Bool = true, live: Bool, queueMilliseconds: Int, bitsPerSecond: Int,
+                    link: TCPLinkSample? = nil) {
             self.destination = destination
             self.required = required
             self.network = network
             self.live = live
             self.queueMilliseconds = queueMilliseconds
             self.bitsPerSecond = bitsPerSecond
+            self.link = link
         }
     }
 
@@ -89,6 +98,13 @@ public struct BitrateController: Sendable {
         public var growth = 45
         /// Ticks the queue must rise in a row.
         public var risingTicks = 3
+        /// Queueing on the way (the round trip above the path's least), ms, that with a link
+        /// delivering less than the encoder makes, at each of the last `fullTicks` ticks, makes
+        /// a destination congested before its own queue shows it.
+        public var pathQueueing = 30.0
+        public var fullTicks = 2
+        /// The share of what the encoder makes under which a link's delivery rate is too low.
+        public var deliveryShare = 0.95
         /// Queued media that makes a cut go straight to 70 % of the throughput, ms.
         public var emergencyAt = 1500
         /// Seconds between two cuts while the queue doesn't shrink.
@@ -121,6 +137,8 @@ public struct BitrateController: Sendable {
     public private(set) var bitrate: Int
 
     private var history: [String: [(time: Double, queue: Int)]] = [:]
+    /// Whether each destination's path was full (see ``Policy/pathQueueing``), at the last ticks.
+    private var pathFull: [String: [Bool]] = [:]
     /// When each destination last went live.
     private var liveSince: [String: Double] = [:]
     private var congested: Set<String> = []
@@ -153,6 +171,7 @@ public struct BitrateController: Sendable {
             // A queue is judged on what it did while live: not on what piled up while connecting.
             guard observation.live else {
                 history[observation.destination] = nil
+                pathFull[observation.destination] = nil
                 liveSince[observation.destination] = nil
                 continue
             }
@@ -161,6 +180,10 @@ public struct BitrateController: Sendable {
             samples.append((now, observation.queueMilliseconds))
             if samples.count > policy.risingTicks + 1 { samples.removeFirst(samples.count - policy.risingTicks - 1) }
             history[observation.destination] = samples
+            var full = pathFull[observation.destination, default: []]
+            full.append(isPathFull(observation.link, encoded: encoded))
+            if full.count > policy.fullTicks { full.removeFirst(full.count - policy.fullTicks) }
+            pathFull[observation.destination] = full
         }
 
         // Episodes: a destination congested until it stayed near empty for `stableFor`.
@@ -203,8 +226,17 @@ public struct BitrateController: Sendable {
         if let since = liveSince[observation.destination], history[observation.destination]?.last.map({ $0.time - since < policy.warmup }) == true,
            observation.queueMilliseconds < policy.emergencyAt { return false }
         if observation.queueMilliseconds >= policy.congestedAt { return !isDraining(observation.destination) }
+        if let full = pathFull[observation.destination], full.count == policy.fullTicks, full.allSatisfy({ $0 }) { return true }
         guard observation.queueMilliseconds >= policy.risingFrom, let growth = growthRate(of: observation.destination) else { return false }
         return growth > 0
+    }
+
+    /// Whether a link queues on the way while delivering less than the encoder makes (not
+    /// limited by what it is given): it is narrower than the stream.
+    private func isPathFull(_ link: TCPLinkSample?, encoded: Int) -> Bool {
+        guard let link, !link.appLimited, link.queueingMilliseconds >= policy.pathQueueing else { return false }
+        let made = encoded > 0 ? encoded : bitrate + audio
+        return Double(link.deliveryBitsPerSecond) < Double(made) * policy.deliveryShare
     }
 
     /// Whether `destination`'s queue is lower now than `risingTicks` ticks ago.
@@ -240,6 +272,13 @@ public struct BitrateController: Sendable {
         // narrowed) what is made less what piles up.
         let sent = Double(worst.bitsPerSecond)
         var carried = sent > 0 ? sent : Double(bitrate + audio) * 0.7
+        // A full path's delivery rate is the link's own measure, right as soon as it narrows
+        // (what was sent over the last second still holds the wider link's); one sample dips
+        // while TCP recovers from a loss, so, like the growth, it never takes the estimate below
+        // 75 % of what was sent.
+        if let link = worst.link, isPathFull(link, encoded: encoded) {
+            carried = min(carried, max(Double(link.deliveryBitsPerSecond), sent * 0.75))
+        }
         if let growth = growthRate(of: worst.destination), growth < 1 {
             // Over three ticks a queue also grows while TCP recovers from a loss: the growth
             // alone never takes the estimate below 75 % of what was sent over the last second.
@@ -297,6 +336,8 @@ public struct BitrateController: Sendable {
     }
 
     private func cutReason(_ worst: Observation) -> String {
-        "\(worst.destination) is \(worst.queueMilliseconds) ms behind, sending " + String(format: "%.2f Mb/s", Double(worst.bitsPerSecond) / 1e6)
+        let reason = "\(worst.destination) is \(worst.queueMilliseconds) ms behind, sending " + String(format: "%.2f Mb/s", Double(worst.bitsPerSecond) / 1e6)
+        guard let link = worst.link, pathFull[worst.destination]?.last == true else { return reason }
+        return reason + String(format: "; its link queues %.0f ms and delivers %.2f Mb/s", link.queueingMilliseconds, Double(link.deliveryBitsPerSecond) / 1e6)
     }
 }

@@ -84,7 +84,7 @@ final class BitrateSteering: RunWorker, @unchecked Sendable {
             return BitrateController.Observation(
                 destination: output.destination, required: output.required, network: output.kind == .rtmp || output.kind == .srt,
                 live: destination.state == .live, queueMilliseconds: Int(destination.queue.mediaMicros / 1000),
-                bitsPerSecond: destination.lastSecondBitsPerSecond)
+                bitsPerSecond: destination.lastSecondBitsPerSecond, link: destination.link)
         }
         let decision = rendition.controller.update(observations, encoded: rendition.encoder.madeBitsPerSecond, at: now)
         if let bitrate = decision.bitrate { rendition.encoder.requestBitrate(bitrate) }

@@ -22,18 +22,20 @@ struct UnsentLimit {
     }
 
     /// Limits unsent bytes to `bytes` on each socket opened since ``before()`` whose peer is on
-    /// `port`; how many it limited (0 on systems without the option).
+    /// `port`; the sockets it limited (none on systems without the option).
     @discardableResult
-    func apply(peerPort port: Int, bytes: Int) -> Int {
+    func apply(peerPort port: Int, bytes: Int) -> [Int32] {
         #if os(Linux)
-        var limited = 0
+        var limited: [Int32] = []
         for descriptor in Self.socketDescriptors().subtracting(known) where Self.peerPort(of: descriptor) == port {
             var value = Int32(clamping: bytes)
-            if setsockopt(descriptor, Int32(IPPROTO_TCP), Self.notSentLowWater, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 { limited += 1 }
+            if setsockopt(descriptor, Int32(IPPROTO_TCP), Self.notSentLowWater, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 {
+                limited.append(descriptor)
+            }
         }
         return limited
         #else
-        return 0
+        return []
         #endif
     }
 

@@ -27,6 +27,9 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     private var lastError: String?
     /// Connected now (a connection made and not yet lost).
     private var connected = false
+    /// What the kernel said last about the connection's path (adaptive RTMP destinations),
+    /// nil while not connected.
+    private var currentLink: TCPLinkSample?
     /// Set by ``stopConnecting()``: no connection is made from now on.
     private let ending = Monitor(false)
     private var aborted = false
@@ -63,6 +66,10 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
         stats.gopsDropped = queue.droppedGOPs
         return stats
     }
+
+    /// The connection's path as the kernel sees it (round trip, delivery rate), sampled as it
+    /// writes; nil while not connected or when its socket is not known.
+    var link: TCPLinkSample? { lock.withLock { currentLink } }
 
     /// What was sent over the last second (bit/s): adaptive bitrate's view of what the link carries.
     var lastSecondBitsPerSecond: Int {
@@ -154,10 +161,18 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                 if let failed = retry(after: error.description, backoff: &backoff) { return failed }
                 continue
             }
-            if let sockets, let unsentBytes, let port = UnsentLimit.port(of: path), sockets.apply(peerPort: port, bytes: unsentBytes) == 0 {
-                events.emit(.runNote(message: "\(output.destination): its connection's socket was not found; a narrow link shows "
-                                     + "later than it could (after what the system buffers)"))
+            // The socket libav opened, read between two writes on this thread (it is closed here too).
+            var linkSocket: Int32?
+            if let sockets, let unsentBytes, let port = UnsentLimit.port(of: path) {
+                let limited = sockets.apply(peerPort: port, bytes: unsentBytes)
+                if limited.isEmpty {
+                    events.emit(.runNote(message: "\(output.destination): its connection's socket was not found; a narrow link shows "
+                                         + "later than it could (after what the system buffers)"))
+                }
+                // Two new connections to the same port at once: which is this one's is not known.
+                linkSocket = limited.count == 1 ? limited[0] : nil
             }
+            var linkSampled = -Double.infinity
             let hadConnectionBefore = hadConnection
             lock.withLock {
                 connected = true
@@ -189,12 +204,20 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                     break
                 }
                 lock.withLock { currentStats.record(bytes: bytes, at: .now) }
+                if let linkSocket, monotonicSeconds() - linkSampled >= Self.linkSampleInterval {
+                    linkSampled = monotonicSeconds()
+                    let sample = TCPLinkSample.read(linkSocket)
+                    lock.withLock { currentLink = sample }
+                }
                 if !resetDone, monotonicSeconds() - liveSince > 10 {
                     backoff.reset()
                     resetDone = true
                 }
             }
-            lock.withLock { connected = false }
+            lock.withLock {
+                connected = false
+                currentLink = nil
+            }
             // Closing flushes what is buffered and says goodbye to the server, which blocks for
             // good on a connection that stalled: it gets the write timeout too.
             if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
@@ -207,6 +230,9 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
         set(.stopped)
         return .finished
     }
+
+    /// How often a connection's path is read while it writes (adaptive bitrate looks every 100 ms).
+    static let linkSampleInterval = 0.05
 
     /// Why a connection attempt failed, for the operator.
     private struct ConnectionFailure: Error, CustomStringConvertible {
@@ -242,7 +268,12 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// Writes the trailer and closes; `stopped`, or `failed` when the trailer can't be written.
     private func finish(_ media: MediaOutput) -> WorkerOutcome {
         // Still connected while the trailer goes out: the run's stop must not interrupt it.
-        defer { lock.withLock { connected = false } }
+        defer {
+            lock.withLock {
+                connected = false
+                currentLink = nil
+            }
+        }
         do {
             // A stalled peer must not hold the trailer for good either.
             if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
