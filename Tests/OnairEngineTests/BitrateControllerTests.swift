@@ -214,6 +214,12 @@ struct BitrateControllerTests {
         #expect(narrowed.events.contains { if case .bitrateChanged(_, _, _, let reason) = $0 { reason.contains("its link queues 80 ms and delivers 3.00 Mb/s") } else { false } },
                 "\(narrowed.events)")
 
+        // Narrower again right after that cut, while x264 still makes the old bitrate: cut again
+        // half a second later, not once the encoder has come down.
+        let again = run(Array(repeating: link(queueing: 80, delivering: 3_000_000), count: 2)
+                        + Array(repeating: link(queueing: 80, delivering: 1_500_000), count: 8))
+        #expect(again.bitrates[6] < again.bitrates[1], "\(again.bitrates)")
+
         let bulge = run([link(queueing: 80, delivering: 3_000_000)] + Array(repeating: link(queueing: 0, delivering: 2_000_000, appLimited: true), count: 10))
         #expect(bulge.bitrates.allSatisfy { $0 == 4_500_000 }, "a keyframe's bulge: \(bulge.bitrates)")
         let idle = run(Array(repeating: link(queueing: 80, delivering: 1_000_000, appLimited: true), count: 10))

@@ -20,7 +20,8 @@ import Foundation
 ///   TCP recovers from a loss), less 15 % so the queue drains,
 ///   less the sound; at least 15 % and at most half below the current bitrate. Again every
 ///   500 ms while the queue has not started to shrink and the encoder has come down (x264
-///   takes about a second; up to 1.5 s is waited for); to 70 % of the throughput past 1.5 s
+///   takes about a second; up to 1.5 s is waited for), or while the link delivers less than
+///   even the last cut asked for (it narrowed again); to 70 % of the throughput past 1.5 s
 ///   queued (at once, without waiting for the queue to shrink). A queue is judged once it has been live for 2 s (a new connection sends what
 ///   piled up while it connected through TCP's slow start).
 /// - **Step up.** While every followed destination's queue stays under 120 ms (a keyframe's
@@ -261,13 +262,19 @@ public struct BitrateController: Sendable {
         let queue = worst.queueMilliseconds
         let emergency = queue >= policy.emergencyAt
         if let last = lastCut, now - last.time < policy.cutInterval { return nil }
+        // A full path delivering less than even the last cut asked for: that cut can't be
+        // enough, whatever the encoder and the queue do meanwhile (the link narrowed again).
+        let belowLastCut = worst.link.map {
+            isPathFull($0, encoded: encoded) && Double($0.deliveryBitsPerSecond) < Double(bitrate + audio) * policy.deliveryShare
+        } ?? false
         // x264 comes down to a lower bitrate over about a second: while what it makes is still
         // well above it, the queue goes on growing from the last cut's lag, not the link's.
-        if let last = lastCut, now - last.time < policy.cutSettling, encoded > 0, Double(encoded) > Double(bitrate + audio) * 1.15 {
+        if let last = lastCut, now - last.time < policy.cutSettling, encoded > 0, Double(encoded) > Double(bitrate + audio) * 1.15,
+           !belowLastCut {
             return nil
         }
         // A queue that shrinks since the last cut is draining: that cut is enough.
-        if let last = lastCut, now - last.time < 2 * policy.cutInterval + 0.5, queue < last.queue, !emergency { return nil }
+        if let last = lastCut, now - last.time < 2 * policy.cutInterval + 0.5, queue < last.queue, !emergency, !belowLastCut { return nil }
         // What the link carries: what it sent lately, or (sooner right, when the link has just
         // narrowed) what is made less what piles up.
         let sent = Double(worst.bitsPerSecond)
