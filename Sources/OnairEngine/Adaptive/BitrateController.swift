@@ -138,8 +138,8 @@ public struct BitrateController: Sendable {
     public private(set) var bitrate: Int
 
     private var history: [String: [(time: Double, queue: Int)]] = [:]
-    /// Whether each destination's path was full (see ``Policy/pathQueueing``), at the last ticks.
-    private var pathFull: [String: [Bool]] = [:]
+    /// Each destination's link samples at the last `fullTicks` ticks (nil where unknown).
+    private var links: [String: [TCPLinkSample?]] = [:]
     /// When each destination last went live.
     private var liveSince: [String: Double] = [:]
     private var congested: Set<String> = []
@@ -172,7 +172,7 @@ public struct BitrateController: Sendable {
             // A queue is judged on what it did while live: not on what piled up while connecting.
             guard observation.live else {
                 history[observation.destination] = nil
-                pathFull[observation.destination] = nil
+                links[observation.destination] = nil
                 liveSince[observation.destination] = nil
                 continue
             }
@@ -181,17 +181,17 @@ public struct BitrateController: Sendable {
             samples.append((now, observation.queueMilliseconds))
             if samples.count > policy.risingTicks + 1 { samples.removeFirst(samples.count - policy.risingTicks - 1) }
             history[observation.destination] = samples
-            var full = pathFull[observation.destination, default: []]
-            full.append(isPathFull(observation.link, encoded: encoded))
-            if full.count > policy.fullTicks { full.removeFirst(full.count - policy.fullTicks) }
-            pathFull[observation.destination] = full
+            var recent = links[observation.destination, default: []]
+            recent.append(observation.link)
+            if recent.count > policy.fullTicks { recent.removeFirst(recent.count - policy.fullTicks) }
+            links[observation.destination] = recent
         }
 
         // Episodes: a destination congested until it stayed near empty for `stableFor`.
         var worst: Observation?
         for observation in network where observation.live {
             let name = observation.destination
-            let isCongested = isCongested(observation)
+            let isCongested = isCongested(observation, encoded: encoded)
             if isCongested {
                 calmSince[name] = nil
                 if congested.insert(name).inserted {
@@ -221,13 +221,13 @@ public struct BitrateController: Sendable {
     /// Whether `observation` can't keep up: enough queued and not draining, or a queue rising
     /// steadily. A queue that shrinks over the last ticks is being caught up with (what piled
     /// up while the destination connected, or before the last cut took effect).
-    private func isCongested(_ observation: Observation) -> Bool {
+    private func isCongested(_ observation: Observation, encoded: Int) -> Bool {
         guard history[observation.destination]?.count == policy.risingTicks + 1 else { return false }
         // A new connection sends its backlog through TCP's slow start: not the link's measure.
         if let since = liveSince[observation.destination], history[observation.destination]?.last.map({ $0.time - since < policy.warmup }) == true,
            observation.queueMilliseconds < policy.emergencyAt { return false }
         if observation.queueMilliseconds >= policy.congestedAt { return !isDraining(observation.destination) }
-        if let full = pathFull[observation.destination], full.count == policy.fullTicks, full.allSatisfy({ $0 }) { return true }
+        if isPathFull(observation.destination, encoded: encoded) { return true }
         guard observation.queueMilliseconds >= policy.risingFrom, let growth = growthRate(of: observation.destination) else { return false }
         return growth > 0
     }
@@ -238,6 +238,13 @@ public struct BitrateController: Sendable {
         guard let link, !link.appLimited, link.queueingMilliseconds >= policy.pathQueueing else { return false }
         let made = encoded > 0 ? encoded : bitrate + audio
         return Double(link.deliveryBitsPerSecond) < Double(made) * policy.deliveryShare
+    }
+
+    /// Whether `destination`'s path was full at each of the last `fullTicks` ticks, each sample
+    /// delivering under `deliveryShare` of `rate` (what the encoder makes; 0: the bitrate asked for).
+    private func isPathFull(_ destination: String, encoded rate: Int) -> Bool {
+        guard let recent = links[destination], recent.count == policy.fullTicks else { return false }
+        return recent.allSatisfy { isPathFull($0, encoded: rate) }
     }
 
     /// Whether `destination`'s queue is lower now than `risingTicks` ticks ago.
@@ -264,9 +271,7 @@ public struct BitrateController: Sendable {
         if let last = lastCut, now - last.time < policy.cutInterval { return nil }
         // A full path delivering less than even the last cut asked for: that cut can't be
         // enough, whatever the encoder and the queue do meanwhile (the link narrowed again).
-        let belowLastCut = worst.link.map {
-            isPathFull($0, encoded: encoded) && Double($0.deliveryBitsPerSecond) < Double(bitrate + audio) * policy.deliveryShare
-        } ?? false
+        let belowLastCut = isPathFull(worst.destination, encoded: 0)
         // x264 comes down to a lower bitrate over about a second: while what it makes is still
         // well above it, the queue goes on growing from the last cut's lag, not the link's.
         if let last = lastCut, now - last.time < policy.cutSettling, encoded > 0, Double(encoded) > Double(bitrate + audio) * 1.15,
@@ -283,7 +288,7 @@ public struct BitrateController: Sendable {
         // (what was sent over the last second still holds the wider link's); one sample dips
         // while TCP recovers from a loss, so, like the growth, it never takes the estimate below
         // 75 % of what was sent.
-        if let link = worst.link, isPathFull(link, encoded: encoded) {
+        if let link = worst.link, isPathFull(worst.destination, encoded: encoded) {
             carried = min(carried, max(Double(link.deliveryBitsPerSecond), sent * 0.75))
         }
         if let growth = growthRate(of: worst.destination), growth < 1 {
@@ -344,7 +349,7 @@ public struct BitrateController: Sendable {
 
     private func cutReason(_ worst: Observation) -> String {
         let reason = "\(worst.destination) is \(worst.queueMilliseconds) ms behind, sending " + String(format: "%.2f Mb/s", Double(worst.bitsPerSecond) / 1e6)
-        guard let link = worst.link, pathFull[worst.destination]?.last == true else { return reason }
+        guard let link = worst.link, isPathFull(link, encoded: 0) else { return reason }
         return reason + String(format: "; its link queues %.0f ms and delivers %.2f Mb/s", link.queueingMilliseconds, Double(link.deliveryBitsPerSecond) / 1e6)
     }
 }
