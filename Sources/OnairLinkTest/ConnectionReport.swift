@@ -84,7 +84,7 @@ public struct ConnectionReport: Codable, Sendable {
     public var text: String {
         let how = together ? "together (they share this machine's uplink, as when live)" : "one after another (each alone on the uplink)"
         var lines = ["Connection test of '\(pipeline)': \(destinations.count) destination(s) measured \(how), "
-            + "\(durationMilliseconds / 1000) s each; a quality fits when the link carries it (sound included) and 30 % more"]
+            + "\(String(format: "%g", Double(durationMilliseconds) / 1000)) s each; a quality fits when the link carries it (sound included) and 30 % more"]
         lines += destinations.map(\.line)
         if destinations.isEmpty { lines.append("no network destinations: recordings and HLS have no link to measure") }
         return lines.joined(separator: "\n")

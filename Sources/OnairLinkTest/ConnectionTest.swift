@@ -76,7 +76,7 @@ public struct ConnectionTest: Sendable {
         let entries = zip(destinations, measured).map { destination, measurement in
             ConnectionReport.Entry(destination: destination, measurement: measurement)
         }
-        return ConnectionReport(pipeline: pipeline, durationMilliseconds: Int(duration.components.seconds * 1000), together: together,
+        return ConnectionReport(pipeline: pipeline, durationMilliseconds: Int((duration.inSeconds * 1000).rounded()), together: together,
                                 destinations: entries)
     }
 }

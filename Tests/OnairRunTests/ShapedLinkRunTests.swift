@@ -54,7 +54,7 @@ extension EndToEnd {
                 ("gone", "{kind: url, url: \"rtmp://\(link.address):1936/live/{key}\", key: {env: KEY_GONE}}"),
             ], quality: "360p30", presets: linkPresets)
             defer { project.remove() }
-            let output = try await testConnection(project, ["--duration", "6s", "--json"])
+            let output = try await testConnection(project, ["--duration", "5500ms", "--json"])
             #expect(output.status == 3, "\(output)")
             struct Report: Decodable {
                 struct Entry: Decodable {
@@ -69,11 +69,13 @@ extension EndToEnd {
                     var recommended: String?
                 }
                 var pipeline: String
+                var duration_ms: Int
                 var together: Bool
                 var destinations: [Entry]
             }
             let report = try JSONDecoder().decode(Report.self, from: Data(output.stdout.utf8))
             #expect(report.pipeline == "t" && report.together)
+            #expect(report.duration_ms == 5500, "the duration as given, its fraction of a second included")
             try #require(report.destinations.count == 2)
             let ingest = report.destinations[0]
             #expect(ingest.measurement.destination == "ingest" && ingest.current_fits == true && ingest.recommended == "360p30")
