@@ -72,7 +72,7 @@ let package = Package(
             swiftSettings: strictness
         ),
         // Runs pipelines on orchestrators: Kubernetes manifests and systemd units from plans.
-        .target(name: "OnairExport", dependencies: ["OnairPlanner", "Yams"], swiftSettings: strictness),
+        .target(name: "OnairExport", dependencies: ["OnairConfig", "OnairPlanner", "Yams"], swiftSettings: strictness),
         // What the end-to-end tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback
         // ports, the built onair executable. Only test targets depend on it.
         .target(name: "OnairTestSupport", swiftSettings: strictness),

@@ -1,4 +1,5 @@
 import Foundation
+import OnairConfig
 import OnairPlanner
 
 /// What an export needs of one pipeline: its plan (inputs, outputs, keys by reference, cost)
@@ -94,7 +95,7 @@ struct ListenPort: Equatable {
     /// SRT runs over UDP, RTMP over TCP.
     var transport: String { scheme == "srt" ? "UDP" : "TCP" }
     /// True when it binds loopback only, which nothing outside the machine (or pod) reaches.
-    var isLoopback: Bool { host.hasPrefix("127.") || host == "localhost" || host == "[::1]" }
+    var isLoopback: Bool { ListenAddress(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port).isLoopback }
 
     init?(url: String, source: String) {
         guard let schemeEnd = url.range(of: "://") else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import OnairConfig
 import OnairPlanner
 
 /// `onair export systemd`: a service unit running one pipeline on a host (`onair-NAME.service`).
@@ -92,7 +93,8 @@ public struct SystemdUnit: Sendable {
             if case .file(let path) = reference.key { return path }
             return nil
         }
-        let needsToken = options.http.map { !Self.isLoopback($0) } ?? false
+        // An address that does not parse is taken as reachable from elsewhere: it gets the token.
+        let needsToken = options.http.map { ListenAddress($0)?.isLoopback != true } ?? false
         var header = [
             "\(fileName): onair pipeline '\(plan.pipeline)' (onair export systemd \(plan.pipeline)).",
             "Install:",
@@ -118,7 +120,7 @@ public struct SystemdUnit: Sendable {
             if case .device(let path, _) = input.kind { return path }
             return nil
         }
-        let bindsLowPort = pipeline.listenPorts.contains { $0.port < 1024 } || (options.http.flatMap(Self.port).map { $0 < 1024 } ?? false)
+        let bindsLowPort = pipeline.listenPorts.contains { $0.port < 1024 } || ((options.http.flatMap(ListenAddress.init)?.port).map { $0 < 1024 } ?? false)
         let memoryHigh = max(plan.cost.mebibytes, 64)
         var service: [String] = [
             "Type=exec",
@@ -185,13 +187,5 @@ public struct SystemdUnit: Sendable {
         let escaped = word.replacingOccurrences(of: "%", with: "%%").replacingOccurrences(of: "$", with: "$$")
         guard escaped.contains(where: { " \t\"'\\".contains($0) }) else { return escaped }
         return "\"" + escaped.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-
-    static func isLoopback(_ listen: String) -> Bool {
-        listen.hasPrefix("127.") || listen.hasPrefix("localhost:") || listen.hasPrefix("[::1]:")
-    }
-
-    static func port(_ listen: String) -> Int? {
-        listen.split(separator: ":").last.flatMap { Int($0) }
     }
 }

@@ -83,6 +83,18 @@ import Testing
         #expect(keyfile.contains("ReadWritePaths=\(project.path)/archive/show \(project.path)/.onair"))
     }
 
+    @Test("--http on loopback (IPv6 and localhost too) needs no token; a port under 1024 gets the capability to bind it")
+    func loopbackHTTPNeedsNoToken() throws {
+        let project = try exportProject(unusualPipelines)
+        defer { project.remove() }
+        for (listen, lowPort) in [("[::1]:80", true), ("localhost:8750", false), ("127.0.0.2:8750", false)] {
+            let export = try onair(["export", "systemd", "demo", "--project", project.path, "--http", listen])
+            try #require(export.status == 0, "\(export)")
+            #expect(!export.stdout.contains("ONAIR_API_TOKEN"), "\(listen): \(export.stdout)")
+            #expect(export.stdout.contains("CapabilityBoundingSet=CAP_NET_BIND_SERVICE") == lowPort, "\(listen): \(export.stdout)")
+        }
+    }
+
     @Test func sentinelKeysNeverAppearInAnyExport() throws {
         let sentinel = "SENTINEL-" + UUID().uuidString.prefix(8)
         let project = try exportProject(unusualPipelines)
