@@ -40,6 +40,9 @@ let package = Package(
         // Per-pixel kernels libavfilter does too slowly for live 1080p (chroma key, auto lighting);
         // plain C on plane pointers, no FFmpeg.
         .target(name: "CFrameKernels"),
+        // jemalloc as the allocator of the executable that links this (onair), with its settings:
+        // glibc's arenas fragment over hours of switches and reconnections (allocator.c).
+        .target(name: "CAllocator", linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         // Owns every libav pointer; no C type leaves this module.
         .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels"], swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.
@@ -85,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest",
+                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest", "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness

@@ -1,4 +1,5 @@
 import Foundation
+import OnairEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -6,18 +7,20 @@ import Foundation
     import Darwin
 #endif
 
-/// What this process uses: CPU time so far and resident memory now.
+/// What this process uses: CPU time so far, resident memory and live allocations now.
 struct ProcessUsage {
     /// User and system CPU time since the process started.
     var cpuSeconds: Double
     /// Resident set size.
     var residentBytes: Int
+    /// Bytes in live allocations, when the allocator says (jemalloc, in the onair executable).
+    var allocatedBytes: Int?
 
     static func now() -> ProcessUsage {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        return ProcessUsage(cpuSeconds: cpu, residentBytes: residentBytes())
+        return ProcessUsage(cpuSeconds: cpu, residentBytes: residentBytes(), allocatedBytes: ProcessAllocator.allocatedBytes)
     }
 
     /// From /proc/self/statm (resident pages × page size); the peak from getrusage elsewhere.

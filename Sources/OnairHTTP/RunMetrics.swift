@@ -77,6 +77,10 @@ final class RunMetrics: Sendable {
         ("onair_destination_queue_seconds", "gauge", "destination", "Media time waiting in the destination's queue"),
         ("onair_process_cpu_seconds_total", "counter", "", "CPU time of the onair process, user and system"),
         ("onair_process_resident_memory_bytes", "gauge", "", "Resident memory of the onair process"),
+        (
+            "onair_process_allocated_memory_bytes", "gauge", "",
+            "Memory in live allocations (the allocator's count); resident memory far above it is held by the allocator, not leaked"
+        ),
     ]
 
     /// The Prometheus text exposition after bringing every metric up to `status`.
@@ -156,6 +160,9 @@ final class RunMetrics: Sendable {
         let usage = ProcessUsage.now()
         counter(&seen, "onair_process_cpu_seconds_total", [], usage.cpuSeconds)
         gauge(&seen, "onair_process_resident_memory_bytes", [], Double(usage.residentBytes))
+        if let allocated = usage.allocatedBytes {
+            gauge(&seen, "onair_process_allocated_memory_bytes", [], Double(allocated))
+        }
     }
 
     private static func key(_ name: String, _ labels: [(String, String)]) -> String {

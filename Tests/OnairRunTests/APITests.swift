@@ -113,6 +113,11 @@ extension EndToEnd {
                 parsed.samples.first { $0.name == "onair_rendition_frames_total" && $0.labels == ["rendition": "r0"] }?.value ?? 0
             }
             #expect(frames(second) > frames(first))
+            // The allocator's own count of live memory (jemalloc, linked into onair): under the
+            // resident memory, which also holds the program, stacks and the allocator's spare pages.
+            let memory = { (name: String) in second.samples.first { $0.name == name }?.value ?? 0 }
+            #expect(memory("onair_process_allocated_memory_bytes") > 1_000_000)
+            #expect(memory("onair_process_allocated_memory_bytes") < memory("onair_process_resident_memory_bytes"))
 
             // What each destination receives.
             let preview = try await api.get("/api/v1/destinations/vertical/preview.jpg")

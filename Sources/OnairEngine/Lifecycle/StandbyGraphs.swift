@@ -119,7 +119,7 @@ final class StandbyGraphs: @unchecked Sendable {
             }
             state.withLock { $0.builtAt = .now }
             // The graphs this round replaced (and the one that left the air) are gone by now.
-            FreedMemory.release()
+            ProcessAllocator.release()
         }
     }
 
