@@ -125,6 +125,18 @@ struct DestinationStateTests {
         #expect(stats.bitsPerSecond(over: .seconds(1), at: now + .seconds(2)) == 0)
     }
 
+    @Test("a snapshot keeps the counters and the rate, not the samples behind the rate (a status kept in the event history would keep them alive)")
+    func snapshot() {
+        var stats = DestinationStats()
+        let start = ContinuousClock.now
+        for index in 0...20 { stats.record(bytes: 12_500, at: start + .milliseconds(100 * index)) }
+        let snapshot = stats.snapshot
+        #expect(snapshot == stats && snapshot.packetsSent == 21 && snapshot.bitsPerSecond > 0)
+        let now = start + .milliseconds(2000)
+        #expect(stats.bitsPerSecond(over: .seconds(1), at: now) > 0)
+        #expect(snapshot.bitsPerSecond(over: .seconds(1), at: now) == 0)
+    }
+
     @Test("a single packet gives no rate yet")
     func singlePacket() {
         var window = BitrateWindow()

@@ -56,11 +56,12 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// The current state.
     var state: DestinationState { lock.withLock { currentState } }
 
-    /// Counters, with the queue's drops; the rate decays to 0 while nothing is sent.
+    /// Counters, with the queue's drops; the rate decays to 0 while nothing is sent. A snapshot:
+    /// it does not hold the sender's rate samples.
     var stats: DestinationStats {
         lock.lock()
         currentStats.refreshRate(at: .now)
-        var stats = currentStats
+        var stats = currentStats.snapshot
         lock.unlock()
         stats.packetsDropped = queue.droppedPackets
         stats.gopsDropped = queue.droppedGOPs

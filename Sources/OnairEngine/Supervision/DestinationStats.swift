@@ -41,6 +41,17 @@ public struct DestinationStats: Sendable {
         window.bitsPerSecond(over: span, at: now)
     }
 
+    /// These counters and rate without the samples the rate is taken from: what a status keeps.
+    ///
+    /// A copy that shared the samples' buffer would keep it alive for as long as the copy lives
+    /// — every `stats` event in the run's event history holds one per destination — and make the
+    /// sender's next ``record(bytes:at:)`` copy the buffer: resident memory grew by megabytes an
+    /// hour that way, until the history was full. ``bitsPerSecond(over:at:)`` of a snapshot is 0.
+    public var snapshot: DestinationStats {
+        DestinationStats(packetsSent: packetsSent, bytesSent: bytesSent, packetsDropped: packetsDropped, gopsDropped: gopsDropped,
+                         reconnects: reconnects, bitsPerSecond: bitsPerSecond)
+    }
+
     /// Lets the rate decay when nothing was sent lately (call before showing the statistics).
     public mutating func refreshRate(at now: ContinuousClock.Instant) {
         window.expire(at: now)
