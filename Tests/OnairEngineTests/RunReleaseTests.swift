@@ -22,4 +22,29 @@ struct RunReleaseTests {
         while destination != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(destination == nil, "a destination worker outlived its run")
     }
+
+    @Test("once a stopped run that switched combinations is released, the run itself is freed, with a subscription still held",
+          .timeLimit(.minutes(1)))
+    func runIsFreed() async throws {
+        weak var run: PipelineRun?
+        let subscription: EventSubscription
+        do {
+            let controlled = try ControlledRun()
+            subscription = controlled.run.subscribe(after: nil)
+            controlled.run.start()
+            try await controlled.waitForStatus { $0.state == .live }
+            _ = try await controlled.run.switchOverlay(to: "blue")
+            controlled.run.stop()
+            _ = await controlled.run.outcome()
+            run = controlled.run
+        }
+        // Its threads let go of it a moment after they ended.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while run != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(run == nil, "a stopped run outlived its owner")
+        // The subscription still reads what the run said, to its end.
+        var last: RunEvent?
+        for await event in subscription { last = event }
+        #expect(last?.event.kind == .runStopped(reason: "completed"), "\(String(describing: last))")
+    }
 }
