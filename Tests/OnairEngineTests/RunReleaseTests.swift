@@ -1,5 +1,6 @@
 import Foundation
 @testable import OnairEngine
+import OnairPlanner
 import Testing
 
 @Suite("A finished run is let go")
@@ -46,5 +47,24 @@ struct RunReleaseTests {
         var last: RunEvent?
         for await event in subscription { last = event }
         #expect(last?.event.kind == .runStopped(reason: "completed"), "\(String(describing: last))")
+    }
+
+    @Test("a preview request still waiting when the encoder ends is answered at once, and so is a later one: a waiting request held the finished run",
+          .timeLimit(.minutes(1)))
+    func previewWaitingAtTheEndIsAnswered() async throws {
+        let controlled = try ControlledRun()
+        let tap = PreviewTap(rendition: try #require(controlled.run.plan.renditions.first))
+        let asked = ContinuousClock.now
+        async let waiting = tap.picture(timeout: .seconds(30))
+        try await Task.sleep(for: .milliseconds(200))
+        tap.close()
+        for result in [await waiting, await tap.picture(timeout: .seconds(30))] {
+            guard case .failure(let error) = result else {
+                Issue.record("a picture came after the end")
+                continue
+            }
+            #expect(error == .unavailable(reason: "the run has ended"))
+        }
+        #expect(ContinuousClock.now - asked < .seconds(10), "the request waited for its timeout")
     }
 }
