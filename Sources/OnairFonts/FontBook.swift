@@ -106,6 +106,9 @@ public final class FontBook: Sendable {
             process.terminate()
             return nil
         }
+        // Foundation's Process (on Linux) and the run-loop source it makes at launch hold each
+        // other until waitUntilExit() lets go of the source. Returns at once: it has exited.
+        process.waitUntilExit()
         guard process.terminationStatus == 0 else { return nil }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)

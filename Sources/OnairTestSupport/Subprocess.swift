@@ -39,7 +39,8 @@ public final class Subprocess: @unchecked Sendable {
     public let pid: pid_t
     /// The command line, for messages.
     public let commandLine: String
-    private let process: Process
+    /// Internal for the test that proves it is freed with its ``Subprocess``.
+    let process: Process
     private let stdoutFile: URL
     private let stderrFile: URL
     private let lock = NSLock()
@@ -93,6 +94,10 @@ public final class Subprocess: @unchecked Sendable {
     deinit {
         try? input?.close()
         terminate(grace: .seconds(2))
+        // Foundation's Process (on Linux) and the run-loop source it makes at launch hold each
+        // other until waitUntilExit() lets go of the source; the polling above never calls it,
+        // so every Process stayed allocated. Returns at once: the child has exited.
+        if !process.isRunning { process.waitUntilExit() }
         try? FileManager.default.removeItem(at: stdoutFile)
         try? FileManager.default.removeItem(at: stderrFile)
     }

@@ -100,6 +100,9 @@ final class Console: @unchecked Sendable {
         lock.lock()
         clearBlock()
         lastStatus = nil
+        // The event task may outlive this call by a moment: holding the run, it would tear the
+        // run down on its thread while the process exits.
+        run = nil
         if format == .text {
             for text in StatusBoard.render(status, color: color, width: 100) { writeError(text) }
         }

@@ -15,8 +15,11 @@ enum OperatorInput {
 
     /// Reads lines from standard input on its own thread until it closes, switching `run`.
     static func listen(to run: PipelineRun) {
-        let thread = Thread {
+        // Weakly: the thread waits on standard input until it closes, often after the run has
+        // ended; held strongly, the finished run and all it made stayed allocated until exit.
+        let thread = Thread { [weak run] in
             while let line = readLine() {
+                guard let run else { return }
                 guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
                 if case .failure(let refusal) = run.switchOverlayWaiting(to: line) { run.note(refusal.description) }
             }

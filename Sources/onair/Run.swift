@@ -135,7 +135,10 @@ struct Run: ParsableCommand {
 final class RunStopper: @unchecked Sendable {
     private let lock = NSLock()
     private var uplink: Uplink?
-    private var run: PipelineRun?
+    /// Weakly: the signal handlers hold this stopper until the process exits, and through it
+    /// they kept the finished run, its workers and its events alive to the end.
+    private weak var run: PipelineRun?
+    private var runSet = false
     private var stoppedBeforeRun = false
 
     /// Whether a stop came before the run started.
@@ -150,6 +153,7 @@ final class RunStopper: @unchecked Sendable {
     func running(_ run: PipelineRun) -> Bool {
         lock.withLock {
             self.run = run
+            runSet = true
             return !stoppedBeforeRun
         }
     }
@@ -157,10 +161,11 @@ final class RunStopper: @unchecked Sendable {
     /// The `count`-th stop request.
     func stop(_ count: Int) {
         let (started, measurement) = lock.withLock { () -> (PipelineRun?, Uplink?) in
-            if run == nil { stoppedBeforeRun = true }
+            if !runSet { stoppedBeforeRun = true }
             return (run, uplink)
         }
         guard let started else {
+            // Before the run (a measurement may be going on), or after it was let go.
             measurement?.stop()
             return
         }

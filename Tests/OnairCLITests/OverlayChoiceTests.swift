@@ -107,7 +107,9 @@ struct OverlayChoiceTests {
         let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Pipelines/talk.yaml", silentStart)
-        let environment = ["ONAIR_TEST_FACEBOOK_KEY": "SENTINEL-FACEBOOK"]
+        // On top of the usual environment: replacing it dropped what a sanitized onair needs too.
+        var environment = Subprocess.baseEnvironment()
+        environment["ONAIR_TEST_FACEBOOK_KEY"] = "SENTINEL-FACEBOOK"
 
         // Facebook requires sound: the camera's goes out while the slides are on air.
         let validate = try await onair("validate", "--format", "json", "--project", project.path, environment: environment)

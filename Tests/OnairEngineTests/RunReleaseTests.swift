@@ -1,5 +1,6 @@
 import Foundation
 @testable import OnairEngine
+import OnairPlanner
 import Testing
 
 @Suite("A finished run is let go")
@@ -21,5 +22,49 @@ struct RunReleaseTests {
         let deadline = ContinuousClock.now + .seconds(5)
         while destination != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(destination == nil, "a destination worker outlived its run")
+    }
+
+    @Test("once a stopped run that switched combinations is released, the run itself is freed, with a subscription still held",
+          .timeLimit(.minutes(1)))
+    func runIsFreed() async throws {
+        weak var run: PipelineRun?
+        let subscription: EventSubscription
+        do {
+            let controlled = try ControlledRun()
+            subscription = controlled.run.subscribe(after: nil)
+            controlled.run.start()
+            try await controlled.waitForStatus { $0.state == .live }
+            _ = try await controlled.run.switchOverlay(to: "blue")
+            controlled.run.stop()
+            _ = await controlled.run.outcome()
+            run = controlled.run
+        }
+        // Its threads let go of it a moment after they ended.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while run != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(run == nil, "a stopped run outlived its owner")
+        // The subscription still reads what the run said, to its end.
+        var last: RunEvent?
+        for await event in subscription { last = event }
+        #expect(last?.event.kind == .runStopped(reason: "completed"), "\(String(describing: last))")
+    }
+
+    @Test("a preview request still waiting when the encoder ends is answered at once, and so is a later one: a waiting request held the finished run",
+          .timeLimit(.minutes(1)))
+    func previewWaitingAtTheEndIsAnswered() async throws {
+        let controlled = try ControlledRun()
+        let tap = PreviewTap(rendition: try #require(controlled.run.plan.renditions.first))
+        let asked = ContinuousClock.now
+        async let waiting = tap.picture(timeout: .seconds(30))
+        try await Task.sleep(for: .milliseconds(200))
+        tap.close()
+        for result in [await waiting, await tap.picture(timeout: .seconds(30))] {
+            guard case .failure(let error) = result else {
+                Issue.record("a picture came after the end")
+                continue
+            }
+            #expect(error == .unavailable(reason: "the run has ended"))
+        }
+        #expect(ContinuousClock.now - asked < .seconds(10), "the request waited for its timeout")
     }
 }

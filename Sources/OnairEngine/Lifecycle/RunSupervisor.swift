@@ -113,7 +113,14 @@ final class RunSupervisor: @unchecked Sendable {
         for encoder in encoders { encoder.start() }
         compositor.start()
         steering?.start()
-        startThread(named: "onair.supervisor") { [self] in supervise() }
+        // The thread lets go of the supervisor before it tells the end: whoever waited (onair
+        // run, about to exit) then drops the last reference, and the run is torn down on that
+        // thread before the process exits, not on this one while it exits.
+        let held = Held(self)
+        startThread(named: "onair.supervisor") { [finished] in
+            let outcome = held.take().supervise()
+            finished.withLock { $0 = outcome }
+        }
     }
 
     /// First call: drain (readiness goes false at once); second: cut everything off.
@@ -140,8 +147,8 @@ final class RunSupervisor: @unchecked Sendable {
         return finished.withLock(waitingUntil: { $0 != nil }, deadline: .now + .seconds(365 * 86_400)) { $0 } ?? .aborted
     }
 
-    /// The supervising thread.
-    private func supervise() {
+    /// The supervising thread; how the run ended.
+    private func supervise() -> RunOutcome {
         var nextStats = monotonicSeconds() + statsInterval
         var failure: String?
         var stopAt: Double?
@@ -215,7 +222,7 @@ final class RunSupervisor: @unchecked Sendable {
         }
         LibavLog.setHandler(nil)
         events.hub.finish()
-        finished.withLock { $0 = outcome }
+        return outcome
     }
 
     /// The run drains: the inputs on air stop (the graph then drains and the encoders flush),
@@ -248,6 +255,21 @@ final class RunSupervisor: @unchecked Sendable {
             return .failed("required destination '\(failed.output.destination)' failed")
         }
         return .completed
+    }
+}
+
+/// A reference handed to a thread that lets go of it when it takes it.
+private final class Held<Object: AnyObject>: @unchecked Sendable {
+    private var object: Object?
+
+    init(_ object: Object) {
+        self.object = object
+    }
+
+    /// The object, once: the holder keeps no reference to it any more.
+    func take() -> Object {
+        defer { object = nil }
+        return object!
     }
 }
 

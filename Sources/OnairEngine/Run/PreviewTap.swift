@@ -26,6 +26,8 @@ final class PreviewTap: @unchecked Sendable {
         /// A picture is being made.
         var capturing = false
         var latest: Picture?
+        /// The encoder has ended: no picture will come.
+        var closed = false
     }
 
     /// The shortest time between two pictures.
@@ -78,20 +80,37 @@ final class PreviewTap: @unchecked Sendable {
         }
     }
 
+    /// Called when the encoder has ended: a request waiting for a picture is answered at once,
+    /// and so is any later one. Left waiting, a request kept the finished run alive (the API
+    /// holds it while it answers) after the server had stopped, up to the process' exit.
+    func close() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Result<Picture, PreviewError>, Never>] in
+            state.closed = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: .failure(Self.ended)) }
+    }
+
+    private static let ended = PreviewError.unavailable(reason: "the run has ended")
+
     /// The latest picture when it is less than a second old; otherwise the next one, waiting
     /// at most `timeout` for it (nothing comes while nothing is being encoded).
     func picture(timeout: Duration) async -> Result<Picture, PreviewError> {
         let now = monotonicSeconds()
         if let fresh = state.withLock({ $0.latest }), now - fresh.taken < Self.interval { return .success(fresh) }
         return await withCheckedContinuation { continuation in
-            let id = state.withLock { state -> UInt64 in
+            let id = state.withLock { state -> UInt64? in
+                guard !state.closed else { return nil }
                 state.nextWaiter += 1
                 state.waiters[state.nextWaiter] = continuation
                 return state.nextWaiter
             }
-            Task { [self] in
+            guard let id else { return continuation.resume(returning: .failure(Self.ended)) }
+            // Weakly: the tap may go with its run before the timeout.
+            Task { [weak self] in
                 try? await Task.sleep(for: timeout)
-                let expired = state.withLock { $0.waiters.removeValue(forKey: id) }
+                let expired = self?.state.withLock { $0.waiters.removeValue(forKey: id) }
                 expired?.resume(returning: .failure(.unavailable(
                     reason: "no picture was encoded within \(timeout) (the run is starting or stopping, or its graph is stalled)")))
             }

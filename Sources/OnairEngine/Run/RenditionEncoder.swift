@@ -138,6 +138,7 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
             end.finish(outcome)
             // Wakes anyone waiting for a picture that will not come.
             encodedGeneration.withLock { _ in }
+            preview.close()
         }
     }
 
