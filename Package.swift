@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
 
 /// Upcoming-feature flags every Swift target builds with.
@@ -6,6 +7,11 @@ let strictness: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
+
+/// jemalloc, except in a sanitized build (scripts/sanitize sets ONAIR_SANITIZER): a sanitizer
+/// brings its own allocator, and with two in one process one frees what the other allocated.
+let allocatorLinking: [LinkerSetting] =
+    ProcessInfo.processInfo.environment["ONAIR_SANITIZER"] == nil ? [.linkedLibrary("jemalloc", .when(platforms: [.linux]))] : []
 
 let package = Package(
     name: "onair",
@@ -42,7 +48,7 @@ let package = Package(
         .target(name: "CFrameKernels"),
         // jemalloc as the allocator of the executable that links this (onair), with its settings:
         // glibc's arenas fragment over hours of switches and reconnections (allocator.c).
-        .target(name: "CAllocator", linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
+        .target(name: "CAllocator", linkerSettings: allocatorLinking),
         // Owns every libav pointer; no C type leaves this module.
         .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels"], swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.
