@@ -1,6 +1,7 @@
 import Foundation
 @testable import OnairEngine
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 @Suite("A finished run is let go")
@@ -19,8 +20,7 @@ struct RunReleaseTests {
             #expect(destination != nil)
         }
         // A worker's thread lets go of it a moment after the worker ended.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while destination != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await waitUntilReleased { destination != nil }
         #expect(destination == nil, "a destination worker outlived its run")
     }
 
@@ -40,8 +40,7 @@ struct RunReleaseTests {
             run = controlled.run
         }
         // Its threads let go of it a moment after they ended.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while run != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await waitUntilReleased { run != nil }
         #expect(run == nil, "a stopped run outlived its owner")
         // The subscription still reads what the run said, to its end.
         var last: RunEvent?

@@ -15,8 +15,7 @@ struct SubprocessReleaseTests {
             #expect(process != nil)
         }
         // Foundation's process-watching thread lets go of it a moment after the child exited.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await waitUntilReleased { process != nil }
         #expect(process == nil, "a finished child's Process outlived its Subprocess")
     }
 }

@@ -116,7 +116,7 @@ extension EndToEnd {
             // The allocator's own count of live memory (jemalloc, linked into onair): under the
             // resident memory, which also holds the program, stacks and the allocator's spare pages.
             let memory = { (name: String) in second.samples.first { $0.name == name }?.value }
-            if ProcessInfo.processInfo.environment["ONAIR_SANITIZER"] == nil {
+            if sanitizer == nil {
                 #expect((memory("onair_process_allocated_memory_bytes") ?? 0) > 1_000_000)
                 #expect((memory("onair_process_allocated_memory_bytes") ?? .infinity) < (memory("onair_process_resident_memory_bytes") ?? 0))
             } else {

@@ -86,7 +86,7 @@ extension EndToEnd {
             let peak = samples.map(\.bytes).max() ?? 0
             // AddressSanitizer (scripts/sanitize) adds its shadow memory and the quarantine of
             // freed blocks to every onair: twice the bound there (497 MB measured).
-            let bound = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil ? 300 : 600
+            let bound = sanitizer == "address" ? 600 : 300
             #expect(peak < bound << 20, "peak RSS \(peak >> 20) MB")
             let early = try #require(samples.first { $0.seconds >= 3 })
             let last = try #require(samples.last)
