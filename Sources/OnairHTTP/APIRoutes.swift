@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
 import OnairEngine
 
 /// Every endpoint of a run's HTTP API (see `docs/openapi.yaml`), bound to one ``RunControl``.
 struct APIRoutes: Sendable {
-    let control: any RunControl
+    let control: ControlHandle
     let settings: APIServer.Settings
     let redact: @Sendable (String) -> String
 
@@ -32,20 +33,21 @@ struct APIRoutes: Sendable {
             json.response(.ok, ["status": "ok"])
         }
         router.get("/readyz") { _, _ in
-            let readiness = control.readiness()
+            let readiness = try control.run().readiness()
             return json.response(readiness.ready ? .ok : .serviceUnavailable, readiness)
         }
         router.get("/api/v1/status") { _, _ in
-            json.response(.ok, control.status())
+            json.response(.ok, try control.run().status())
         }
         router.get("/api/v1/events") { request, _ in
-            EventStream(control: control, heartbeat: settings.heartbeat, redact: redact).response(
+            EventStream(control: try control.run(), heartbeat: settings.heartbeat, redact: redact).response(
                 to: request, lastEventID: try Self.lastEventID(of: request))
         }
         router.post("/api/v1/overlay") { request, context in
             let choice = try await OverlayRequest.read(from: request, context: context)
+            let run = try control.run()
             do throws(OverlaySwitchError) {
-                return json.response(.ok, try await control.switchOverlay(to: choice.name))
+                return json.response(.ok, try await run.switchOverlay(to: choice.name))
             } catch {
                 switch error {
                 case .unknown: throw HTTPError(.notFound, message: error.description)
@@ -54,13 +56,15 @@ struct APIRoutes: Sendable {
             }
         }
         router.post("/api/v1/stop") { _, _ in
-            control.stop()
-            return json.response(.accepted, control.status())
+            let run = try control.run()
+            run.stop()
+            return json.response(.accepted, run.status())
         }
         router.get("/api/v1/destinations/{name}/preview.jpg") { _, context in
             let name = try context.parameters.require("name")
+            let run = try control.run()
             do throws(PreviewError) {
-                let picture = try await control.preview(of: name)
+                let picture = try await run.preview(of: name)
                 return Response(
                     status: .ok,
                     headers: [
@@ -76,7 +80,7 @@ struct APIRoutes: Sendable {
             }
         }
         router.get("/metrics") { _, _ in
-            let text = redact(metrics.exposition(of: control.status()))
+            let text = redact(metrics.exposition(of: try control.run().status()))
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))
@@ -101,6 +105,30 @@ struct APIRoutes: Sendable {
             throw HTTPError(.badRequest, message: "Last-Event-ID must be a whole number, the id of an event seen")
         }
         return id
+    }
+}
+
+/// The run an API steers, until its server stops. What NIO still holds of the routes after that
+/// (a closing connection's handlers, on event loop threads that live as long as the process)
+/// must not keep the ended run, its workers and its event history alive until the process exits.
+final class ControlHandle: Sendable {
+    private let current: NIOLockedValueBox<(any RunControl)?>
+
+    init(_ control: any RunControl) {
+        current = NIOLockedValueBox(control)
+    }
+
+    /// The run; a 503 once the server has stopped.
+    func run() throws -> any RunControl {
+        guard let control = current.withLockedValue({ $0 }) else {
+            throw HTTPError(.serviceUnavailable, message: "the run's API has stopped")
+        }
+        return control
+    }
+
+    /// Lets go of the run.
+    func release() {
+        current.withLockedValue { $0 = nil }
     }
 }
 

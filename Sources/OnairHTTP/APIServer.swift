@@ -53,7 +53,7 @@ public final class APIServer: Sendable {
         }
     }
 
-    private let control: any RunControl
+    private let control: ControlHandle
     private let settings: Settings
     private let redact: @Sendable (String) -> String
     private let running = NIOLockedValueBox<Task<Void, Never>?>(nil)
@@ -61,7 +61,7 @@ public final class APIServer: Sendable {
     /// A server for `control`; `redact` is applied to every text answered (the run's stream
     /// keys; the token is added to it here).
     public init(control: any RunControl, settings: Settings, redact: @escaping @Sendable (String) -> String = { $0 }) {
-        self.control = control
+        self.control = ControlHandle(control)
         self.settings = settings
         let token = settings.token.map { SecretRedactor(secrets: [$0.value], replacement: "<redacted>") }
         self.redact = { text in token.map { $0(redact(text)) } ?? redact(text) }
@@ -111,6 +111,7 @@ public final class APIServer: Sendable {
             await group.next()
             group.cancelAll()
         }
+        control.release()
     }
 
     /// Hummingbird logs through swift-log; onair itself does not. What a run says is typed

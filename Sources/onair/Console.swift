@@ -64,7 +64,10 @@ final class Console: @unchecked Sendable {
         guard live else { return }
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now() + 1, repeating: 1)
+        // The handler reads the run through `self.run`, which `finish` clears: a tick that is
+        // still queued when the timer is cancelled must not keep the ended run alive.
         timer.setEventHandler { [self] in
+            guard let run = lock.withLock({ self.run }) else { return }
             let snapshot = run.status()
             lock.lock()
             lastStatus = snapshot

@@ -108,7 +108,11 @@ struct Run: ParsableCommand {
         console.show(dashboard: api.url)
         console.follow(pipelineRun)
         guard stopper.running(pipelineRun) else {
+            // Stopped between the measurement and the start: the run ends without going live,
+            // and its events end, so that the console lets go of it.
+            pipelineRun.stop()
             api.close()
+            console.finish(status: pipelineRun.status())
             return
         }
         pipelineRun.start(api: api.url)

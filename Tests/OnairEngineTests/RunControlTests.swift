@@ -213,9 +213,14 @@ struct RunControlTests {
     func stoppedBeforeStart() async throws {
         let controlled = try ControlledRun()
         let run = controlled.run
+        let events = EventCollector(run.subscribe(after: nil))
         #expect(run.wait() == .completed, "a run not started has nothing to wait for")
         run.stop()
         #expect(run.status().state == .stopped)
+        // Its subscribers (the console, an SSE client) are told and let go, as at any end.
+        #expect(try await events.waitForEnd(timeout: .seconds(10)), "the events of a run stopped before it started never ended")
+        #expect(events.all.map(\.event.name) == ["run.stopped"], "\(events.all.map(\.event.name))")
+        #expect(events.all.last?.event.detail == "stopped before it started")
         run.start()
         #expect(await run.outcome() == .completed)
         #expect(run.status().state == .stopped)

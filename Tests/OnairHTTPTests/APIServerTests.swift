@@ -187,6 +187,24 @@ struct APIServerTests {
         }
     }
 
+    @Test("a stopped server lets go of its run, whatever the event loops still hold")
+    func stopLetsGoOfTheRun() async throws {
+        var run: ScriptedRun? = ScriptedRun()
+        weak let watched = run
+        let server = APIServer(control: run!, settings: .init())
+        let bound = try await server.start()
+        let base = "http://\(bound.host):\(bound.port)"
+        #expect(try await HTTP.send(base + "/api/v1/status").status == 200)
+        // An event stream open while the server stops, as the dashboard's is.
+        let events = Task { try? await HTTP.stream(base + "/api/v1/events", seconds: 3) }
+        try await Task.sleep(for: .milliseconds(300))
+        run = nil
+        await server.stop()
+        _ = await events.value
+        try await waitUntilReleased { watched != nil }
+        #expect(watched == nil, "the stopped server still holds the run: the ended run, its workers and its events stay until exit")
+    }
+
     @Test("an address already in use is reported, not a crash")
     func addressInUse() async throws {
         let first = APIServer(control: ScriptedRun(), settings: .init())

@@ -90,7 +90,10 @@ extension EndToEnd {
             #expect(peak < bound << 20, "peak RSS \(peak >> 20) MB")
             let early = try #require(samples.first { $0.seconds >= 3 })
             let last = try #require(samples.last)
-            #expect(last.bytes - early.bytes < 50 << 20,
+            // Under AddressSanitizer the quarantine of freed blocks (256 MB by default) fills
+            // during the run: growth, but not onair's (235 MB measured).
+            let growthBound = sanitizer == "address" ? 50 + 256 : 50
+            #expect(last.bytes - early.bytes < growthBound << 20,
                     "RSS grew from \(early.bytes >> 20) MB at \(Int(early.seconds)) s to \(last.bytes >> 20) MB at \(Int(last.seconds)) s")
         }
     }

@@ -130,8 +130,12 @@ final class RunSupervisor: @unchecked Sendable {
             defer { lifecycle.drain() }
             return lifecycle.state == .preparing
         }
-        // No thread will say how it ended: it is over.
-        if neverStarted { finished.withLock { $0 = .completed } }
+        // No thread will say how it ended: it is over, and subscribers hear it here.
+        if neverStarted {
+            finished.withLock { $0 = .completed }
+            events.emit(.runStopped(reason: "stopped before it started"))
+            events.hub.finish()
+        }
         wake.ring()
     }
 
