@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 
 /// Settings of an H.264 (libx264) encoder.
 public struct VideoEncoderSettings: Sendable, Hashable {
@@ -24,6 +25,9 @@ public struct VideoEncoderSettings: Sendable, Hashable {
     public var constantBitrate: Bool
     /// Whether the bitrate may change while encoding, and how a constant one is kept.
     public var bitrateMode = BitrateMode.fixed
+    /// More libx264 options (`subme=0:cabac=1`), after onair's own: an encoder does not open
+    /// when libx264 rejects one of them.
+    public var x264Params: String?
 
     /// Creates settings.
     public init(width: Int, height: Int, frameRate: FrameRate, bitrate: Int, maxBitrate: Int, bufferSize: Int, gopSize: Int,
@@ -128,6 +132,7 @@ public final class Encoder {
             }
             x264.append("force-cfr=1")
         }
+        if let more = settings.x264Params { x264.append(more) }
         if !x264.isEmpty { options.append(("x264-params", x264.joined(separator: ":"))) }
         try self.init(named: settings.encoder, kind: .video, options: options, video: settings) { codec in
             let rate = settings.frameRate
@@ -177,13 +182,30 @@ public final class Encoder {
         configure(codec)
         codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         let dictionary = OptionDictionary(options)
-        try LibavError.check(avcodec_open2(codec, encoder, &dictionary.pointer), "avcodec_open2(\(name))")
+        if video?.x264Params == nil {
+            try LibavError.check(avcodec_open2(codec, encoder, &dictionary.pointer), "avcodec_open2(\(name))")
+        } else {
+            // FFmpeg 5.1's libx264 wrapper only warns about an option x264 rejects ("Error
+            // parsing option 'submee = 3'.") and encodes without it: here it is an error.
+            let (status, lines) = LibavLog.capturing { avcodec_open2(codec, encoder, &dictionary.pointer) }
+            let rejected = lines.filter { $0.message.hasPrefix("Error parsing option") }
+            for line in lines where !rejected.contains(line) { LibavLog.deliver(line) }
+            try LibavError.check(status, "avcodec_open2(\(name))")
+            if !rejected.isEmpty {
+                let said = rejected.map { $0.message.trimmingCharacters(in: CharacterSet(charactersIn: ". \n")) }.joined(separator: "; ")
+                throw LibavError(function: Self.rejectedOptions + said, code: .invalidArgument)
+            }
+        }
         parameters = try StreamParameters(codec: codec)
         self.codec = codec
         self.kind = kind
         videoSettings = video
         opened = true
     }
+
+    /// How the error of an encoder whose `x264_params` libx264 rejected names its function,
+    /// followed by what libx264 said.
+    public static let rejectedOptions = "x264_params: "
 
     /// What a video encoder was opened with (the bitrate it started at; whether it may change).
     private let videoSettings: VideoEncoderSettings?

@@ -170,6 +170,8 @@ public enum ConfigSchema {
             FieldSchema("level", .text, "H.264 level such as \"4.1\" (quote it)."),
             FieldSchema("preset", .choice(encoderPresets), "Encoder speed preset (default veryfast)."),
             FieldSchema("tune", .choice(encoderTunes), "Encoder tune."),
+            FieldSchema("x264_params", .text,
+                        "More libx264 options as ffmpeg's -x264-params takes them, e.g. \"subme=0:cabac=1\" (key=value pairs joined by ':'); checked against libx264 itself. Bitrate, keyframes, profile, level, preset and tune have their own fields."),
         ])
 
     /// Audio encoder settings.

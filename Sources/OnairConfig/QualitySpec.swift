@@ -43,6 +43,8 @@ public struct VideoSettings: Hashable, Sendable {
     public var preset: String
     /// x264 tune.
     public var tune: String?
+    /// More libx264 options (`x264_params`), as written.
+    public var x264Params: Located<String>? = nil
 }
 
 /// Audio encoder settings.
@@ -146,7 +148,8 @@ extension QualityDefinition {
             codec: codec, bitrate: bitrate, maxBitrate: maxBitrate, buffer: buffer, rateControl: rateControl,
             keyframeInterval: keyframes, profile: videoReader.choice("profile") ?? Located("high", at: here),
             level: level, preset: videoReader.choice("preset")?.value ?? "veryfast",
-            tune: videoReader.choice("tune")?.value)
+            tune: videoReader.choice("tune")?.value,
+            x264Params: videoReader.text("x264_params").flatMap { X264Options.check($0, log: context.log) })
         var audio = AudioSettings.Written()
         if let audioReader = reader.object("audio", ConfigSchema.audio, subject: "audio of \(subject)") {
             audio.codec = audioReader.choice("codec")

@@ -3,7 +3,7 @@ import OnairConfig
 import OnairPlanner
 
 /// The planner of one project, whose plans are also checked against libav itself: the filter
-/// graph configures, and the local files it reads decode.
+/// graph configures, the local files it reads decode, and libx264 takes its `x264_params`.
 public struct CheckedPlanner: Sendable {
     /// The pure planner.
     public var planner: Planner
@@ -23,6 +23,7 @@ public struct CheckedPlanner: Sendable {
         guard let plan = planner.plan(spec, log: log) else { return nil }
         PlanGraphCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         PlanMediaCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
+        PlanEncoderCheck.run(plan, pipelineFile: spec.file, log: log)
         return plan
     }
 }

@@ -157,7 +157,8 @@ struct DestinationTarget {
             gopFrames: max(1, Int((Double(settings.keyframeInterval.value) * Double(fps) / 1000).rounded())),
             profile: settings.profile.value, level: settings.level?.value, preset: settings.preset, tune: settings.tune,
             scenecut: platform?.keyframes.scenecut ?? true, pixelFormat: "yuv420p",
-            adaptive: adaptive.map { AdaptiveBitrate(minBitrate: $0.minBitrate.value) })
+            adaptive: adaptive.map { AdaptiveBitrate(minBitrate: $0.minBitrate.value) },
+            x264Params: settings.x264Params.map { X264Params($0.value, origin: $0.location) })
         let audio = AudioEncoding(codec: quality.audio.codec.value, encoder: quality.audio.codec.value == "aac" ? "aac" : quality.audio.codec.value == "opus" ? "libopus" : "libmp3lame",
                                   bitrate: quality.audio.bitrate.value, sampleRate: quality.audio.sampleRate.value, channels: quality.audio.channels)
         return DestinationTarget(spec: spec, platform: platform, quality: quality, crop: crop, video: video, audio: audio,

@@ -84,7 +84,8 @@ public struct FFmpegCommand: Sendable {
                 "-bufsize", Units.formatBitrate(video.bufferSize))
             add("-g", String(video.gopFrames), "-keyint_min", String(video.gopFrames))
             if !video.scenecut { add("-sc_threshold", "0") }
-            if video.rateControl == "cbr" { add("-x264-params", "nal-hrd=cbr:force-cfr=1") }
+            let x264 = (video.rateControl == "cbr" ? ["nal-hrd=cbr:force-cfr=1"] : []) + [video.x264Params?.text].compactMap { $0 }
+            if !x264.isEmpty { add("-x264-params", x264.joined(separator: ":")) }
             add("-pix_fmt", video.pixelFormat)
             if let audio = rendition.audio {
                 add("-c:a", audio.encoder, "-b:a", Units.formatBitrate(audio.bitrate), "-ar", String(audio.sampleRate), "-ac", String(audio.channels))

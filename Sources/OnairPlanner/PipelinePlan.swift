@@ -233,6 +233,27 @@ public struct VideoEncoding: Codable, Equatable, Hashable, Sendable {
     /// How low the bitrate may step while a destination's link can't carry it; nil for a fixed
     /// bitrate.
     public var adaptive: AdaptiveBitrate? = nil
+    /// More libx264 options (the quality's `x264_params`).
+    public var x264Params: X264Params? = nil
+}
+
+/// libx264 options beyond the encoding's own fields, as ffmpeg's `-x264-params` takes them
+/// (`subme=0:cabac=1`), and where they were written.
+public struct X264Params: Codable, Hashable, Sendable {
+    /// The options as written.
+    public var text: String
+    /// Where they were written, for reporting what libx264 rejects.
+    public var origin: SourceLocation?
+
+    /// `text`, written at `origin`.
+    public init(_ text: String, origin: SourceLocation? = nil) {
+        self.text = text
+        self.origin = origin
+    }
+
+    // Only the options count: two qualities that write the same ones share an encoder.
+    public static func == (lhs: X264Params, rhs: X264Params) -> Bool { lhs.text == rhs.text }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }
 
 /// An adaptive rendition's range: its planned bitrate is the most, `minBitrate` the least.

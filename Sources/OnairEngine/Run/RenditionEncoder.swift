@@ -71,6 +71,7 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
             maxBitrate: settings.maxBitrate, bufferSize: settings.bufferSize, gopSize: settings.gopFrames, profile: settings.profile,
             level: settings.level, preset: settings.preset, tune: settings.tune, scenecut: settings.scenecut,
             constantBitrate: settings.rateControl == "cbr")
+        videoSettings.x264Params = settings.x264Params?.text
         isSteered = settings.adaptive != nil
         if settings.adaptive != nil { videoSettings.bitrateMode = .adjustable }
         video = try Encoder(video: videoSettings)
