@@ -168,7 +168,7 @@ public enum ConfigSchema {
             FieldSchema("keyframe_interval", .duration(minimumMs: 100), "Time between keyframes, e.g. 2s."),
             FieldSchema("profile", .choice(["baseline", "main", "high"]), "H.264 profile (default high)."),
             FieldSchema("level", .text, "H.264 level such as \"4.1\" (quote it)."),
-            FieldSchema("preset", .choice(encoderPresets), "Encoder speed preset (default veryfast)."),
+            FieldSchema("preset", .choice(encoderPresets), "Encoder speed preset (default superfast)."),
             FieldSchema("tune", .choice(encoderTunes), "Encoder tune."),
             FieldSchema("x264_params", .text,
                         "More libx264 options as ffmpeg's -x264-params takes them, e.g. \"subme=0:cabac=1\" (key=value pairs joined by ':'); checked against libx264 itself. Bitrate, keyframes, profile, level, preset and tune have their own fields."),

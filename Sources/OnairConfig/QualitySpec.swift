@@ -147,7 +147,7 @@ extension QualityDefinition {
         let video = VideoSettings(
             codec: codec, bitrate: bitrate, maxBitrate: maxBitrate, buffer: buffer, rateControl: rateControl,
             keyframeInterval: keyframes, profile: videoReader.choice("profile") ?? Located("high", at: here),
-            level: level, preset: videoReader.choice("preset")?.value ?? "veryfast",
+            level: level, preset: videoReader.choice("preset")?.value ?? "superfast",
             tune: videoReader.choice("tune")?.value,
             x264Params: videoReader.text("x264_params").flatMap { X264Options.check($0, log: context.log) })
         var audio = AudioSettings.Written()

@@ -24,7 +24,7 @@ public enum BuiltinPipelines {
           width: 1280
           height: 720
           fps: 30
-          video: {codec: h264, bitrate: 3000k, rate_control: cbr, keyframe_interval: 2s, profile: main, level: "3.1", preset: veryfast, tune: zerolatency}
+          video: {codec: h264, bitrate: 3000k, rate_control: cbr, keyframe_interval: 2s, profile: main, level: "3.1", preset: superfast, tune: zerolatency}
           audio: {codec: aac, bitrate: 128k, sample_rate: 48000, channels: 2}
         destinations:
           landscape: {kind: record, path: recordings/demo-16x9.mkv}

@@ -73,10 +73,12 @@ extension CostCoefficients {
         // Fitted, from the keyed-camera and lighting runs.
         kernels: ["chroma-key": 0.00093, "auto-lighting": 0.00056],
         drawtextPerFrame: 0.00062,
-        // Measured: veryfast. The others are veryfast scaled by rough ratios of x264's presets, not
-        // measured here (add a workload to Benchmarks/calibrate-cost before relying on them).
+        // Measured: veryfast. superfast (the presets' choice) is veryfast × 0.64, the ratio of the
+        // two encoding the benchmark's camera composites (2026-11-26); the others are veryfast
+        // scaled by rough ratios of x264's presets (add a workload to Benchmarks/calibrate-cost
+        // before relying on them).
         x264: [
-            "ultrafast": 0.0028, "superfast": 0.0041, "veryfast": 0.0069, "faster": 0.0104,
+            "ultrafast": 0.0028, "superfast": 0.0044, "veryfast": 0.0069, "faster": 0.0104,
             "fast": 0.0139, "medium": 0.0173, "slow": 0.0277, "slower": 0.0554, "veryslow": 0.1109,
         ],
         aacPerChannel: 0.0044,

@@ -112,7 +112,7 @@ struct ValueTests {
         #expect(quality.video.codec.value == "h264")
         #expect(quality.video.profile.value == "high")
         #expect(quality.video.rateControl.value == "cbr")
-        #expect(quality.video.preset == "veryfast")
+        #expect(quality.video.preset == "superfast")
         #expect(quality.audio.bitrate.value == 128_000)
         #expect(quality.audio.sampleRate.value == 48_000)
         #expect(quality.audio.channels == 2)

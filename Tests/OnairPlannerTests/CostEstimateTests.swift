@@ -17,9 +17,9 @@ import Testing
     @Test func theEncoderIsPricedByPresetAndPixelRate() throws {
         let plan = try plan(YAML.pipeline(destinations: archive))
         let encoder = try #require(plan.cost.cpu.first { $0.component.hasPrefix("x264.") })
-        #expect(encoder.component == "x264.veryfast")
+        #expect(encoder.component == "x264.superfast")
         #expect(encoder.work == 27.648)  // 1280 × 720 × 30 / 10⁶
-        #expect(abs(encoder.amount - CostCoefficients.measured.x264["veryfast"]! * 27.648) < 0.001)
+        #expect(abs(encoder.amount - CostCoefficients.measured.x264["superfast"]! * 27.648) < 0.001)
         let synthesis = try #require(plan.cost.cpu.first { $0.component == "synthesis.testsrc2" })
         #expect(synthesis.work == 27.648)
         #expect(plan.cost.cpuCores >= plan.cost.cpu.map(\.amount).reduce(0, +) - 0.001)
