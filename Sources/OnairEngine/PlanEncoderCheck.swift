@@ -21,14 +21,9 @@ public enum PlanEncoderCheck {
     /// setting is opened once per process (every pipeline may use the same quality).
     static func problem(opening video: VideoEncoding) -> String? {
         if let known = checked.withLock({ $0[video] }) { return known }
-        var settings = VideoEncoderSettings(
-            width: video.width, height: video.height, frameRate: FrameRate(video.fps), bitrate: video.bitrate, maxBitrate: video.maxBitrate,
-            bufferSize: video.bufferSize, gopSize: video.gopFrames, profile: video.profile, level: video.level, preset: video.preset,
-            tune: video.tune, scenecut: video.scenecut, constantBitrate: video.rateControl == "cbr")
-        settings.x264Params = video.x264Params?.text
         let problem: String?
         do {
-            _ = try Encoder(video: settings)
+            _ = try Encoder(video: VideoEncoderSettings(planned: video))
             problem = nil
         } catch where error.function.hasPrefix(Encoder.rejectedOptions) {
             problem = "libx264 rejects x264_params: " + error.function.dropFirst(Encoder.rejectedOptions.count)
@@ -41,4 +36,15 @@ public enum PlanEncoderCheck {
 
     /// Settings already opened: their problem, or nil for none.
     private static let checked = Monitor<[VideoEncoding: String?]>([:])
+}
+
+extension VideoEncoderSettings {
+    /// The settings a plan's rendition is encoded with (a fixed bitrate; the run makes an
+    /// adaptive rendition's adjustable).
+    public init(planned video: VideoEncoding) {
+        self.init(width: video.width, height: video.height, frameRate: FrameRate(video.fps), bitrate: video.bitrate, maxBitrate: video.maxBitrate,
+                  bufferSize: video.bufferSize, gopSize: video.gopFrames, profile: video.profile, level: video.level, preset: video.preset,
+                  tune: video.tune, scenecut: video.scenecut, constantBitrate: video.rateControl == "cbr")
+        x264Params = video.x264Params?.text
+    }
 }

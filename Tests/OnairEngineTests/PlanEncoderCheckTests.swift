@@ -55,11 +55,6 @@ struct PlanEncoderCheckTests {
 
         // And the engine does not open such an encoder either.
         let video = try #require(plan.renditions.first?.video)
-        var settings = VideoEncoderSettings(
-            width: video.width, height: video.height, frameRate: FrameRate(video.fps), bitrate: video.bitrate, maxBitrate: video.maxBitrate,
-            bufferSize: video.bufferSize, gopSize: video.gopFrames, profile: video.profile, level: video.level, preset: video.preset,
-            tune: video.tune, scenecut: true, constantBitrate: true)
-        settings.x264Params = video.x264Params?.text
-        #expect(throws: LibavError.self) { _ = try Encoder(video: settings) }
+        #expect(throws: LibavError.self) { _ = try Encoder(video: VideoEncoderSettings(planned: video)) }
     }
 }

@@ -32,10 +32,14 @@ extension EndToEnd {
             let refused = try await onairCommand(["run", RunProject.pipeline, "--project", written.path, "--duration", "2s"])
             #expect(refused.status == 1 && refused.stderr.contains("error: listening on 0.0.0.0:8750 lets other machines"), "\(refused)")
             // ONAIR_API_TOKEN (what the exports set) is the token when the pipeline names none.
+            // The run lasts until the requests are done (a sanitized onair on a busy machine had
+            // ended a 3 s run before the second one), then is stopped through the API.
             let exported = try await APIRun(pipeline: RunProject.pipeline, project: written.path, keys: ["ONAIR_API_TOKEN": Self.token],
-                                      arguments: ["--duration", "3s", "--http", "0.0.0.0:\(port)"], announced: "http://127.0.0.1:\(port)")
+                                      arguments: ["--duration", "60s", "--http", "0.0.0.0:\(port)"], announced: "http://127.0.0.1:\(port)")
+            let authorized = ["Authorization": "Bearer \(Self.token)"]
             #expect(try await exported.get("/api/v1/status").status == 401)
-            #expect(try await exported.get("/api/v1/status", headers: ["Authorization": "Bearer \(Self.token)"]).status == 200)
+            #expect(try await exported.get("/api/v1/status", headers: authorized).status == 200)
+            #expect(try await exported.get("/api/v1/stop", method: "POST", headers: authorized).status == 202)
             #expect(await exported.run.finish(timeout: .seconds(30)).status == 0)
         }
 

@@ -66,12 +66,7 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
         self.voiced = voiced && rendition.audio != nil
         preview = PreviewTap(rendition: rendition)
         let settings = rendition.video
-        var videoSettings = VideoEncoderSettings(
-            width: settings.width, height: settings.height, frameRate: FrameRate(settings.fps), bitrate: settings.bitrate,
-            maxBitrate: settings.maxBitrate, bufferSize: settings.bufferSize, gopSize: settings.gopFrames, profile: settings.profile,
-            level: settings.level, preset: settings.preset, tune: settings.tune, scenecut: settings.scenecut,
-            constantBitrate: settings.rateControl == "cbr")
-        videoSettings.x264Params = settings.x264Params?.text
+        var videoSettings = VideoEncoderSettings(planned: settings)
         isSteered = settings.adaptive != nil
         if settings.adaptive != nil { videoSettings.bitrateMode = .adjustable }
         video = try Encoder(video: videoSettings)
