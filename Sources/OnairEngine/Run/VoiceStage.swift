@@ -11,10 +11,18 @@ import OnairPlanner
 /// what the old one held (a jump, heard as a click). One stretcher that outlives the switches
 /// only changes its pitch between two frames: the timeline stays continuous (as many samples
 /// out as in, less the latency held back until the end), and rubberband's `pitchq=consistency`
-/// mode is made for pitch changes while it runs, with no discontinuity, also when crossing 1
-/// (the level still dips for 10–20 ms at the change). Smooth transients and independent phase
-/// keep a steady voice steady: the default "crisp" transients made a pure tone wobble.
+/// mode is made for pitch changes while it runs, with no discontinuity, also when crossing 1.
+/// Smooth transients and independent phase keep a steady voice steady: the default "crisp"
+/// transients made a pure tone wobble.
+///
+/// "No change" is ``unpitched``, a hair above 1, never 1 itself: leaving exactly 1 dipped the
+/// sound to 35–60 % of its level for 10–20 ms (the stretcher starts resampling), where leaving
+/// 1.0001 dips it to about 65–75 %, as any other change does.
 final class VoiceStage {
+    /// The pitch of a combination without a voice: 0.17 cents sharp, far below what an ear
+    /// tells apart (about 5 cents).
+    static let unpitched = 1.0001
+
     private let graph: FilterGraphRunner
     private let sinkTimeBase: TimeBase
     private var ratio = 1.0
@@ -25,7 +33,7 @@ final class VoiceStage {
     /// of `frameSize` samples stamped in `timeBase`.
     init(sampleRate: Int, channels: Int, sampleFormat: String, timeBase: TimeBase, frameSize: Int) throws {
         graph = try FilterGraphRunner(
-            description: "[voice_in]\(PlannedVoice.rubberband(pitch: 1))[voice_out]",
+            description: "[voice_in]\(PlannedVoice.rubberband(pitch: Self.unpitched))[voice_out]",
             sources: [.init(label: "voice_in", media: .audio(sampleRate: sampleRate, channels: channels, sampleFormat: sampleFormat), timeBase: timeBase)],
             sinks: [.init(label: "voice_out", kind: .audio, audioFrameSize: frameSize)])
         sinkTimeBase = graph.timeBase(ofSink: 0)
@@ -40,7 +48,7 @@ final class VoiceStage {
         // Every frame of one combination carries the same factor, computed once from its plan:
         // only a switch changes it (to six digits: finer than a cent).
         if ratio != self.ratio {
-            try graph.send("pitch", String(format: "%.6f", ratio), to: "rubberband")
+            try graph.send("pitch", String(format: "%.6f", ratio == 1 ? Self.unpitched : ratio), to: "rubberband")
             self.ratio = ratio
         }
         try graph.push(frame, source: 0)
