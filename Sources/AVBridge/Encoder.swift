@@ -192,8 +192,9 @@ public final class Encoder {
             for line in lines where !rejected.contains(line) { LibavLog.deliver(line) }
             try LibavError.check(status, "avcodec_open2(\(name))")
             if !rejected.isEmpty {
-                let said = rejected.map { $0.message.trimmingCharacters(in: CharacterSet(charactersIn: ". \n")) }.joined(separator: "; ")
-                throw LibavError(function: Self.rejectedOptions + said, code: .invalidArgument)
+                var error = LibavError(function: Self.rejectedOptions, code: .invalidArgument)
+                error.message = rejected.map { $0.message.trimmingCharacters(in: CharacterSet(charactersIn: ". \n")) }.joined(separator: "; ")
+                throw error
             }
         }
         parameters = try StreamParameters(codec: codec)
@@ -203,9 +204,9 @@ public final class Encoder {
         opened = true
     }
 
-    /// How the error of an encoder whose `x264_params` libx264 rejected names its function,
-    /// followed by what libx264 said.
-    public static let rejectedOptions = "x264_params: "
+    /// The function an encoder's error names when libx264 rejected some of its `x264_params`;
+    /// the error's message is what libx264 said.
+    public static let rejectedOptions = "libx264 x264_params"
 
     /// What a video encoder was opened with (the bitrate it started at; whether it may change).
     private let videoSettings: VideoEncoderSettings?

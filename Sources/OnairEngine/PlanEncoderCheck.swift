@@ -25,8 +25,8 @@ public enum PlanEncoderCheck {
         do {
             _ = try Encoder(video: VideoEncoderSettings(planned: video))
             problem = nil
-        } catch where error.function.hasPrefix(Encoder.rejectedOptions) {
-            problem = "libx264 rejects x264_params: " + error.function.dropFirst(Encoder.rejectedOptions.count)
+        } catch where error.function == Encoder.rejectedOptions {
+            problem = "libx264 rejects x264_params: " + error.message
         } catch {
             problem = "libx264 does not open with these settings: \(error)"
         }

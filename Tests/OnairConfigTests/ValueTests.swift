@@ -6,11 +6,13 @@ import Testing
 @Suite("Values")
 struct ValueTests {
     /// `Presets/quality.yaml` with one preset whose fields can be replaced one at a time.
-    /// Lines: width 3, height 4, fps 5, bitrate 7, max_bitrate 8, keyframe_interval 9, level 10.
+    /// Lines: width 3, height 4, fps 5, bitrate 7, max_bitrate 8, keyframe_interval 9, level 10,
+    /// and x264_params 11 when it is the field given (its value at column 20).
     static func qualityPreset(_ field: String, _ value: String) -> String {
         var values = ["width": "1280", "height": "720", "fps": "30", "bitrate": "3000k", "max_bitrate": "3000k",
                       "keyframe_interval": "2s", "level": "\"3.1\""]
         values[field] = value
+        let x264 = field == "x264_params" ? "\n      x264_params: \(value)" : ""
         return """
             quality:
               720p30:
@@ -21,7 +23,7 @@ struct ValueTests {
                   bitrate: \(values["bitrate"]!)
                   max_bitrate: \(values["max_bitrate"]!)
                   keyframe_interval: \(values["keyframe_interval"]!)
-                  level: \(values["level"]!)
+                  level: \(values["level"]!)\(x264)
             """
     }
 

@@ -5,19 +5,9 @@ import Testing
 /// `x264_params`: more libx264 options on a quality, in ffmpeg's `-x264-params` form.
 @Suite("x264_params")
 struct X264OptionsTests {
-    /// The test preset with `x264_params` on line 7, its value at column 21.
-    static func preset(_ params: String) -> String {
-        """
-        quality:
-          720p30:
-            width: 1280
-            height: 720
-            fps: 30
-            video:
-              x264_params: \(params)
-              bitrate: 3000k
-        """
-    }
+    /// The test quality preset with `x264_params: PARAMS` on line 11, its value at column 20.
+    static func preset(_ params: String) -> String { ValueTests.qualityPreset("x264_params", params) }
+    static let written = at(11, 20, "Presets/quality.yaml")
 
     @Test("well-formed options reach the quality, located")
     func decoded() throws {
@@ -26,7 +16,7 @@ struct X264OptionsTests {
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let params = try #require(loaded.project.pipeline("show")?.quality.video.x264Params)
         #expect(params.value == "subme=0:cabac=1:deblock=-1,-1")
-        #expect(params.location == at(7, 20, "Presets/quality.yaml"))
+        #expect(params.location == Self.written)
     }
 
     @Test("an item that is not key=value is an error at the value", arguments: ["subme", "subme=0::cabac=1", "=0", "subme="])
@@ -36,7 +26,7 @@ struct X264OptionsTests {
         #expect(loaded.codes == ["unknown-value"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
         #expect(diagnostic.message.hasPrefix("x264_params item '") && diagnostic.message.hasSuffix("' is not key=value"), "\(diagnostic.message)")
-        #expect(diagnostic.location == at(7, 20, "Presets/quality.yaml"))
+        #expect(diagnostic.location == Self.written)
         #expect(diagnostic.suggestion?.contains("key=value joined by ':'") == true)
     }
 
@@ -48,7 +38,7 @@ struct X264OptionsTests {
         let messages = loaded.diagnostics.map(\.message).sorted()
         #expect(messages == ["x264_params can't set 'keyint': the quality's keyframe_interval decides it",
                              "x264_params can't set 'vbv_maxrate': the quality's max_bitrate decides it"], "\(messages)")
-        #expect(loaded.diagnostics.allSatisfy { $0.location == at(7, 20, "Presets/quality.yaml") })
+        #expect(loaded.diagnostics.allSatisfy { $0.location == Self.written })
         #expect(loaded.project.pipeline("show")?.quality.video.x264Params == nil)
     }
 

@@ -133,8 +133,7 @@ final class RunSupervisor: @unchecked Sendable {
         // No thread will say how it ended: it is over, and subscribers hear it here.
         if neverStarted {
             finished.withLock { $0 = .completed }
-            events.emit(.runStopped(reason: "stopped before it started"))
-            events.hub.finish()
+            endEvents(saying: "stopped before it started")
         }
         wake.ring()
     }
@@ -220,13 +219,19 @@ final class RunSupervisor: @unchecked Sendable {
         lifecycle.withLock { _ = $0.move(to: outcome == .completed ? .stopped : .failed) }
         events.emit(.stats(status()))
         switch outcome {
-        case .completed: events.emit(.runStopped(reason: "completed"))
-        case .failed(let reason): events.emit(.runStopped(reason: reason))
-        case .aborted: events.emit(.runStopped(reason: "aborted"))
+        case .completed: endEvents(saying: "completed")
+        case .failed(let reason): endEvents(saying: reason)
+        case .aborted: endEvents(saying: "aborted")
         }
+        return outcome
+    }
+
+    /// The run's last event, `run.stopped` with `reason`; then libav's lines no longer come to
+    /// this run, and every subscription ends.
+    private func endEvents(saying reason: String) {
+        events.emit(.runStopped(reason: reason))
         LibavLog.setHandler(nil)
         events.hub.finish()
-        return outcome
     }
 
     /// The run drains: the inputs on air stop (the graph then drains and the encoders flush),

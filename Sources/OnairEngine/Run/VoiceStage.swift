@@ -17,7 +17,7 @@ import OnairPlanner
 ///
 /// "No change" is ``unpitched``, a hair above 1, never 1 itself: leaving exactly 1 dipped the
 /// sound to 35–60 % of its level for 10–20 ms (the stretcher starts resampling), where leaving
-/// 1.0001 dips it to about 65–75 %, as any other change does.
+/// 1.0001 dips it to 79–80 % for about 10 ms, as any other change does.
 final class VoiceStage {
     /// The pitch of a combination without a voice: 0.17 cents sharp, far below what an ear
     /// tells apart (about 5 cents).
