@@ -1,4 +1,4 @@
-# onair on Debian 12: FFmpeg 5.1's runtime libraries and jemalloc, the release binary (Swift's
+# onair on Debian 12: FFmpeg 5.1's runtime libraries, libsrt and jemalloc, the release binary (Swift's
 # runtime linked in), a non-root user, and the project's assets under /srv/onair. The pipelines
 # and presets come at run time (a Kubernetes ConfigMap: onair export kubernetes NAME).
 #
@@ -17,7 +17,7 @@ FROM swift:${SWIFT_VERSION}-bookworm AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends pkg-config \
       libavformat-dev libavcodec-dev libavfilter-dev libavutil-dev \
-      libswscale-dev libswresample-dev libavdevice-dev libjemalloc-dev \
+      libswscale-dev libswresample-dev libavdevice-dev libjemalloc-dev libsrt-gnutls-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 COPY Package.swift ./
@@ -30,7 +30,7 @@ FROM debian:12-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       libavformat59 libavcodec59 libavfilter8 libavutil57 \
-      libswscale6 libswresample4 libavdevice59 libjemalloc2 \
+      libswscale6 libswresample4 libavdevice59 libjemalloc2 libsrt1.5-gnutls \
       fontconfig fonts-dejavu-core ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 onair \

@@ -41,6 +41,9 @@ let package = Package(
                 "libswscale-dev", "libswresample-dev", "libavdevice-dev",
             ])]
         ),
+        // libsrt (the GnuTLS build FFmpeg links): destinations' SRT connections, whose statistics
+        // (round trip, send buffer) adaptive bitrate reads.
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         // C bodies a system library target can't hold (the av_log va_list trampoline).
         .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
         // Per-pixel kernels libavfilter does too slowly for live 1080p (chroma key, auto lighting);
@@ -50,7 +53,7 @@ let package = Package(
         // glibc's arenas fragment over hours of switches and reconnections (allocator.c).
         .target(name: "CAllocator", linkerSettings: allocatorLinking),
         // Owns every libav pointer; no C type leaves this module.
-        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels"], swiftSettings: strictness),
+        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels", "CSRT"], swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.
         .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
         // Font files: a family resolved once to the file drawtext loads, text measured from the

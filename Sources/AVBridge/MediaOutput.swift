@@ -1,22 +1,37 @@
 import CFFmpeg
 
-/// A muxer writing encoded streams to a file, a folder (HLS) or a network URL (RTMP, SRT).
+/// A muxer writing encoded streams to a file, a folder (HLS), a network URL (RTMP, SRT) or an
+/// ``SRTConnection`` of onair's own.
 ///
 /// Opening connects (for network outputs) and writes the header; every blocking call honours
 /// `interruption`, so a dead peer or a stop request never blocks the thread for good.
 public final class MediaOutput {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let interruption: Interruption
+    /// The connection written to through an AVIO context of onair's own, if any.
+    private let connection: SRTConnection?
     private var streamTimeBases: [TimeBase] = []
     private var opened = false
     private var finished = false
 
     /// Opens `url` with the muxer `format` (`flv`, `mpegts`, `matroska`, `mp4`, `hls`) for
     /// `streams`, passing `options` to the muxer and the protocol.
-    public init(url: String, format: String, options: [(String, String)], streams: [StreamParameters],
-                interruption: Interruption) throws(LibavError) {
+    public convenience init(url: String, format: String, options: [(String, String)], streams: [StreamParameters],
+                            interruption: Interruption) throws(LibavError) {
+        try self.init(url: url, connection: nil, format: format, options: options, streams: streams, interruption: interruption)
+    }
+
+    /// Writes `format` (MPEG-TS) into `connection`, one SRT message per payload.
+    public convenience init(sending connection: SRTConnection, format: String, options: [(String, String)], streams: [StreamParameters],
+                            interruption: Interruption) throws(LibavError) {
+        try self.init(url: nil, connection: connection, format: format, options: options, streams: streams, interruption: interruption)
+    }
+
+    private init(url: String?, connection: SRTConnection?, format: String, options: [(String, String)], streams: [StreamParameters],
+                 interruption: Interruption) throws(LibavError) {
         LibAV.initialize()
         self.interruption = interruption
+        self.connection = connection
         try LibavError.check(avformat_alloc_output_context2(&context, nil, format, url), "avformat_alloc_output_context2(\(format))")
         guard let context else { throw LibavError(function: "avformat_alloc_output_context2", code: .outOfMemory) }
         context.pointee.interrupt_callback = interruption.callback
@@ -27,7 +42,10 @@ public final class MediaOutput {
             stream.pointee.time_base = parameters.timeBase.rational
         }
         let dictionary = OptionDictionary(options)
-        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+        if let connection {
+            context.pointee.pb = try Self.writer(into: connection)
+            context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        } else if let url, context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
             var callback = interruption.callback
             try LibavError.check(avio_open2(&context.pointee.pb, url, AVIO_FLAG_WRITE, &callback, &dictionary.pointer), "avio_open2")
         }
@@ -56,11 +74,38 @@ public final class MediaOutput {
         try LibavError.check(av_write_trailer(context), "av_write_trailer")
     }
 
-    /// Closes without a trailer (after a failure); safe to call twice.
+    /// Closes without a trailer (after a failure); safe to call twice. A connection of its own
+    /// stays open: its owner closes it.
     public func close() {
         guard let context else { return }
-        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 { avio_closep(&context.pointee.pb) }
+        if connection != nil {
+            if context.pointee.pb != nil {
+                avio_flush(context.pointee.pb)
+                av_freep(&context.pointee.pb.pointee.buffer)
+                avio_context_free(&context.pointee.pb)
+            }
+        } else if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+            avio_closep(&context.pointee.pb)
+        }
         avformat_free_context(context)
         self.context = nil
+    }
+
+    /// An AVIO context writing into `connection` in messages of its payload size (the buffer's
+    /// size: a full buffer is one message).
+    private static func writer(into connection: SRTConnection) throws(LibavError) -> UnsafeMutablePointer<AVIOContext> {
+        guard let buffer = av_malloc(connection.payloadSize)?.assumingMemoryBound(to: UInt8.self) else {
+            throw LibavError(function: "av_malloc", code: .outOfMemory)
+        }
+        let opaque = Unmanaged.passUnretained(connection).toOpaque()
+        guard let io = avio_alloc_context(buffer, Int32(connection.payloadSize), 1, opaque, nil, { opaque, bytes, count in
+            guard let opaque, let bytes else { return LibavErrorCode.invalidArgument.rawValue }
+            return Unmanaged<SRTConnection>.fromOpaque(opaque).takeUnretainedValue().send(bytes, count: Int(count))
+        }, nil) else {
+            av_free(buffer)
+            throw LibavError(function: "avio_alloc_context", code: .outOfMemory)
+        }
+        io.pointee.max_packet_size = Int32(connection.payloadSize)
+        return io
     }
 }

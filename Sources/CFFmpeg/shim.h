@@ -24,6 +24,7 @@
 #include <libavutil/samplefmt.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/time.h>
+#include <libavutil/parseutils.h>
 #include <libavutil/mathematics.h>
 #include <libavutil/rational.h>
 #include <libavutil/dict.h>

@@ -75,6 +75,12 @@ final class RunMetrics: Sendable {
         ("onair_destination_send_bits_per_second", "gauge", "destination", "Send rate over the last 2 seconds"),
         ("onair_destination_queue_bytes", "gauge", "destination", "Bytes waiting in the destination's queue"),
         ("onair_destination_queue_seconds", "gauge", "destination", "Media time waiting in the destination's queue"),
+        ("onair_destination_round_trip_seconds", "gauge", "destination", "The connection's round trip (SRT destinations; RTMP ones of an adaptive rendition)"),
+        ("onair_destination_srt_retransmitted_packets_total", "counter", "destination", "SRT packets sent again after a loss"),
+        (
+            "onair_destination_srt_dropped_packets_total", "counter", "destination",
+            "SRT packets dropped as too late for the receiver's latency: media the destination never got"
+        ),
         ("onair_process_cpu_seconds_total", "counter", "", "CPU time of the onair process, user and system"),
         ("onair_process_resident_memory_bytes", "gauge", "", "Resident memory of the onair process"),
         (
@@ -156,6 +162,13 @@ final class RunMetrics: Sendable {
             gauge(&seen, "onair_destination_send_bits_per_second", labels, stats.bitsPerSecond)
             gauge(&seen, "onair_destination_queue_bytes", labels, Double(destination.queueBytes))
             gauge(&seen, "onair_destination_queue_seconds", labels, Double(destination.queueMilliseconds) / 1000)
+            if let link = destination.link {
+                gauge(&seen, "onair_destination_round_trip_seconds", labels, link.roundTripMilliseconds / 1000)
+                if let retransmitted = link.retransmittedPackets {
+                    counter(&seen, "onair_destination_srt_retransmitted_packets_total", labels, Double(retransmitted))
+                }
+                if let dropped = link.lateDroppedPackets { counter(&seen, "onair_destination_srt_dropped_packets_total", labels, Double(dropped)) }
+            }
         }
         let usage = ProcessUsage.now()
         counter(&seen, "onair_process_cpu_seconds_total", [], usage.cpuSeconds)

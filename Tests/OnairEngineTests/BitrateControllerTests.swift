@@ -185,11 +185,11 @@ struct BitrateControllerTests {
     @Test("a link whose path fills (round trip up, delivering less than the encoder makes) is cut at the second tick, to what it delivers, before its queue shows anything; a keyframe's bulge, an idle sender's sample or a link that carries the stream is not")
     func fullPathCutsEarly() {
         let made = 4_564_000
-        func link(queueing: Int, delivering: Int, appLimited: Bool = false) -> TCPLinkSample {
-            TCPLinkSample(roundTripMicros: 1000 + queueing * 1000, minRoundTripMicros: 1000, deliveryBitsPerSecond: delivering, appLimited: appLimited)
+        func link(queueing: Int, delivering: Int, appLimited: Bool = false) -> LinkSample {
+            LinkSample(roundTripMicros: 1000 + queueing * 1000, minRoundTripMicros: 1000, deliveryBitsPerSecond: delivering, appLimited: appLimited)
         }
         /// The controller after 3 s live on a wide link, then fed `samples` a tick each; the bitrate after each.
-        func run(_ samples: [TCPLinkSample], sent: Int = 3_600_000) -> (bitrates: [Int], events: [StatusEvent.Kind]) {
+        func run(_ samples: [LinkSample], sent: Int = 3_600_000) -> (bitrates: [Int], events: [StatusEvent.Kind]) {
             var controller = BitrateController(rendition: "r0", planned: 4_500_000, minimum: 500_000, audio: 64_000)
             let wide = link(queueing: 0, delivering: 2_000_000, appLimited: true)
             var events: [StatusEvent.Kind] = []
@@ -226,6 +226,26 @@ struct BitrateControllerTests {
         #expect(idle.bitrates.allSatisfy { $0 == 4_500_000 }, "an idle sender's sample: \(idle.bitrates)")
         let carries = run(Array(repeating: link(queueing: 80, delivering: 5_000_000), count: 10))
         #expect(carries.bitrates.allSatisfy { $0 == 4_500_000 }, "a link that carries the stream: \(carries.bitrates)")
+    }
+
+    @Test("where the receiver drops late media (SRT, 500 ms latency), 150 ms held is congested and 300 ms an emergency; over TCP 150 ms is not")
+    func receiverLatency() {
+        /// The bitrate after 3 s live at `queue` ms (steady: neither rising nor draining), sending 3.5 Mb/s.
+        func bitrate(queue: Int, latency: Int?) -> Int {
+            var controller = BitrateController(rendition: "r0", planned: 4_500_000, minimum: 500_000, audio: 64_000)
+            let link = LinkSample(roundTripMicros: 1000, minRoundTripMicros: 1000, deliveryBitsPerSecond: 3_500_000, appLimited: true,
+                                  heldMilliseconds: queue, receiverLatencyMilliseconds: latency)
+            for tick in 0..<30 {
+                let observation = BitrateController.Observation(destination: "srt", required: true, live: true, queueMilliseconds: tick < 25 ? 0 : queue,
+                                                                bitsPerSecond: 3_500_000, link: link)
+                _ = controller.update([observation], encoded: 4_564_000, at: Double(tick) / 10)
+            }
+            return controller.bitrate
+        }
+        #expect(bitrate(queue: 150, latency: nil) == 4_500_000, "under 200 ms over TCP: waits")
+        #expect(bitrate(queue: 150, latency: 500) == 3_500_000 * 85 / 100 - 64_000, "30 % of the latency: a cut to 85 % of what it sends")
+        #expect(bitrate(queue: 300, latency: 500) == 3_500_000 * 70 / 100 - 64_000, "60 % of the latency: straight to 70 %")
+        #expect(bitrate(queue: 60, latency: 120) == 4_500_000, "never under 80 ms, whatever the latency")
     }
 
 }

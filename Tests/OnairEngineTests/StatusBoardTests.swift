@@ -44,9 +44,21 @@ struct StatusBoardTests {
         #expect(lines[4].contains("retrying (attempt 3, in 4.0s)") && lines[4].contains("0.00 Mb/s"))
         #expect(lines[4].contains("dropped 48") && lines[4].contains("reconnects 2"))
         #expect(lines[5].contains("failed: disk full"))
+        #expect(!lines[3].contains("rtt"), "no link known, none shown")
         let announced = StatusBoard.render(sampleStatus(), color: false, width: 0, dashboard: "http://127.0.0.1:8750/")
         #expect(announced[0] == lines[0] + "  http://127.0.0.1:8750/")
         #expect(Array(announced.dropFirst()) == Array(lines.dropFirst()))
+    }
+
+    @Test("a connection's link: its round trip, and SRT's packets dropped as too late, in yellow, when there are any")
+    func link() throws {
+        var status = sampleStatus()
+        status.destinations[0].link = LinkStatus(roundTripMilliseconds: 41.6, minRoundTripMilliseconds: 40, heldMilliseconds: 0,
+                                                 retransmittedPackets: 3, lateDroppedPackets: 0)
+        #expect(withoutColor(StatusBoard.render(status, color: false, width: 0)[3]).hasSuffix("reconnects 0  rtt 42 ms"))
+        status.destinations[0].link?.lateDroppedPackets = 12
+        let coloured = StatusBoard.render(status, color: true, width: 0)[3]
+        #expect(withoutColor(coloured).hasSuffix("rtt 42 ms  late 12") && coloured.contains("\u{1B}[33m  late 12"), "\(coloured)")
     }
 
     @Test("an input a backup stands in for gets a line saying which and why; a primary on air none")

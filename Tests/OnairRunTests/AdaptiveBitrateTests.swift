@@ -39,14 +39,10 @@ extension EndToEnd {
         func followsTheLink() async throws {
             let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40), record: true) }
             defer { link.stop() }
-            let project = try RunProject(destinations: [
-                ("ingest", "{kind: url, url: \"\(link.ingest.url(stream: "{key}"))\", key: {env: KEY_INGEST}, adaptive: {min_bitrate: 500k}}"),
-            ], bitrate: "4500k", scene: Self.noisyScene)
+            let project = try await Self.adaptiveProject(streamingTo: link.ingest.url(stream: "{key}"))
             defer { project.remove() }
-            try await Self.writeNoisyClip(into: project)
-            let run = try OnairRun(project, keys: ["KEY_INGEST": "\(Self.key)"], arguments: ["--duration", "150s", "--stats-interval", "1"])
+            let run = try await Self.liveRun(of: project)
             defer { run.child.terminate(grace: .seconds(2)) }
-            try #require(await run.waitFor("live", of: "ingest", timeout: .seconds(20)) != nil, "never connected")
 
             // 4.5 Mb/s into 3 Mb/s: cut.
             let changes = { run.events.filter { $0.event == "bitrate.changed" } }
@@ -90,6 +86,77 @@ extension EndToEnd {
             let arrived = await OwnThread.run { [path = recording.path] in FFprobe.duration(of: path) }
             #expect((arrived ?? 0) > 10, "the whole run arrived")
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
+        }
+
+        @Test("SRT: 4.5 Mb/s on a link narrowed from 8 to 3 Mb/s, cut from libsrt's view of the link (round trip, send buffer) with no disconnect; back up after it widens; ffmpeg's recording reads back",
+              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(3)))
+        func followsAnSRTLink() async throws {
+            let link = try await OwnThread.run { try ShapedLink(rate: 8_000_000, delay: .milliseconds(40)) }
+            defer { link.stop() }
+            let receiver = try await OwnThread.run { try SRTTestReceiver(host: link.address, namespace: link.namespace) }
+            defer { receiver.stop() }
+            // Half a second of latency: retransmissions on the narrowed link arrive in time.
+            let project = try await Self.adaptiveProject(streamingTo: receiver.url(query: "?latency=500000&streamid={key}"))
+            defer { project.remove() }
+            let run = try await Self.liveRun(of: project)
+            defer { run.child.terminate(grace: .seconds(2)) }
+            // The path's own round trip is seen while the link is wide.
+            try await Task.sleep(for: .seconds(4))
+            let changes = { run.events.filter { $0.event == "bitrate.changed" } }
+            #expect(changes().isEmpty, "no cut while 8 Mb/s carry 4.5: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0, $0.reason ?? "") })")
+
+            try link.setRate(3_000_000)
+            let cut = await waitForChange(in: run, after: 0, timeout: .seconds(20)) { ($0.to_bps ?? .max) < 3_000_000 }
+            try #require(cut != nil, "no cut under 3 Mb/s on the 3 Mb/s link: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0, $0.reason ?? "") })")
+            #expect(run.events.contains { $0.event == "destination.congested" && $0.destination == "ingest" && $0.followed == true })
+            // Only libsrt's view can make that cut: libsrt takes every packet at once, so the
+            // destination's own queue stays empty; what waits is in its send buffer.
+            let first = try #require(changes().first)
+            #expect(first.reason?.contains("ingest is ") == true, "\(first.reason ?? "")")
+            print("SRT cuts: \(changes().map { "\($0.from_bps ?? 0) → \($0.to_bps ?? 0): \($0.reason ?? "")" })")
+            let linked = run.events.filter { $0.event == "stats" }.compactMap { $0.destinations?.first { $0.name == "ingest" }?.link }
+            #expect(!linked.isEmpty, "the status shows libsrt's figures")
+            try await Task.sleep(for: .seconds(8))
+
+            try link.setRate(8_000_000)
+            let beforeWidening = changes().count
+            let climbed = await waitForChange(in: run, after: beforeWidening, timeout: .seconds(40)) { ($0.to_bps ?? 0) >= 4_000_000 }
+            #expect(climbed != nil, "the bitrate did not climb after the link widened: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0) })")
+
+            run.send(SIGINT)
+            let output = await run.finish(timeout: .seconds(20))
+            #expect(output.status == 0, "\(output)")
+            #expect(run.states(of: "ingest").filter { $0 == "live" }.count == 1, "one connection for the whole run: \(run.states(of: "ingest"))")
+            let dropped = run.lastStats?.destinations?.first { $0.name == "ingest" }?.link?.late_dropped_packets
+            _ = await OwnThread.run { receiver.finish(timeout: .seconds(10)) }
+            let arrived = await OwnThread.run { FFprobe.duration(of: receiver.recording.path) }
+            #expect((arrived ?? 0) > 15, "the run arrived: \(String(describing: arrived)) s, \(String(describing: dropped)) packets dropped late")
+            #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
+        }
+
+        /// A project streaming the noisy camera at 4.5 Mb/s, adaptive down to 500k, to `url`
+        /// (its key in `KEY_INGEST`).
+        private static func adaptiveProject(streamingTo url: String) async throws -> RunProject {
+            let project = try RunProject(destinations: [
+                ("ingest", "{kind: url, url: \"\(url)\", key: {env: KEY_INGEST}, adaptive: {min_bitrate: 500k}}"),
+            ], bitrate: "4500k", scene: noisyScene)
+            do {
+                try await writeNoisyClip(into: project)
+            } catch {
+                project.remove()
+                throw error
+            }
+            return project
+        }
+
+        /// `onair run` of `project` (at most 150 s, a stats line a second), once its ingest is live.
+        private static func liveRun(of project: RunProject) async throws -> OnairRun {
+            let run = try OnairRun(project, keys: ["KEY_INGEST": "\(key)"], arguments: ["--duration", "150s", "--stats-interval", "1"])
+            guard await run.waitFor("live", of: "ingest", timeout: .seconds(20)) != nil else {
+                run.child.terminate(grace: .seconds(2))
+                throw Subprocess.LaunchError(description: "never connected: \(run.child.stderrSoFar)")
+            }
+            return run
         }
 
         /// Waits until `condition` holds; whether it did within `timeout`.

@@ -10,7 +10,7 @@ import Foundation
 ///   and it is not lower than three ticks before (a backlog piled up while connecting, or before
 ///   the last cut took effect, is being caught up with), or ≥ 60 ms that rose at each of the last three ticks by ≥ 45 ms in all (a link carrying
 ///   under 85 % of the rate; a keyframe's brief bulge rises once, then drains), or — first, when
-///   the kernel's view of the connection is known (``TCPLinkSample``) — its round trip ≥ 30 ms
+///   the kernel's view of the connection is known (``LinkSample``) — its round trip ≥ 30 ms
 ///   above its least at each of the last two ticks while the link, not short of data, delivers
 ///   under 95 % of what the encoder makes (the queue on the way fills well before the
 ///   destination's own queue shows anything; a keyframe's bulge lasts one tick). The cut goes
@@ -33,6 +33,9 @@ import Foundation
 ///   what the encoder makes (a queue that grows slowly stays short for seconds). A step into a wall is cut back within a second and the climb
 ///   starts again at 10 %: on a link a little below the plan the bitrate probes 10–30 % above
 ///   what it carries every ten seconds or so.
+/// - **A receiver that drops late media** (SRT: its latency is in the observation's link) makes
+///   the thresholds its own: congested at 30 % of that latency (not under 80 ms), straight to
+///   70 % of the throughput at 60 % (not under 150 ms) — media held longer is lost, not late.
 /// - Never below `minimum`, never above `planned`.
 /// - **Optional destinations** that can't keep up don't pull the rendition down (that would
 ///   lower every platform's picture for the sake of one that may fail anyway): they are
@@ -57,11 +60,11 @@ public struct BitrateController: Sendable {
         /// What it sent over the last second, bit/s (video and sound).
         public var bitsPerSecond: Int
         /// Its connection's path as the kernel sees it, when known (RTMP on Linux).
-        public var link: TCPLinkSample?
+        public var link: LinkSample?
 
         /// An observation.
         public init(destination: String, required: Bool, network: Bool = true, live: Bool, queueMilliseconds: Int, bitsPerSecond: Int,
-                    link: TCPLinkSample? = nil) {
+                    link: LinkSample? = nil) {
             self.destination = destination
             self.required = required
             self.network = network
@@ -139,7 +142,7 @@ public struct BitrateController: Sendable {
 
     private var history: [String: [(time: Double, queue: Int)]] = [:]
     /// Each destination's link samples at the last `fullTicks` ticks (nil where unknown).
-    private var links: [String: [TCPLinkSample?]] = [:]
+    private var links: [String: [LinkSample?]] = [:]
     /// When each destination last went live.
     private var liveSince: [String: Double] = [:]
     private var congested: Set<String> = []
@@ -225,16 +228,29 @@ public struct BitrateController: Sendable {
         guard history[observation.destination]?.count == policy.risingTicks + 1 else { return false }
         // A new connection sends its backlog through TCP's slow start: not the link's measure.
         if let since = liveSince[observation.destination], history[observation.destination]?.last.map({ $0.time - since < policy.warmup }) == true,
-           observation.queueMilliseconds < policy.emergencyAt { return false }
-        if observation.queueMilliseconds >= policy.congestedAt { return !isDraining(observation.destination) }
+           observation.queueMilliseconds < emergencyAt(observation) { return false }
+        if observation.queueMilliseconds >= congestedAt(observation) { return !isDraining(observation.destination) }
         if isPathFull(observation.destination, encoded: encoded) { return true }
         guard observation.queueMilliseconds >= policy.risingFrom, let growth = growthRate(of: observation.destination) else { return false }
         return growth > 0
     }
 
+    /// Queued media that makes `observation` congested, ms: `policy.congestedAt`, or sooner —
+    /// 30 % of its receiver's latency, not under 80 ms — where late media is dropped by the
+    /// receiver (SRT), which the queue must never come near.
+    private func congestedAt(_ observation: Observation) -> Int {
+        observation.link?.receiverLatencyMilliseconds.map { max(80, min(policy.congestedAt, $0 * 3 / 10)) } ?? policy.congestedAt
+    }
+
+    /// Queued media that makes a cut go straight to 70 % of the throughput, ms: `policy.emergencyAt`,
+    /// or 60 % of the receiver's latency (not under 150 ms) where late media is dropped.
+    private func emergencyAt(_ observation: Observation) -> Int {
+        observation.link?.receiverLatencyMilliseconds.map { max(150, min(policy.emergencyAt, $0 * 6 / 10)) } ?? policy.emergencyAt
+    }
+
     /// Whether a link queues on the way while delivering less than the encoder makes (not
     /// limited by what it is given): it is narrower than the stream.
-    private func isPathFull(_ link: TCPLinkSample?, encoded: Int) -> Bool {
+    private func isPathFull(_ link: LinkSample?, encoded: Int) -> Bool {
         guard let link, !link.appLimited, link.queueingMilliseconds >= policy.pathQueueing else { return false }
         let made = encoded > 0 ? encoded : bitrate + audio
         return Double(link.deliveryBitsPerSecond) < Double(made) * policy.deliveryShare
@@ -267,7 +283,7 @@ public struct BitrateController: Sendable {
     /// The bitrate to cut to for the congested `worst`, or nil to wait for the last cut to work.
     private mutating func cut(for worst: Observation, encoded: Int, at now: Double) -> Int? {
         let queue = worst.queueMilliseconds
-        let emergency = queue >= policy.emergencyAt
+        let emergency = queue >= emergencyAt(worst)
         if let last = lastCut, now - last.time < policy.cutInterval { return nil }
         // A full path delivering less than even the last cut asked for: that cut can't be
         // enough, whatever the encoder and the queue do meanwhile (the link narrowed again).

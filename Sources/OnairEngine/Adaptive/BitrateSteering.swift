@@ -81,10 +81,16 @@ final class BitrateSteering: RunWorker, @unchecked Sendable {
     private func steer(_ rendition: inout Steered, at now: Double) {
         let observations = rendition.destinations.map { destination in
             let output = destination.output
+            let link = destination.link
+            // libsrt takes every packet at once: what SRT holds beyond a round trip waits as
+            // much as what the queue holds, and what the link carried is what the receiver
+            // acknowledged, not what was handed over.
+            var sent = destination.lastSecondBitsPerSecond
+            if output.kind == .srt, let acknowledged = link?.acknowledgedBitsPerSecond { sent = acknowledged }
             return BitrateController.Observation(
                 destination: output.destination, required: output.required, network: output.kind == .rtmp || output.kind == .srt,
-                live: destination.state == .live, queueMilliseconds: Int(destination.queue.mediaMicros / 1000),
-                bitsPerSecond: destination.lastSecondBitsPerSecond, link: destination.link)
+                live: destination.state == .live, queueMilliseconds: Int(destination.queue.mediaMicros / 1000) + (link?.heldMilliseconds ?? 0),
+                bitsPerSecond: sent, link: link)
         }
         let decision = rendition.controller.update(observations, encoded: rendition.encoder.madeBitsPerSecond, at: now)
         if let bitrate = decision.bitrate { rendition.encoder.requestBitrate(bitrate) }

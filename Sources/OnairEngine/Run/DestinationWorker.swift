@@ -27,9 +27,16 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     private var lastError: String?
     /// Connected now (a connection made and not yet lost).
     private var connected = false
-    /// What the kernel said last about the connection's path (adaptive RTMP destinations),
-    /// nil while not connected.
-    private var currentLink: TCPLinkSample?
+    /// What the transport said last about the connection's path (adaptive RTMP destinations,
+    /// SRT destinations), nil while not connected.
+    private var currentLink: LinkSample?
+    /// The same for the status, with SRT's counters.
+    private var currentLinkStatus: LinkStatus?
+    /// SRT's retransmissions and late drops over the connections before this one (libsrt counts
+    /// per connection; the status counts over the run). Only touched on the worker's thread.
+    private var earlierSRT = (retransmitted: 0, dropped: 0)
+    /// Whether the note that an SRT URL is left to libavformat's protocol was given.
+    private var notedForeignSRT = false
     /// Set by ``stopConnecting()``: no connection is made from now on.
     private let ending = Monitor(false)
     private var aborted = false
@@ -68,9 +75,9 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
         return stats
     }
 
-    /// The connection's path as the kernel sees it (round trip, delivery rate), sampled as it
-    /// writes; nil while not connected or when its socket is not known.
-    var link: TCPLinkSample? { lock.withLock { currentLink } }
+    /// The connection's path as its transport sees it (round trip, delivery rate, what SRT
+    /// holds), sampled as it writes; nil while not connected or when its socket is not known.
+    var link: LinkSample? { lock.withLock { currentLink } }
 
     /// What was sent over the last second (bit/s): adaptive bitrate's view of what the link carries.
     var lastSecondBitsPerSecond: Int {
@@ -80,9 +87,10 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// State, counters, queue and last error, not yet redacted.
     var status: DestinationStatus {
         let stats = self.stats
-        let (state, lastError) = lock.withLock { (currentState, self.lastError) }
+        let (state, lastError, link) = lock.withLock { (currentState, self.lastError, currentLinkStatus) }
         return DestinationStatus(name: output.destination, platform: output.platform, state: state, stats: stats, required: output.required,
-                                 queueBytes: queue.byteCount, queueMilliseconds: Int(queue.mediaMicros / 1000), lastError: lastError)
+                                 queueBytes: queue.byteCount, queueMilliseconds: Int(queue.mediaMicros / 1000), lastError: lastError,
+                                 link: link)
     }
 
     private func set(_ state: DestinationState) {
@@ -154,10 +162,10 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
             set(.connecting(attempt: backoff.attempts + 1))
             let path = Self.partPath(target, part: part, kind: output.kind)
             if !isNetwork { Self.createParentFolder(of: path) }
-            let media: MediaOutput
+            let media: MediaOutput, srt: SRTConnection?
             let sockets = unsentBytes != nil && output.kind == .rtmp ? UnsentLimit.before() : nil
             do {
-                media = try connect(to: path)
+                (media, srt) = try connect(to: path)
             } catch {
                 if let failed = retry(after: error.description, backoff: &backoff) { return failed }
                 continue
@@ -174,6 +182,8 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                 linkSocket = limited.count == 1 ? limited[0] : nil
             }
             var linkSampled = -Double.infinity
+            var srtLink = SRTLinkTracker(connected: monotonicSeconds(), receiverLatency: srt?.receiverLatencyMilliseconds)
+            var srtStatistics: SRTStatistics?
             let hadConnectionBefore = hadConnection
             lock.withLock {
                 connected = true
@@ -190,7 +200,7 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
             var failure: String?
             while !interruption.isStopRequested {
                 guard let item = queue.pop(timeout: .milliseconds(250)) else {
-                    if queue.isClosed { return finish(media) }
+                    if queue.isClosed { return finish(media, srt) }
                     continue
                 }
                 let bytes = item.packet.size
@@ -201,14 +211,28 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                 } catch {
                     let stalled = interruption.deadlinePassed
                     interruption.disarm()
-                    failure = stalled ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : "\(error)"
+                    failure = stalled ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : srt?.failure ?? "\(error)"
                     break
                 }
                 lock.withLock { currentStats.record(bytes: bytes, at: .now) }
-                if let linkSocket, monotonicSeconds() - linkSampled >= Self.linkSampleInterval {
+                if monotonicSeconds() - linkSampled >= Self.linkSampleInterval {
                     linkSampled = monotonicSeconds()
-                    let sample = TCPLinkSample.read(linkSocket)
-                    lock.withLock { currentLink = sample }
+                    if let srt, let statistics = srt.statistics() {
+                        srtStatistics = statistics
+                        let sample = srtLink.sample(statistics, sent: srt.bytesSent, at: linkSampled)
+                        let status = LinkStatus(sample, retransmittedPackets: earlierSRT.retransmitted + statistics.packetsRetransmitted,
+                                                lateDroppedPackets: earlierSRT.dropped + statistics.packetsDropped)
+                        lock.withLock {
+                            currentLink = sample
+                            currentLinkStatus = status
+                        }
+                    } else if let linkSocket {
+                        let sample = LinkSample.tcp(linkSocket)
+                        lock.withLock {
+                            currentLink = sample
+                            currentLinkStatus = sample.map { LinkStatus($0) }
+                        }
+                    }
                 }
                 if !resetDone, monotonicSeconds() - liveSince > 10 {
                     backoff.reset()
@@ -218,11 +242,17 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
             lock.withLock {
                 connected = false
                 currentLink = nil
+                currentLinkStatus = nil
+            }
+            if let srtStatistics {
+                earlierSRT.retransmitted += srtStatistics.packetsRetransmitted
+                earlierSRT.dropped += srtStatistics.packetsDropped
             }
             // Closing flushes what is buffered and says goodbye to the server, which blocks for
             // good on a connection that stalled: it gets the write timeout too.
             if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
             media.close()
+            srt?.close()
             interruption.disarm()
             if interruption.isStopRequested { break }
             if !isNetwork { part += 1 }
@@ -243,10 +273,26 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// Opens the output within the connect timeout. libav's TCP gives up on a connection that
     /// gets no answer after its own 5 s whatever its caller allows (RTMP does not hand it a
     /// timeout), so a connect that times out early is tried again until the timeout is spent.
-    private func connect(to path: String) throws(ConnectionFailure) -> MediaOutput {
-        let open = { () throws(LibavError) -> MediaOutput in
-            try MediaOutput(url: path, format: self.output.format, options: self.muxerOptions, streams: self.streams,
-                            interruption: self.interruption)
+    ///
+    /// An SRT destination is connected by onair itself (``SRTConnection``), whose statistics
+    /// adaptive bitrate and the status read, unless its URL has options only libavformat's
+    /// protocol knows.
+    private func connect(to path: String) throws(ConnectionFailure) -> (MediaOutput, SRTConnection?) {
+        let ownSRT = output.kind == .srt && usesOwnSRT(path)
+        let open = { () throws(LibavError) -> (MediaOutput, SRTConnection?) in
+            guard ownSRT else {
+                return (try MediaOutput(url: path, format: self.output.format, options: self.muxerOptions, streams: self.streams,
+                                        interruption: self.interruption), nil)
+            }
+            let connection = try SRTConnection(url: path, connectTimeout: .milliseconds(self.output.retry.connectTimeoutMs),
+                                               interruption: self.interruption)
+            do throws(LibavError) {
+                return (try MediaOutput(sending: connection, format: self.output.format, options: self.output.options.map { ($0.key, $0.value) },
+                                        streams: self.streams, interruption: self.interruption), connection)
+            } catch {
+                connection.close()
+                throw error
+            }
         }
         guard isNetwork else {
             do { return try open() } catch { throw ConnectionFailure(description: "\(error)") }
@@ -266,19 +312,37 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
         }
     }
 
-    /// Writes the trailer and closes; `stopped`, or `failed` when the trailer can't be written.
-    private func finish(_ media: MediaOutput) -> WorkerOutcome {
+    /// Whether onair connects SRT URL `path` itself; when it can't (options only libavformat's
+    /// protocol knows), says once what that costs.
+    private func usesOwnSRT(_ path: String) -> Bool {
+        let foreign = SRTConnection.unsupportedOptions(in: path)
+        guard !foreign.isEmpty else { return true }
+        if !lock.withLock({ notedForeignSRT }) {
+            lock.withLock { notedForeignSRT = true }
+            events.emit(.runNote(message: "\(output.destination): its SRT URL's " + foreign.joined(separator: ", ")
+                                 + " is left to libavformat's SRT protocol, whose statistics onair can't read: no round trip in its status"
+                                 + (unsentBytes != nil ? ", and adaptive bitrate sees only its queue" : "")))
+        }
+        return false
+    }
+
+    /// Writes the trailer and closes (an SRT connection once what it holds is acknowledged, or
+    /// the write timeout passed); `stopped`, or `failed` when the trailer can't be written.
+    private func finish(_ media: MediaOutput, _ srt: SRTConnection?) -> WorkerOutcome {
         // Still connected while the trailer goes out: the run's stop must not interrupt it.
         defer {
+            srt?.close()
             lock.withLock {
                 connected = false
                 currentLink = nil
+                currentLinkStatus = nil
             }
         }
         do {
             // A stalled peer must not hold the trailer for good either.
             if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
             try media.finish()
+            srt?.drain(timeout: .milliseconds(output.retry.writeTimeoutMs))
             interruption.disarm()
             set(.stopped)
             return .finished

@@ -16,11 +16,14 @@ public struct DestinationStatus: Equatable, Sendable {
     public var queueMilliseconds: Int
     /// Why it last lost its connection or failed to connect, if it ever did.
     public var lastError: String?
+    /// Its connection's path (round trip, SRT's retransmissions and drops) while connected, when
+    /// the transport says.
+    public var link: LinkStatus?
 
     /// A destination's status.
     public init(
         name: String, platform: String? = nil, state: DestinationState, stats: DestinationStats = DestinationStats(), required: Bool,
-        queueBytes: Int = 0, queueMilliseconds: Int = 0, lastError: String? = nil
+        queueBytes: Int = 0, queueMilliseconds: Int = 0, lastError: String? = nil, link: LinkStatus? = nil
     ) {
         self.name = name
         self.platform = platform
@@ -30,6 +33,7 @@ public struct DestinationStatus: Equatable, Sendable {
         self.queueBytes = queueBytes
         self.queueMilliseconds = queueMilliseconds
         self.lastError = lastError
+        self.link = link
     }
 
     /// The same status with its free text (names, failure reason) passed through `redact`.
@@ -45,7 +49,7 @@ public struct DestinationStatus: Equatable, Sendable {
 
 extension DestinationStatus: Codable {
     private enum Key: String, CodingKey {
-        case name, platform, required, stats, queueBytes = "queue_bytes", queueMilliseconds = "queue_ms", lastError = "last_error"
+        case name, platform, required, stats, queueBytes = "queue_bytes", queueMilliseconds = "queue_ms", lastError = "last_error", link
     }
 
     /// Encodes as `{"name": …, "platform": …, "required": …, "state": "retrying", "attempt": 3,
@@ -59,6 +63,7 @@ extension DestinationStatus: Codable {
         try container.encode(queueBytes, forKey: .queueBytes)
         try container.encode(queueMilliseconds, forKey: .queueMilliseconds)
         try container.encodeIfPresent(lastError, forKey: .lastError)
+        try container.encodeIfPresent(link, forKey: .link)
         try state.encode(to: encoder)
     }
 
@@ -73,6 +78,7 @@ extension DestinationStatus: Codable {
             required: try container.decode(Bool.self, forKey: .required),
             queueBytes: try container.decodeIfPresent(Int.self, forKey: .queueBytes) ?? 0,
             queueMilliseconds: try container.decodeIfPresent(Int.self, forKey: .queueMilliseconds) ?? 0,
-            lastError: try container.decodeIfPresent(String.self, forKey: .lastError))
+            lastError: try container.decodeIfPresent(String.self, forKey: .lastError),
+            link: try container.decodeIfPresent(LinkStatus.self, forKey: .link))
     }
 }

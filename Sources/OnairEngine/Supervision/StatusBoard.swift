@@ -73,6 +73,11 @@ public enum StatusBoard {
         line.append("  dropped ")
         line.append(String(stats.packetsDropped).padded(to: 3), stats.packetsDropped > 0 ? .yellow : nil)
         line.append("  reconnects \(stats.reconnects)")
+        if let link = destination.link {
+            line.append(String(format: "  rtt %.0f ms", link.roundTripMilliseconds))
+            // SRT's packets dropped as too late: media the platform never got.
+            if let late = link.lateDroppedPackets, late > 0 { line.append("  late \(late)", .yellow) }
+        }
         return line
     }
 

@@ -30,7 +30,9 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
                 stats: DestinationStats(
                     packetsSent: 100, bytesSent: 100_000, packetsDropped: 3, gopsDropped: 1,
                     reconnects: 1, bitsPerSecond: 2_600_000),
-                required: true, queueBytes: 2048, queueMilliseconds: 120),
+                required: true, queueBytes: 2048, queueMilliseconds: 120,
+                link: LinkStatus(roundTripMilliseconds: 42.5, minRoundTripMilliseconds: 40, heldMilliseconds: 12, retransmittedPackets: 17,
+                                 lateDroppedPackets: 4)),
             DestinationStatus(
                 name: "archive", state: .retrying(attempt: 2, nextTryIn: .seconds(2)), required: false,
                 lastError: "Connection refused"),

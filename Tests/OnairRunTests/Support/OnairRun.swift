@@ -60,6 +60,15 @@ struct RunEvent: Decodable, Sendable {
         var required: Bool?
         var stats: Counters
         var last_error: String?
+        var link: LinkLine?
+    }
+
+    struct LinkLine: Decodable, Sendable {
+        var round_trip_ms: Double
+        var min_round_trip_ms: Double
+        var held_ms: Int
+        var retransmitted_packets: Int?
+        var late_dropped_packets: Int?
     }
 
     struct FailoverLine: Decodable, Sendable {

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 @Suite("TCP_INFO read from a real connection")
-struct TCPLinkSampleTests {
+struct LinkSampleTests {
     @Test("a loopback connection that sent data: a round trip, a least one no larger, a delivery rate; a descriptor that is not TCP: nil")
     func readsALoopbackConnection() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -44,13 +44,13 @@ struct TCPLinkSampleTests {
                 received += got
             }
         }
-        let sample = try #require(TCPLinkSample.read(client))
+        let sample = try #require(LinkSample.tcp(client))
         #expect(sample.roundTripMicros > 0, "\(sample)")
         #expect(sample.minRoundTripMicros > 0 && sample.minRoundTripMicros <= sample.roundTripMicros, "\(sample)")
         #expect(sample.deliveryBitsPerSecond > 0, "\(sample)")
 
         let notTCP = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(notTCP) }
-        #expect(TCPLinkSample.read(notTCP) == nil)
+        #expect(LinkSample.tcp(notTCP) == nil)
     }
 }

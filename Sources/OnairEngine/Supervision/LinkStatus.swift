@@ -1,0 +1,37 @@
+/// A connected destination's path as its transport sees it, in its status: from the kernel for
+/// an adaptive RTMP destination, from libsrt for every SRT destination onair connects itself.
+public struct LinkStatus: Equatable, Sendable, Codable {
+    /// The round trip now, ms (to a tenth: a local link's is under one).
+    public var roundTripMilliseconds: Double
+    /// The round trip's least since connecting, ms: the path without queues.
+    public var minRoundTripMilliseconds: Double
+    /// Media the transport holds beyond a round trip, ms (SRT's send buffer; 0 for TCP).
+    public var heldMilliseconds: Int
+    /// SRT: packets sent again after the receiver reported them lost.
+    public var retransmittedPackets: Int?
+    /// SRT: packets libsrt dropped unsent or unacknowledged because they were too late for the
+    /// receiver's latency — media the destination never got. Counted here and in
+    /// `onair_destination_srt_dropped_packets_total`.
+    public var lateDroppedPackets: Int?
+
+    /// A link's status.
+    public init(roundTripMilliseconds: Double, minRoundTripMilliseconds: Double, heldMilliseconds: Int, retransmittedPackets: Int? = nil,
+                lateDroppedPackets: Int? = nil) {
+        self.roundTripMilliseconds = roundTripMilliseconds
+        self.minRoundTripMilliseconds = minRoundTripMilliseconds
+        self.heldMilliseconds = heldMilliseconds
+        self.retransmittedPackets = retransmittedPackets
+        self.lateDroppedPackets = lateDroppedPackets
+    }
+
+    /// The status of a link `sample`, with SRT's counters when known.
+    init(_ sample: LinkSample, retransmittedPackets: Int? = nil, lateDroppedPackets: Int? = nil) {
+        self.init(roundTripMilliseconds: Double(sample.roundTripMicros / 100) / 10, minRoundTripMilliseconds: Double(sample.minRoundTripMicros / 100) / 10,
+                  heldMilliseconds: sample.heldMilliseconds, retransmittedPackets: retransmittedPackets, lateDroppedPackets: lateDroppedPackets)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case roundTripMilliseconds = "round_trip_ms", minRoundTripMilliseconds = "min_round_trip_ms", heldMilliseconds = "held_ms"
+        case retransmittedPackets = "retransmitted_packets", lateDroppedPackets = "late_dropped_packets"
+    }
+}
