@@ -228,23 +228,26 @@ struct BitrateControllerTests {
         #expect(carries.bitrates.allSatisfy { $0 == 4_500_000 }, "a link that carries the stream: \(carries.bitrates)")
     }
 
-    @Test("where the receiver drops late media (SRT, 500 ms latency), 150 ms held is congested and 300 ms an emergency; over TCP 150 ms is not")
+    @Test("where the receiver drops late media (SRT, 500 ms latency), 150 ms held is congested and 300 ms an emergency, judged at once; each cut leaves 30 % of the link to the backlog; over TCP 150 ms is not congested")
     func receiverLatency() {
-        /// The bitrate after 3 s live at `queue` ms (steady: neither rising nor draining), sending 3.5 Mb/s.
-        func bitrate(queue: Int, latency: Int?) -> Int {
+        /// The bitrate after `seconds` live, `queue` ms held from the fifth tick on (steady:
+        /// neither rising nor draining), sending 3.5 Mb/s.
+        func bitrate(queue: Int, latency: Int?, seconds: Double = 3) -> Int {
             var controller = BitrateController(rendition: "r0", planned: 4_500_000, minimum: 500_000, audio: 64_000)
             let link = LinkSample(roundTripMicros: 1000, minRoundTripMicros: 1000, deliveryBitsPerSecond: 3_500_000, appLimited: true,
                                   heldMilliseconds: queue, receiverLatencyMilliseconds: latency)
-            for tick in 0..<30 {
-                let observation = BitrateController.Observation(destination: "srt", required: true, live: true, queueMilliseconds: tick < 25 ? 0 : queue,
+            for tick in 0..<Int(seconds * 10) {
+                let observation = BitrateController.Observation(destination: "srt", required: true, live: true, queueMilliseconds: tick < 5 ? 0 : queue,
                                                                 bitsPerSecond: 3_500_000, link: link)
                 _ = controller.update([observation], encoded: 4_564_000, at: Double(tick) / 10)
             }
             return controller.bitrate
         }
+        let cut = 3_500_000 * 70 / 100 - 64_000
         #expect(bitrate(queue: 150, latency: nil) == 4_500_000, "under 200 ms over TCP: waits")
-        #expect(bitrate(queue: 150, latency: 500) == 3_500_000 * 85 / 100 - 64_000, "30 % of the latency: a cut to 85 % of what it sends")
-        #expect(bitrate(queue: 300, latency: 500) == 3_500_000 * 70 / 100 - 64_000, "60 % of the latency: straight to 70 %")
+        #expect(bitrate(queue: 150, latency: 500) == cut, "30 % of the latency: a cut to 70 % of what it carries")
+        #expect(bitrate(queue: 150, latency: 500, seconds: 1.5) == 4_500_000, "not in the first 2 s live")
+        #expect(bitrate(queue: 300, latency: 500, seconds: 1.5) == cut, "60 % of the latency: at once, even in the first 2 s")
         #expect(bitrate(queue: 60, latency: 120) == 4_500_000, "never under 80 ms, whatever the latency")
     }
 

@@ -34,8 +34,9 @@ import Foundation
 ///   starts again at 10 %: on a link a little below the plan the bitrate probes 10–30 % above
 ///   what it carries every ten seconds or so.
 /// - **A receiver that drops late media** (SRT: its latency is in the observation's link) makes
-///   the thresholds its own: congested at 30 % of that latency (not under 80 ms), straight to
-///   70 % of the throughput at 60 % (not under 150 ms) — media held longer is lost, not late.
+///   the thresholds its own: congested at 30 % of that latency (not under 80 ms), judged at once
+///   from 60 % (not under 150 ms) — media held longer is lost, not late — and every cut goes to
+///   70 % of the throughput, leaving 30 % of the link to drain the backlog before it is lost.
 /// - Never below `minimum`, never above `planned`.
 /// - **Optional destinations** that can't keep up don't pull the rendition down (that would
 ///   lower every platform's picture for the sake of one that may fail anyway): they are
@@ -313,7 +314,9 @@ public struct BitrateController: Sendable {
             carried = min(carried, Double(bitrate + audio) * (1 - growth))
             if sent > 0 { carried = max(carried, sent * 0.75) }
         }
-        let share = emergency ? 0.7 : 0.85
+        // Where the receiver drops what is late (SRT), the backlog must drain before it is lost:
+        // every cut leaves 30 % of the link to it, not 15 %.
+        let share = emergency || worst.link?.receiverLatencyMilliseconds != nil ? 0.7 : 0.85
         let target = max(minimum, bitrate / 2, min(Int(carried * share) - audio, Int(Double(bitrate) * 0.85)))
         lastCut = (now, queue)
         stepsHeld = 0
