@@ -19,19 +19,16 @@ public struct SRTStatistics: Sendable, Equatable {
     public var packetsDropped: Int
     /// Bytes of those.
     public var bytesDropped: Int
-    /// Packets the receiver reported lost since connecting (most are then retransmitted).
-    public var packetsLost: Int
 
     /// Statistics.
     public init(roundTripMilliseconds: Double, sendBufferMilliseconds: Int, sendBufferBytes: Int, packetsRetransmitted: Int,
-                packetsDropped: Int, bytesDropped: Int, packetsLost: Int) {
+                packetsDropped: Int, bytesDropped: Int) {
         self.roundTripMilliseconds = roundTripMilliseconds
         self.sendBufferMilliseconds = sendBufferMilliseconds
         self.sendBufferBytes = sendBufferBytes
         self.packetsRetransmitted = packetsRetransmitted
         self.packetsDropped = packetsDropped
         self.bytesDropped = bytesDropped
-        self.packetsLost = packetsLost
     }
 }
 
@@ -126,7 +123,7 @@ public final class SRTConnection: @unchecked Sendable {
         guard srt_bstats(socket, &stats, 0) == 0 else { return nil }
         return SRTStatistics(roundTripMilliseconds: stats.msRTT, sendBufferMilliseconds: Int(stats.msSndBuf), sendBufferBytes: Int(stats.byteSndBuf),
                              packetsRetransmitted: Int(stats.pktRetransTotal), packetsDropped: Int(stats.pktSndDropTotal),
-                             bytesDropped: Int(clamping: stats.byteSndDropTotal), packetsLost: Int(stats.pktSndLossTotal))
+                             bytesDropped: Int(clamping: stats.byteSndDropTotal))
     }
 
     /// Sends `count` bytes as messages of at most ``payloadSize``; the bytes sent, or a
@@ -288,6 +285,11 @@ public final class SRTConnection: @unchecked Sendable {
             found[name] = text(buffer)
         }
         return found
+    }
+
+    /// The port `url` names, as ffmpeg reads it; nil when it names none (SRT has no default).
+    public static func port(of url: String) -> Int? {
+        hostAndPort(of: url).1
     }
 
     private static func hostAndPort(of url: String) -> (String, Int?) {

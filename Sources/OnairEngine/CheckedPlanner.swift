@@ -3,7 +3,8 @@ import OnairConfig
 import OnairPlanner
 
 /// The planner of one project, whose plans are also checked against libav itself: the filter
-/// graph configures, the local files it reads decode, and libx264 takes its `x264_params`.
+/// graph configures, the local files it reads decode, libx264 takes its `x264_params`, and its
+/// SRT destinations suit onair's own SRT connection.
 public struct CheckedPlanner: Sendable {
     /// The pure planner.
     public var planner: Planner
@@ -24,6 +25,7 @@ public struct CheckedPlanner: Sendable {
         PlanGraphCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         PlanMediaCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         PlanEncoderCheck.run(plan, pipelineFile: spec.file, log: log)
+        PlanSRTCheck.run(plan, spec: spec, log: log)
         return plan
     }
 }

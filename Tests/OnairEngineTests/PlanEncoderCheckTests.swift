@@ -10,20 +10,8 @@ import Testing
 struct PlanEncoderCheckTests {
     /// A project whose pipeline's quality has `x264_params: PARAMS` on line 7 (value at column 46).
     static func project(_ params: String) throws -> ScratchProject {
-        let project = try ScratchProject()
-        try project.write("Pipelines/show.yaml", """
-            sources:
-              camera: {kind: test, size: 320x180, tone: false}
-            overlays:
-              room: {kind: real-scene, camera: camera}
-            active: room
-            quality:
-              {width: 320, height: 180, fps: 30, video: {x264_params: "\(params)", bitrate: 300k, profile: main}}
-            destinations:
-              archive: {kind: record, path: ../out/show.mkv}
-
-            """)
-        return project
+        try showProject(quality: "{width: 320, height: 180, fps: 30, video: {x264_params: \"\(params)\", bitrate: 300k, profile: main}}",
+                        destinations: ["archive: {kind: record, path: ../out/show.mkv}"])
     }
 
     @Test("options libx264 knows pass, reach the plan and the printed ffmpeg command")

@@ -6,7 +6,7 @@ import Testing
 struct SRTLinkTrackerTests {
     private func statistics(roundTrip: Double, buffered: Int, bufferedMs: Int, dropped: Int = 0) -> SRTStatistics {
         SRTStatistics(roundTripMilliseconds: roundTrip, sendBufferMilliseconds: bufferedMs, sendBufferBytes: buffered, packetsRetransmitted: 0,
-                      packetsDropped: dropped / 1316, bytesDropped: dropped, packetsLost: 0)
+                      packetsDropped: dropped / 1316, bytesDropped: dropped)
     }
 
     @Test("a link keeping up: delivery is what was handed over, nothing held, the least round trip is the path's")

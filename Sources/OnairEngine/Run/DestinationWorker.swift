@@ -35,8 +35,9 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// SRT's retransmissions and late drops over the connections before this one (libsrt counts
     /// per connection; the status counts over the run). Only touched on the worker's thread.
     private var earlierSRT = (retransmitted: 0, dropped: 0)
-    /// Whether the note that an SRT URL is left to libavformat's protocol was given.
-    private var notedForeignSRT = false
+    /// The options of an SRT destination's URL that only libavformat's SRT protocol applies:
+    /// when there are any, it connects through that protocol instead of ``SRTConnection``.
+    private let foreignSRTOptions: [String]
     /// Set by ``stopConnecting()``: no connection is made from now on.
     private let ending = Monitor(false)
     private var aborted = false
@@ -56,6 +57,8 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
         self.events = events
         self.onChange = onChange
         queue = PacketQueue(capacityBytes: queueBytes)
+        // The URL as written (`{key}` unfilled): what a key holds says nothing of the options.
+        foreignSRTOptions = output.kind == .srt ? SRTConnection.unsupportedOptions(in: output.target) : []
     }
 
     var workerName: String { "destination \(output.destination)" }
@@ -103,6 +106,9 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     }
 
     func start() {
+        if !foreignSRTOptions.isEmpty {
+            events.emit(.runNote(message: PlanSRTCheck.foreignOptions(foreignSRTOptions, of: output.destination, adaptive: unsentBytes != nil)))
+        }
         startThread(named: "onair.destination.\(output.destination)") { [self] in
             let outcome = run()
             end.finish(lock.withLock { aborted } ? .aborted : outcome)
@@ -136,8 +142,9 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// The plan's muxer options; a recording also hands every packet to the file at once.
     /// libavformat otherwise buffers 256 KiB per file (seconds of video at streaming rates),
     /// all of which a crash or a SIGKILL would lose. An SRT caller gets the connect timeout
-    /// (libsrt's own is 3 s). With a limit on unsent bytes (adaptive renditions), every packet
-    /// is handed to the socket at once, not gathered in libavformat's buffer first.
+    /// (libsrt's own is 3 s) when its URL is left to libavformat's protocol. With a limit on
+    /// unsent bytes (adaptive renditions), every packet is handed to the socket at once, not
+    /// gathered in libavformat's buffer first.
     private var muxerOptions: [(String, String)] {
         var options = output.options.map { ($0.key, $0.value) }
         if unsentBytes != nil, output.kind == .rtmp, !options.contains(where: { $0.0 == "flush_packets" }) {
@@ -182,6 +189,8 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                 linkSocket = limited.count == 1 ? limited[0] : nil
             }
             var linkSampled = -Double.infinity
+            // Only a connection whose transport says something is sampled (not a recording's).
+            let sampled = srt != nil || linkSocket != nil
             var srtLink = SRTLinkTracker(connected: monotonicSeconds(), receiverLatency: srt?.receiverLatencyMilliseconds)
             var srtStatistics: SRTStatistics?
             let hadConnectionBefore = hadConnection
@@ -215,7 +224,7 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                     break
                 }
                 lock.withLock { currentStats.record(bytes: bytes, at: .now) }
-                if monotonicSeconds() - linkSampled >= Self.linkSampleInterval {
+                if sampled, monotonicSeconds() - linkSampled >= Self.linkSampleInterval {
                     linkSampled = monotonicSeconds()
                     if let srt, let statistics = srt.statistics() {
                         srtStatistics = statistics
@@ -278,7 +287,7 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// adaptive bitrate and the status read, unless its URL has options only libavformat's
     /// protocol knows.
     private func connect(to path: String) throws(ConnectionFailure) -> (MediaOutput, SRTConnection?) {
-        let ownSRT = output.kind == .srt && usesOwnSRT(path)
+        let ownSRT = output.kind == .srt && foreignSRTOptions.isEmpty
         let open = { () throws(LibavError) -> (MediaOutput, SRTConnection?) in
             guard ownSRT else {
                 return (try MediaOutput(url: path, format: self.output.format, options: self.muxerOptions, streams: self.streams,
@@ -310,20 +319,6 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                 throw ConnectionFailure(description: timedOut && !isEnding ? "no connection within \(output.retry.connectTimeoutMs) ms" : "\(error)")
             }
         }
-    }
-
-    /// Whether onair connects SRT URL `path` itself; when it can't (options only libavformat's
-    /// protocol knows), says once what that costs.
-    private func usesOwnSRT(_ path: String) -> Bool {
-        let foreign = SRTConnection.unsupportedOptions(in: path)
-        guard !foreign.isEmpty else { return true }
-        if !lock.withLock({ notedForeignSRT }) {
-            lock.withLock { notedForeignSRT = true }
-            events.emit(.runNote(message: "\(output.destination): its SRT URL's " + foreign.joined(separator: ", ")
-                                 + " is left to libavformat's SRT protocol, whose statistics onair can't read: no round trip in its status"
-                                 + (unsentBytes != nil ? ", and adaptive bitrate sees only its queue" : "")))
-        }
-        return false
     }
 
     /// Writes the trailer and closes (an SRT connection once what it holds is acknowledged, or
