@@ -1,5 +1,6 @@
 import AVBridge
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -43,7 +44,7 @@ struct SRTConnectionTests {
             (error as? LibavError)?.code == .timedOut && "\(error)".contains("no answer")
         }
         let took = ContinuousClock.now - started
-        #expect(took > .milliseconds(500) && took < .seconds(2), "\(took)")
+        #expect(took > .milliseconds(500) && took < .milliseconds(2500), "\(took)")  // libsrt alone waits 3 s
     }
 
     @Test("a stop request ends a connection attempt at once")
@@ -51,14 +52,23 @@ struct SRTConnectionTests {
         let peer = try silentPeer()
         defer { close(peer.socket) }
         let interruption = Interruption()
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { interruption.requestStop() }
-        let started = ContinuousClock.now
+        // Its own thread, not a global queue: under a loaded suite a queue's timer can fire late,
+        // and what is measured is the time from the request to the end of the attempt.
+        let requested = Mutex<ContinuousClock.Instant?>(nil)
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 0.2)
+            requested.withLock { $0 = .now }
+            interruption.requestStop()
+        }
         #expect {
             _ = try SRTConnection(url: "srt://127.0.0.1:\(peer.port)", connectTimeout: .seconds(10), interruption: interruption)
         } throws: { error in
             (error as? LibavError)?.code == .exit
         }
-        #expect(ContinuousClock.now - started < .seconds(1))
+        let ended = ContinuousClock.now
+        let request = try #require(requested.withLock { $0 })
+        // Far below the 10 s timeout: the attempt ended because of the request.
+        #expect(ended - request < .seconds(2), "\(ended - request)")
     }
 
     @Test("a URL without a port is refused before any connection")
