@@ -10,14 +10,14 @@ public struct SRTStatistics: Sendable, Equatable {
     /// The span of media in the send buffer (sent and not yet acknowledged, or waiting to be
     /// retransmitted), ms of its timeline.
     public var sendBufferMilliseconds: Int
-    /// The bytes in the send buffer.
+    /// The payload bytes in the send buffer (as handed to it, without packet headers).
     public var sendBufferBytes: Int
     /// Packets retransmitted since connecting.
     public var packetsRetransmitted: Int
     /// Packets the sender dropped since connecting because they were too late to be played
     /// (the receiver's latency passed): media the receiver never gets.
     public var packetsDropped: Int
-    /// Bytes of those.
+    /// Payload bytes of those.
     public var bytesDropped: Int
 
     /// Statistics.
@@ -120,11 +120,20 @@ public final class SRTConnection: @unchecked Sendable {
     public func statistics() -> SRTStatistics? {
         guard socket != SRT_INVALID_SOCK else { return nil }
         var stats = SRT_TRACEBSTATS()
-        guard srt_bstats(socket, &stats, 0) == 0 else { return nil }
-        return SRTStatistics(roundTripMilliseconds: stats.msRTT, sendBufferMilliseconds: Int(stats.msSndBuf), sendBufferBytes: Int(stats.byteSndBuf),
+        // Instantaneous: `srt_bstats` gives the send buffer as a moving average over about a
+        // second, which lags a narrowing link by as much.
+        guard srt_bistats(socket, &stats, 0, 1) == 0 else { return nil }
+        // libsrt counts each packet's SRT, UDP and IP headers in the buffer's bytes; what was
+        // handed to it (``bytesSent``) is payload.
+        let payload = Int(stats.byteSndBuf) - Int(stats.pktSndBuf) * Self.packetHeaderBytes
+        return SRTStatistics(roundTripMilliseconds: stats.msRTT, sendBufferMilliseconds: Int(stats.msSndBuf), sendBufferBytes: max(0, payload),
                              packetsRetransmitted: Int(stats.pktRetransTotal), packetsDropped: Int(stats.pktSndDropTotal),
-                             bytesDropped: Int(clamping: stats.byteSndDropTotal))
+                             bytesDropped: max(0, Int(clamping: stats.byteSndDropTotal) - Int(stats.pktSndDropTotal) * Self.packetHeaderBytes))
     }
+
+    /// The headers libsrt counts with each packet in its statistics' bytes: SRT's 16, UDP's 8
+    /// and IPv4's 20.
+    static let packetHeaderBytes = 44
 
     /// Sends `count` bytes as messages of at most ``payloadSize``; the bytes sent, or a
     /// negative `AVERROR` (`AVERROR_EXIT` when interrupted) — what an AVIO write callback returns.

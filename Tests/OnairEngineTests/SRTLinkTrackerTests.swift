@@ -24,7 +24,7 @@ struct SRTLinkTrackerTests {
         #expect(last.queueingMilliseconds == 0)
     }
 
-    @Test("a narrowed link: the round trip grows over the least seen, the buffer holds media, delivery falls to what leaves it")
+    @Test("a narrowed link: the round trip grows over the least seen, the buffer holds media, delivery falls to what leaves it, below what it is handed")
     func narrowed() {
         var tracker = SRTLinkTracker(connected: 0)
         for tick in 1...20 {
@@ -39,6 +39,7 @@ struct SRTLinkTrackerTests {
         }
         let last = try! #require(sample)
         #expect(abs(last.deliveryBitsPerSecond - 3_000_000) < 100_000, "\(last)")
+        #expect(abs((last.offeredBitsPerSecond ?? 0) - 4_000_000) < 100_000, "what was handed over the same span: \(last)")
         #expect(last.minRoundTripMicros == 20_000 && last.queueingMilliseconds == 100, "\(last)")
         #expect(last.heldMilliseconds == 130 + 20 * 12 - 20 - 10, "\(last)")
     }

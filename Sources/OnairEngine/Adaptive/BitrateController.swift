@@ -12,7 +12,8 @@ import Foundation
 ///   under 85 % of the rate; a keyframe's brief bulge rises once, then drains), or — first, when
 ///   the kernel's view of the connection is known (``LinkSample``) — its round trip ≥ 30 ms
 ///   above its least at each of the last two ticks while the link, not short of data, delivers
-///   under 95 % of what the encoder makes (the queue on the way fills well before the
+///   under 95 % of what the encoder makes — over SRT, of what libsrt was handed over the same
+///   half second (the queue on the way fills well before the
 ///   destination's own queue shows anything; a keyframe's bulge lasts one tick). The cut goes
 ///   to what the link carries, estimated from how fast the queue grows, from the kernel's
 ///   delivery rate and from what the destination sent over the last second, whichever is lower
@@ -231,7 +232,7 @@ public struct BitrateController: Sendable {
         if let since = liveSince[observation.destination], history[observation.destination]?.last.map({ $0.time - since < policy.warmup }) == true,
            observation.queueMilliseconds < emergencyAt(observation) { return false }
         if observation.queueMilliseconds >= congestedAt(observation) { return !isDraining(observation.destination) }
-        if isPathFull(observation.destination, encoded: encoded) { return true }
+        if isPathFull(observation.destination, against: .stream(encoded: encoded)) { return true }
         guard observation.queueMilliseconds >= policy.risingFrom, let growth = growthRate(of: observation.destination) else { return false }
         return growth > 0
     }
@@ -249,19 +250,32 @@ public struct BitrateController: Sendable {
         observation.link?.receiverLatencyMilliseconds.map { max(150, min(policy.emergencyAt, $0 * 6 / 10)) } ?? policy.emergencyAt
     }
 
-    /// Whether a link queues on the way while delivering less than the encoder makes (not
-    /// limited by what it is given): it is narrower than the stream.
-    private func isPathFull(_ link: LinkSample?, encoded: Int) -> Bool {
-        guard let link, !link.appLimited, link.queueingMilliseconds >= policy.pathQueueing else { return false }
-        let made = encoded > 0 ? encoded : bitrate + audio
-        return Double(link.deliveryBitsPerSecond) < Double(made) * policy.deliveryShare
+    /// What a link's delivery rate is held against.
+    private enum Yardstick {
+        /// What the stream puts into the link: what the transport was handed over the same span
+        /// where it says (SRT; x264's output swings by ±10 % from one half second to the next,
+        /// which a second's average hides), else what the encoder made over the last second
+        /// (`encoded`; the bitrate asked for while that is unknown).
+        case stream(encoded: Int)
+        /// The bitrate asked for (by the last cut).
+        case asked
     }
 
-    /// Whether `destination`'s path was full at each of the last `fullTicks` ticks, each sample
-    /// delivering under `deliveryShare` of `rate` (what the encoder makes; 0: the bitrate asked for).
-    private func isPathFull(_ destination: String, encoded rate: Int) -> Bool {
+    /// Whether a link queues on the way while delivering under `deliveryShare` of `yardstick`
+    /// (not limited by what it is given): it is narrower than the stream.
+    private func isPathFull(_ link: LinkSample?, against yardstick: Yardstick) -> Bool {
+        guard let link, !link.appLimited, link.queueingMilliseconds >= policy.pathQueueing else { return false }
+        let rate = switch yardstick {
+        case .stream(let encoded): link.offeredBitsPerSecond ?? (encoded > 0 ? encoded : bitrate + audio)
+        case .asked: bitrate + audio
+        }
+        return Double(link.deliveryBitsPerSecond) < Double(rate) * policy.deliveryShare
+    }
+
+    /// Whether `destination`'s path was full at each of the last `fullTicks` ticks.
+    private func isPathFull(_ destination: String, against yardstick: Yardstick) -> Bool {
         guard let recent = links[destination], recent.count == policy.fullTicks else { return false }
-        return recent.allSatisfy { isPathFull($0, encoded: rate) }
+        return recent.allSatisfy { isPathFull($0, against: yardstick) }
     }
 
     /// Whether `destination`'s queue is lower now than `risingTicks` ticks ago.
@@ -288,7 +302,7 @@ public struct BitrateController: Sendable {
         if let last = lastCut, now - last.time < policy.cutInterval { return nil }
         // A full path delivering less than even the last cut asked for: that cut can't be
         // enough, whatever the encoder and the queue do meanwhile (the link narrowed again).
-        let belowLastCut = isPathFull(worst.destination, encoded: 0)
+        let belowLastCut = isPathFull(worst.destination, against: .asked)
         // x264 comes down to a lower bitrate over about a second: while what it makes is still
         // well above it, the queue goes on growing from the last cut's lag, not the link's.
         if let last = lastCut, now - last.time < policy.cutSettling, encoded > 0, Double(encoded) > Double(bitrate + audio) * 1.15,
@@ -305,7 +319,7 @@ public struct BitrateController: Sendable {
         // (what was sent over the last second still holds the wider link's); one sample dips
         // while TCP recovers from a loss, so, like the growth, it never takes the estimate below
         // 75 % of what was sent.
-        if let link = worst.link, isPathFull(worst.destination, encoded: encoded) {
+        if let link = worst.link, isPathFull(worst.destination, against: .stream(encoded: encoded)) {
             carried = min(carried, max(Double(link.deliveryBitsPerSecond), sent * 0.75))
         }
         if let growth = growthRate(of: worst.destination), growth < 1 {
@@ -368,7 +382,7 @@ public struct BitrateController: Sendable {
 
     private func cutReason(_ worst: Observation) -> String {
         let reason = "\(worst.destination) is \(worst.queueMilliseconds) ms behind, sending " + String(format: "%.2f Mb/s", Double(worst.bitsPerSecond) / 1e6)
-        guard let link = worst.link, isPathFull(link, encoded: 0) else { return reason }
+        guard let link = worst.link, isPathFull(link, against: .asked) else { return reason }
         return reason + String(format: "; its link queues %.0f ms and delivers %.2f Mb/s", link.queueingMilliseconds, Double(link.deliveryBitsPerSecond) / 1e6)
     }
 }

@@ -32,10 +32,16 @@ public struct LinkSample: Sendable, Equatable {
     /// after a loss is repaired, a second of media is acknowledged at once. nil for TCP, whose
     /// writes the kernel paces (what a destination sent over the last second says the same).
     public var acknowledgedBitsPerSecond: Int?
+    /// What the transport was handed over the span of ``deliveryBitsPerSecond``, bit/s, when
+    /// known (SRT): a link delivering less than it was given over the same span is narrower
+    /// than the stream, whatever the encoder's output did meanwhile (x264's output swings by
+    /// ±10 % from one half second to the next). nil for TCP: the delivery rate is compared
+    /// with what the encoder makes.
+    public var offeredBitsPerSecond: Int?
 
     /// A sample.
     public init(roundTripMicros: Int, minRoundTripMicros: Int, deliveryBitsPerSecond: Int, appLimited: Bool, heldMilliseconds: Int = 0,
-                receiverLatencyMilliseconds: Int? = nil, acknowledgedBitsPerSecond: Int? = nil) {
+                receiverLatencyMilliseconds: Int? = nil, acknowledgedBitsPerSecond: Int? = nil, offeredBitsPerSecond: Int? = nil) {
         self.roundTripMicros = roundTripMicros
         self.minRoundTripMicros = minRoundTripMicros
         self.deliveryBitsPerSecond = deliveryBitsPerSecond
@@ -43,6 +49,7 @@ public struct LinkSample: Sendable, Equatable {
         self.heldMilliseconds = heldMilliseconds
         self.receiverLatencyMilliseconds = receiverLatencyMilliseconds
         self.acknowledgedBitsPerSecond = acknowledgedBitsPerSecond
+        self.offeredBitsPerSecond = offeredBitsPerSecond
     }
 
     /// How much the round trip exceeds the path's own, ms: the queue on the way.

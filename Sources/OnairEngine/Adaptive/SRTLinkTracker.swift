@@ -51,6 +51,7 @@ struct SRTLinkTracker {
             appLimited: span < Self.window / 2,
             heldMilliseconds: max(0, statistics.sendBufferMilliseconds - Int(least) - Self.acknowledgementMilliseconds),
             receiverLatencyMilliseconds: receiverLatency,
-            acknowledgedBitsPerSecond: now - samples[0].time >= Self.window ? acknowledged(since: samples[0]) : nil)
+            acknowledgedBitsPerSecond: now - samples[0].time >= Self.window ? acknowledged(since: samples[0]) : nil,
+            offeredBitsPerSecond: span > 0 ? Int(Double(sent - recent.sent) * 8 / span) : 0)
     }
 }
