@@ -215,8 +215,13 @@ public final class Encoder {
     public var bitrate: Int { Int(codec!.pointee.bit_rate) }
 
     /// Changes the bitrate of an open video encoder whose ``VideoEncoderSettings/bitrateMode`` is
-    /// adjustable; it applies from the next frame sent. The cap (VBV max rate) and the buffer
-    /// keep their ratio to the bitrate, so the buffer holds the same time of media.
+    /// adjustable; it applies from the next frame sent. The cap (VBV max rate) keeps its ratio
+    /// to the bitrate; the buffer holds `buffer` of media at the cap, or as long as it did when
+    /// opened.
+    ///
+    /// x264 keeps what its buffer holds across a change (clipped to the new size): after a cut
+    /// it may spend up to a whole new buffer above the new bitrate before the cut shows in its
+    /// output. A shorter buffer makes a cut show sooner, for a picture whose quality varies more.
     ///
     /// FFmpeg 5.1's libx264 wrapper compares `rc_buffer_size` and `rc_max_rate`, then
     /// `bit_rate`, with x264's parameters before every frame and calls `x264_encoder_reconfig`
@@ -225,7 +230,7 @@ public final class Encoder {
     /// about ("max bitrate less than average bitrate, assuming CBR") at every cut. So a cut
     /// lowers the average with this frame and the cap and buffer with the next one; a raise
     /// (the cap never below the average in force) moves all three at once.
-    public func setBitrate(_ bitrate: Int) throws(LibavError) {
+    public func setBitrate(_ bitrate: Int, buffer: Duration? = nil) throws(LibavError) {
         guard let settings = videoSettings, settings.bitrateMode != .fixed, bitrate > 0 else {
             throw LibavError(function: "x264 reconfiguration (encoder opened without an adjustable bitrate)", code: .invalidArgument)
         }
@@ -233,7 +238,9 @@ public final class Encoder {
         let maxRate = max(bitrate, Int((Double(settings.maxBitrate) * scale).rounded()))
         // x264 wants a buffer of at least one frame at the cap.
         let oneFrame = Int((Double(maxRate) / settings.frameRate.framesPerSecond * 1.1).rounded(.up))
-        let limit = RateLimit(maxRate: Int64(maxRate), bufferSize: Int32(clamping: max(oneFrame, Int((Double(settings.bufferSize) * scale).rounded()))))
+        let bufferSize = buffer.map { Double(maxRate) * (Double($0.components.attoseconds) / 1e18 + Double($0.components.seconds)) }
+            ?? Double(settings.bufferSize) * scale
+        let limit = RateLimit(maxRate: Int64(maxRate), bufferSize: Int32(clamping: max(oneFrame, Int(bufferSize.rounded()))))
         let cut = limit.maxRate < codec!.pointee.bit_rate
         codec!.pointee.bit_rate = Int64(bitrate)
         pendingLimit = cut ? limit : nil

@@ -18,7 +18,7 @@ struct EncoderBitrateTests {
 
     /// Encodes `seconds` of a moving test picture per entry of `bitrates`, switching to each
     /// bitrate at its start; returns the bits per second of video each second of media got.
-    private func encode(_ encoder: Encoder, seconds: Int, bitrates: [Int]) throws -> [Double] {
+    private func encode(_ encoder: Encoder, seconds: Int, bitrates: [Int], buffer: Duration? = nil) throws -> [Double] {
         let input = try MediaInput(url: "testsrc2=size=640x360:rate=30", format: "lavfi", options: [], interruption: Interruption())
         var bytesPerSecond = [Int](repeating: 0, count: seconds * bitrates.count)
         let packet = try Packet()
@@ -30,7 +30,7 @@ struct EncoderBitrateTests {
             }
         }
         for index in 0..<(seconds * 30 * bitrates.count) {
-            if index % (seconds * 30) == 0 { try encoder.setBitrate(bitrates[index / (seconds * 30)]) }
+            if index % (seconds * 30) == 0 { try encoder.setBitrate(bitrates[index / (seconds * 30)], buffer: buffer) }
             guard let decoded = try input.nextFrame() else { break }
             decoded.frame.presentationTimestamp = Int64(index)
             _ = try encoder.send(decoded.frame)
@@ -60,6 +60,17 @@ struct EncoderBitrateTests {
         // x264's average bitrate control climbs back over several seconds (its window of past
         // frames decays with the buffer: about 8 s for a 2 s buffer).
         #expect(raised > 1_200_000 && rates[17] > rates[12] + 300_000, "\(raised)")
+    }
+
+    @Test("a cut with a quarter second of buffer shows in the second of the cut: x264 spends at most that above the new bitrate")
+    func shortBufferCutsAtOnce() throws {
+        let planned = try encode(Encoder(video: settings(bitrate: 2_000_000)), seconds: 6, bitrates: [2_000_000, 500_000])
+        let short = try encode(Encoder(video: settings(bitrate: 2_000_000)), seconds: 6, bitrates: [2_000_000, 500_000], buffer: .milliseconds(250))
+        print("EncoderBitrate: the second of the cut, 2 s buffer \(Int(planned[6] / 1000)) kb/s, 250 ms \(Int(short[6] / 1000)) kb/s")
+        // 500k, a quarter second at the 500k cap, and the second's keyframe (the cut lands on one).
+        #expect(short[6] <= 500_000 + 125_000 + 225_000, "\(short[6])")
+        #expect(short[6] < planned[6] * 0.6, "the planned buffer's second of the cut: \(planned[6]); the short one's: \(short[6])")
+        #expect(abs(average(short, 7..<12) - 500_000) / 500_000 < 0.15, "\(short)")
     }
 
     @Test("variable bitrate: lowering the bitrate lowers the cap, which holds the rate down")
