@@ -63,13 +63,15 @@ public final class SilentTCPPeer: @unchecked Sendable {
     /// Connections accepted so far.
     public var connections: Int { lock.withLock { clients.count } }
 
-    /// Closes every connection and stops listening.
+    /// Closes every connection and stops listening; safe to call twice (`deinit` calls it
+    /// after the `defer`): a descriptor closed twice may be another test's by then.
     public func stop() {
-        let open = lock.withLock { () -> [Int32] in
-            guard !stopped else { return [] }
+        let open = lock.withLock { () -> [Int32]? in
+            guard !stopped else { return nil }
             stopped = true
             return clients
         }
+        guard let open else { return }
         for client in open { close(client) }
         shutdown(listening, Int32(SHUT_RDWR))
         close(listening)
