@@ -246,8 +246,8 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
     /// x264 holds in its buffer at a cut is spent on top of the new bitrate, so the planned
     /// buffer (often a second) would keep the old rate going for most of a second more, piling
     /// up as much in front of the link. A quarter second took what SRT's receiver lost on a
-    /// narrowed link from 1.5–1.8 % to 0.9 % (`Benchmarks/abr`). Back at the plan, the planned
-    /// buffer.
+    /// narrowed link from 1.5–1.8 % to 0.7–0.9 % (`Benchmarks/abr`). Back at the plan, the
+    /// planned buffer.
     private var bufferBelowPlan: Duration {
         let planned = Double(rendition.video.bufferSize) / Double(max(1, rendition.video.maxBitrate))
         return .milliseconds(Int(min(0.25, planned) * 1000))
