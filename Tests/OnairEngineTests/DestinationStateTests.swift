@@ -73,68 +73,54 @@ struct DestinationStateTests {
         #expect(try decode(DestinationStatus.self, text) == status)
     }
 
-    @Test("recording packets counts them")
+    @Test("counting packets counts them and their bytes")
     func counts() {
         var stats = DestinationStats()
-        let start = ContinuousClock.now
-        for index in 0..<10 { stats.record(bytes: 1000 + index, at: start + .milliseconds(10 * index)) }
+        for index in 0..<10 { stats.count(bytes: 1000 + index) }
         #expect(stats.packetsSent == 10)
         #expect(stats.bytesSent == 10_045)
     }
 
     @Test("a steady rate is measured exactly")
     func steadyRate() {
-        var stats = DestinationStats()
+        var window = BitrateWindow()
         let start = ContinuousClock.now
         // 125 kB every 100 ms = 10 Mb/s.
-        for index in 0...30 { stats.record(bytes: 125_000, at: start + .milliseconds(100 * index)) }
-        #expect(abs(stats.bitsPerSecond - 10_000_000) < 1)
+        for index in 0...30 { window.record(bytes: 125_000, at: start + .milliseconds(100 * index)) }
+        #expect(abs(window.bitsPerSecond - 10_000_000) < 1)
     }
 
     @Test("the estimate follows a change of rate within the window")
     func rateChange() {
-        var stats = DestinationStats()
+        var window = BitrateWindow()
         let start = ContinuousClock.now
-        for index in 0...30 { stats.record(bytes: 125_000, at: start + .milliseconds(100 * index)) }
+        for index in 0...30 { window.record(bytes: 125_000, at: start + .milliseconds(100 * index)) }
         // Then half the rate for 3 s: the 2 s window only sees the new rate.
-        for index in 31...60 { stats.record(bytes: 62_500, at: start + .milliseconds(100 * index)) }
-        #expect(abs(stats.bitsPerSecond - 5_000_000) < 1)
+        for index in 31...60 { window.record(bytes: 62_500, at: start + .milliseconds(100 * index)) }
+        #expect(abs(window.bitsPerSecond - 5_000_000) < 1)
     }
 
     @Test("the rate decays to 0 once nothing has been sent for a window")
     func decays() {
-        var stats = DestinationStats()
+        var window = BitrateWindow()
         let start = ContinuousClock.now
-        for index in 0...10 { stats.record(bytes: 10_000, at: start + .milliseconds(100 * index)) }
-        #expect(stats.bitsPerSecond > 0)
-        stats.refreshRate(at: start + .seconds(4))
-        #expect(stats.bitsPerSecond == 0)
-        #expect(stats.packetsSent == 11)
+        for index in 0...10 { window.record(bytes: 10_000, at: start + .milliseconds(100 * index)) }
+        #expect(window.bitsPerSecond > 0)
+        window.expire(at: start + .seconds(4))
+        #expect(window.bitsPerSecond == 0)
     }
 
     @Test("the rate over the last second follows a change the 2 s rate still averages, and decays as the window does")
     func lastSecond() {
-        var stats = DestinationStats()
+        var window = BitrateWindow()
         let start = ContinuousClock.now
         // 1 Mb/s for 2 s, then 4 Mb/s for 1 s (a packet every 100 ms).
-        for index in 0...20 { stats.record(bytes: 12_500, at: start + .milliseconds(100 * index)) }
-        for index in 21...30 { stats.record(bytes: 50_000, at: start + .milliseconds(100 * index)) }
+        for index in 0...20 { window.record(bytes: 12_500, at: start + .milliseconds(100 * index)) }
+        for index in 21...30 { window.record(bytes: 50_000, at: start + .milliseconds(100 * index)) }
         let now = start + .milliseconds(3000)
-        #expect(abs(stats.bitsPerSecond(over: .seconds(1), at: now) - 4_000_000) < 1)
-        #expect(stats.bitsPerSecond < 3_500_000)
-        #expect(stats.bitsPerSecond(over: .seconds(1), at: now + .seconds(2)) == 0)
-    }
-
-    @Test("a snapshot keeps the counters and the rate, not the samples behind the rate (a status kept in the event history would keep them alive)")
-    func snapshot() {
-        var stats = DestinationStats()
-        let start = ContinuousClock.now
-        for index in 0...20 { stats.record(bytes: 12_500, at: start + .milliseconds(100 * index)) }
-        let snapshot = stats.snapshot
-        #expect(snapshot == stats && snapshot.packetsSent == 21 && snapshot.bitsPerSecond > 0)
-        let now = start + .milliseconds(2000)
-        #expect(stats.bitsPerSecond(over: .seconds(1), at: now) > 0)
-        #expect(snapshot.bitsPerSecond(over: .seconds(1), at: now) == 0)
+        #expect(abs(window.bitsPerSecond(over: .seconds(1), at: now) - 4_000_000) < 1)
+        #expect(window.bitsPerSecond < 3_500_000)
+        #expect(window.bitsPerSecond(over: .seconds(1), at: now + .seconds(2)) == 0)
     }
 
     @Test("a single packet gives no rate yet")

@@ -21,6 +21,8 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     private let lock = NSLock()
     private var currentState: DestinationState = .idle
     private var currentStats = DestinationStats()
+    /// What was sent over the last 2 s: the rate in the status and adaptive bitrate's view.
+    private var sendRate = BitrateWindow()
     /// The most an RTMP connection's socket may hold unsent (bytes; adaptive renditions), nil
     /// for no limit.
     private let unsentBytes: Int?
@@ -66,13 +68,14 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// The current state.
     var state: DestinationState { lock.withLock { currentState } }
 
-    /// Counters, with the queue's drops; the rate decays to 0 while nothing is sent. A snapshot:
-    /// it does not hold the sender's rate samples.
+    /// Counters, with the queue's drops, and the rate, which decays to 0 while nothing is sent.
     var stats: DestinationStats {
-        lock.lock()
-        currentStats.refreshRate(at: .now)
-        var stats = currentStats.snapshot
-        lock.unlock()
+        var stats = lock.withLock {
+            sendRate.expire(at: .now)
+            var stats = currentStats
+            stats.bitsPerSecond = sendRate.bitsPerSecond
+            return stats
+        }
         stats.packetsDropped = queue.droppedPackets
         stats.gopsDropped = queue.droppedGOPs
         return stats
@@ -84,7 +87,7 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
 
     /// What was sent over the last second (bit/s): adaptive bitrate's view of what the link carries.
     var lastSecondBitsPerSecond: Int {
-        lock.withLock { Int(currentStats.bitsPerSecond(over: .seconds(1), at: .now)) }
+        lock.withLock { Int(sendRate.bitsPerSecond(over: .seconds(1), at: .now)) }
     }
 
     /// State, counters, queue and last error, not yet redacted.
@@ -223,7 +226,10 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                     failure = stalled ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : srt?.failure ?? "\(error)"
                     break
                 }
-                lock.withLock { currentStats.record(bytes: bytes, at: .now) }
+                lock.withLock {
+                    currentStats.count(bytes: bytes)
+                    sendRate.record(bytes: bytes, at: .now)
+                }
                 if sampled, monotonicSeconds() - linkSampled >= Self.linkSampleInterval {
                     linkSampled = monotonicSeconds()
                     if let srt, let statistics = srt.statistics() {

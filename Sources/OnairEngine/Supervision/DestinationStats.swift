@@ -1,5 +1,7 @@
-/// What one destination has sent and lost so far, and how fast it is sending now.
-public struct DestinationStats: Sendable {
+/// What one destination has sent and lost so far, and how fast it was sending when read: a
+/// plain value (the sender's rate samples stay with the sender, ``BitrateWindow``), so a status
+/// kept in the run's event history holds nothing more than its numbers.
+public struct DestinationStats: Sendable, Equatable {
     /// Packets written to the destination.
     public var packetsSent = 0
     /// Bytes written to the destination.
@@ -10,9 +12,8 @@ public struct DestinationStats: Sendable {
     public var gopsDropped = 0
     /// Connections re-established after a loss.
     public var reconnects = 0
-    /// Current send rate in bit/s, over a sliding window of about 2 s.
-    public private(set) var bitsPerSecond: Double = 0
-    private var window = BitrateWindow()
+    /// The send rate when read, bit/s, over about the last 2 s.
+    public var bitsPerSecond: Double = 0
 
     /// Empty statistics.
     public init() {}
@@ -27,43 +28,10 @@ public struct DestinationStats: Sendable {
         self.bitsPerSecond = bitsPerSecond
     }
 
-    /// Counts one packet of `bytes` sent at `instant` and updates the rate.
-    public mutating func record(bytes: Int, at instant: ContinuousClock.Instant) {
+    /// Counts one packet of `bytes` sent.
+    public mutating func count(bytes: Int) {
         packetsSent += 1
         bytesSent += bytes
-        window.record(bytes: bytes, at: instant)
-        bitsPerSecond = window.bitsPerSecond
-    }
-
-    /// The send rate over the last `span` before `now` (bit/s; `span` at most the 2 s the rate
-    /// is taken over).
-    public func bitsPerSecond(over span: Duration, at now: ContinuousClock.Instant) -> Double {
-        window.bitsPerSecond(over: span, at: now)
-    }
-
-    /// These counters and rate without the samples the rate is taken from: what a status keeps.
-    ///
-    /// A copy that shared the samples' buffer would keep it alive for as long as the copy lives
-    /// — every `stats` event in the run's event history holds one per destination — and make the
-    /// sender's next ``record(bytes:at:)`` copy the buffer: resident memory grew by megabytes an
-    /// hour that way, until the history was full. ``bitsPerSecond(over:at:)`` of a snapshot is 0.
-    public var snapshot: DestinationStats {
-        DestinationStats(packetsSent: packetsSent, bytesSent: bytesSent, packetsDropped: packetsDropped, gopsDropped: gopsDropped,
-                         reconnects: reconnects, bitsPerSecond: bitsPerSecond)
-    }
-
-    /// Lets the rate decay when nothing was sent lately (call before showing the statistics).
-    public mutating func refreshRate(at now: ContinuousClock.Instant) {
-        window.expire(at: now)
-        bitsPerSecond = window.bitsPerSecond
-    }
-}
-
-extension DestinationStats: Equatable {
-    /// Equal when every counter and the rate are equal (the rate's samples are not compared).
-    public static func == (lhs: DestinationStats, rhs: DestinationStats) -> Bool {
-        lhs.packetsSent == rhs.packetsSent && lhs.bytesSent == rhs.bytesSent && lhs.packetsDropped == rhs.packetsDropped
-            && lhs.gopsDropped == rhs.gopsDropped && lhs.reconnects == rhs.reconnects && lhs.bitsPerSecond == rhs.bitsPerSecond
     }
 }
 
@@ -84,7 +52,7 @@ extension DestinationStats: Codable {
         try container.encode(Int(bitsPerSecond.rounded()), forKey: .bitsPerSecond)
     }
 
-    /// Decodes what ``encode(to:)`` writes; the rate window starts empty.
+    /// Decodes what ``encode(to:)`` writes.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         self.init(
