@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "OnairFontsTests", dependencies: ["OnairFonts"], swiftSettings: strictness),
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts"], resources: [.copy("Golden")], swiftSettings: strictness),
         .testTarget(name: "OnairFuzzingTests", dependencies: ["OnairFuzzing", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge"], swiftSettings: strictness),
+        .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairLinkTestTests", dependencies: ["OnairLinkTest", "OnairConfig", "OnairPlanner", "OnairEngine", "OnairTestSupport"],
                     swiftSettings: strictness),

@@ -238,8 +238,7 @@ public final class Encoder {
         let maxRate = max(bitrate, Int((Double(settings.maxBitrate) * scale).rounded()))
         // x264 wants a buffer of at least one frame at the cap.
         let oneFrame = Int((Double(maxRate) / settings.frameRate.framesPerSecond * 1.1).rounded(.up))
-        let bufferSize = buffer.map { Double(maxRate) * (Double($0.components.attoseconds) / 1e18 + Double($0.components.seconds)) }
-            ?? Double(settings.bufferSize) * scale
+        let bufferSize = buffer.map { Double(maxRate) * $0.seconds } ?? Double(settings.bufferSize) * scale
         let limit = RateLimit(maxRate: Int64(maxRate), bufferSize: Int32(clamping: max(oneFrame, Int(bufferSize.rounded()))))
         let cut = limit.maxRate < codec!.pointee.bit_rate
         codec!.pointee.bit_rate = Int64(bitrate)

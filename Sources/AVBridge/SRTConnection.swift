@@ -2,8 +2,8 @@ import CFFmpeg
 import CSRT
 import Foundation
 
-/// What libsrt says about a connection (`srt_bstats`): read between two writes, by the thread
-/// that writes.
+/// What libsrt says about a connection (`srt_bistats`, the send buffer as it is now): read
+/// between two writes, by the thread that writes.
 public struct SRTStatistics: Sendable, Equatable {
     /// The smoothed round trip, ms.
     public var roundTripMilliseconds: Double
@@ -95,7 +95,7 @@ public final class SRTConnection: @unchecked Sendable {
         var connected: SRTSOCKET = SRT_INVALID_SOCK
         var payload = 1316, latency = 120
         do {
-            let timeout = options["connect_timeout"].flatMap { Int($0) } ?? Self.milliseconds(connectTimeout)
+            let timeout = options["connect_timeout"].flatMap { Int($0) } ?? connectTimeout.wholeMilliseconds
             connected = try Self.connect(host: host, port: port, options: options, timeoutMs: timeout, poller: poller, interruption: interruption)
             var value: Int32 = 0
             var length = Int32(MemoryLayout<Int32>.size)
@@ -207,7 +207,7 @@ public final class SRTConnection: @unchecked Sendable {
         while let current = address {
             let socket = srt_create_socket()
             do throws(LibavError) {
-                try configure(socket, options: options, timeoutMs: max(1, milliseconds(deadline - .now)))
+                try configure(socket, options: options, timeoutMs: max(1, (deadline - .now).wholeMilliseconds))
                 guard srt_connect(socket, current.pointee.ai_addr, Int32(current.pointee.ai_addrlen)) != csrt_error() else {
                     throw error("srt_connect", .brokenPipe, String(cString: srt_getlasterror_str()))
                 }
@@ -306,10 +306,6 @@ public final class SRTConnection: @unchecked Sendable {
         var port: Int32 = -1
         av_url_split(nil, 0, nil, 0, &host, Int32(host.count), &port, nil, 0, url)
         return (text(host), port > 0 ? Int(port) : nil)
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// A C string filled into `buffer`.

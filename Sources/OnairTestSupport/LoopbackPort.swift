@@ -6,35 +6,56 @@ import Glibc
 import Darwin
 #endif
 
-/// TCP ports on 127.0.0.1: finding a free one, and checking whether one accepts connections
-/// (there, or on another IPv4 address such as a ``ShapedLink``'s far end).
+/// Ports on 127.0.0.1: finding a free one, binding a socket to one, and connecting to one or
+/// checking whether it accepts connections (there, or on another IPv4 address such as a
+/// ``ShapedLink``'s far end).
 public enum LoopbackPort {
     /// A port nothing listens on right now (the kernel's pick for an ephemeral bind).
     public static func free() throws -> Int {
-        let socket = try openSocket()
-        defer { close(socket) }
-        var address = socketAddress(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw PortError(description: "bind failed: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        guard named == 0 else { throw PortError(description: "getsockname failed: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let bound = try bound(Int32(SOCK_STREAM.rawValue))
+        close(bound.descriptor)
+        return bound.port
     }
 
-    /// True when a TCP connection to `host`:`port` (127.0.0.1 by default) succeeds.
-    public static func acceptsConnections(_ port: Int, host: String = "127.0.0.1") -> Bool {
-        guard let socket = try? openSocket() else { return false }
-        defer { close(socket) }
+    /// A socket of `type` (`SOCK_STREAM`, `SOCK_DGRAM`) bound to 127.0.0.1 on a port the
+    /// kernel picks: its descriptor, which the caller closes, and the port.
+    public static func bound(_ type: Int32) throws -> (descriptor: Int32, port: Int) {
+        let socket = try openSocket(type)
+        var address = socketAddress(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let failed = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) != 0 ? "bind" : getsockname(socket, $0, &length) != 0 ? "getsockname" : nil
+            }
+        }
+        if let failed {
+            let reason = errno
+            close(socket)
+            throw PortError(description: "\(failed) failed: errno \(reason)")
+        }
+        return (socket, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// A TCP socket connected to `host`:`port` (127.0.0.1 by default), which the caller closes.
+    public static func connected(to port: Int, host: String = "127.0.0.1") throws -> Int32 {
+        let socket = try openSocket(Int32(SOCK_STREAM.rawValue))
         var address = socketAddress(port: port, host: host)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        return connected == 0
+        guard connected == 0 else {
+            let reason = errno
+            close(socket)
+            throw PortError(description: "connect to \(host):\(port) failed: errno \(reason)")
+        }
+        return socket
+    }
+
+    /// True when a TCP connection to `host`:`port` (127.0.0.1 by default) succeeds.
+    public static func acceptsConnections(_ port: Int, host: String = "127.0.0.1") -> Bool {
+        guard let socket = try? connected(to: port, host: host) else { return false }
+        close(socket)
+        return true
     }
 
     /// Polls until `host`:`port` accepts connections, `giveUp` returns true, or `timeout` passes.
@@ -53,11 +74,11 @@ public enum LoopbackPort {
         public var description: String
     }
 
-    private static func openSocket() throws -> Int32 {
+    private static func openSocket(_ type: Int32) throws -> Int32 {
         #if canImport(Glibc)
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = Glibc.socket(AF_INET, type, 0)
         #else
-        let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        let socket = Darwin.socket(AF_INET, type, 0)
         #endif
         guard socket >= 0 else { throw PortError(description: "socket failed: errno \(errno)") }
         return socket

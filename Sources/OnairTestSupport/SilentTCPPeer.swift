@@ -18,30 +18,15 @@ public final class SilentTCPPeer: @unchecked Sendable {
 
     /// Listens on a free loopback port and accepts on its own thread.
     public init() throws {
-        #if canImport(Glibc)
-        let listening = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let listening = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        self.listening = listening
-        guard listening >= 0 else { throw LoopbackPort.PortError(description: "socket failed: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &length) }
-        }
-        guard bound == 0, named == 0, listen(listening, 16) == 0 else {
+        let bound = try LoopbackPort.bound(Int32(SOCK_STREAM.rawValue))
+        let listening = bound.descriptor
+        guard listen(listening, 16) == 0 else {
             let reason = errno
             close(listening)
             throw LoopbackPort.PortError(description: "could not listen: errno \(reason)")
         }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.listening = listening
+        port = bound.port
         let thread = Thread { [self] in
             while true {
                 let client = accept(listening, nil, nil)

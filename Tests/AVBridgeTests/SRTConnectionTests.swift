@@ -1,5 +1,6 @@
 import AVBridge
 import Foundation
+import OnairTestSupport
 import Synchronization
 import Testing
 
@@ -20,17 +21,8 @@ struct SRTConnectionTests {
     /// A UDP socket on loopback that takes the caller's handshakes and never answers (no ICMP
     /// refusal either): its port, and the descriptor to close.
     private func silentPeer() throws -> (port: Int, socket: Int32) {
-        let peer = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        try #require(peer >= 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(peer, $0, length) == 0 && getsockname(peer, $0, &length) == 0 }
-        }
-        try #require(bound)
-        return (Int(UInt16(bigEndian: address.sin_port)), peer)
+        let bound = try LoopbackPort.bound(Int32(SOCK_DGRAM.rawValue))
+        return (bound.port, bound.descriptor)
     }
 
     @Test("nobody answering: a timeout within the time given, saying so")

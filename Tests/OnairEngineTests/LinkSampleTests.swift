@@ -11,24 +11,11 @@ import Glibc
 struct LinkSampleTests {
     @Test("a loopback connection that sent data: a round trip, a least one no larger, a delivery rate; a descriptor that is not TCP: nil")
     func readsALoopbackConnection() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(listener >= 0)
+        let (listener, port) = try LoopbackPort.bound(Int32(SOCK_STREAM.rawValue))
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        try #require(bound && listen(listener, 1) == 0)
-
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listen(listener, 1) == 0)
+        let client = try LoopbackPort.connected(to: port)
         defer { close(client) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
-        }
-        try #require(connected)
         let server = accept(listener, nil, nil)
         try #require(server >= 0)
         defer { close(server) }

@@ -84,9 +84,8 @@ final class BitrateSteering: RunWorker, @unchecked Sendable {
             let link = destination.link
             // libsrt takes every packet at once: what SRT holds beyond a round trip waits as
             // much as what the queue holds, and what the link carried is what the receiver
-            // acknowledged, not what was handed over.
-            var sent = destination.lastSecondBitsPerSecond
-            if output.kind == .srt, let acknowledged = link?.acknowledgedBitsPerSecond { sent = acknowledged }
+            // acknowledged (only SRT's sample says), not what was handed over.
+            let sent = link?.acknowledgedBitsPerSecond ?? destination.lastSecondBitsPerSecond
             return BitrateController.Observation(
                 destination: output.destination, required: output.required, network: output.kind == .rtmp || output.kind == .srt,
                 live: destination.state == .live, queueMilliseconds: Int(destination.queue.mediaMicros / 1000) + (link?.heldMilliseconds ?? 0),
