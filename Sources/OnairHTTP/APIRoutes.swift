@@ -33,11 +33,11 @@ struct APIRoutes: Sendable {
             json.response(.ok, ["status": "ok"])
         }
         router.get("/readyz") { _, _ in
-            let readiness = try control.run().readiness()
+            let readiness = try await control.run().readiness()
             return json.response(readiness.ready ? .ok : .serviceUnavailable, readiness)
         }
         router.get("/api/v1/status") { _, _ in
-            json.response(.ok, try control.run().status())
+            json.response(.ok, try await control.run().status())
         }
         router.get("/api/v1/events") { request, _ in
             EventStream(control: try control.run(), heartbeat: settings.heartbeat, redact: redact).response(
@@ -57,8 +57,8 @@ struct APIRoutes: Sendable {
         }
         router.post("/api/v1/stop") { _, _ in
             let run = try control.run()
-            run.stop()
-            return json.response(.accepted, run.status())
+            await run.stop()
+            return json.response(.accepted, await run.status())
         }
         router.get("/api/v1/destinations/{name}/preview.jpg") { _, context in
             let name = try context.parameters.require("name")
@@ -80,7 +80,7 @@ struct APIRoutes: Sendable {
             }
         }
         router.get("/metrics") { _, _ in
-            let text = redact(metrics.exposition(of: try control.run().status()))
+            let text = redact(metrics.exposition(of: try await control.run().status()))
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))

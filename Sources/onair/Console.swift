@@ -55,7 +55,14 @@ final class Console: @unchecked Sendable {
         lock.withLock { self.run = run }
         let events = run.subscribe(after: 0, buffer: Self.eventBuffer)
         Task.detached { [self] in
-            for await numbered in events { write(numbered.event) }
+            for await numbered in events {
+                // The block names the combination on air: show the new one now, not at the next tick.
+                switch numbered.event.kind {
+                case .overlayApplied, .overlayFailed, .overlayRestored: await refreshStatus()
+                default: break
+                }
+                write(numbered.event)
+            }
             if events.dropped > 0 {
                 write(StatusEvent(.runNote(message: "the console could not keep up and skipped \(events.dropped) event(s)")))
             }
@@ -68,12 +75,14 @@ final class Console: @unchecked Sendable {
         // still queued when the timer is cancelled must not keep the ended run alive.
         timer.setEventHandler { [self] in
             guard let run = lock.withLock({ self.run }) else { return }
-            let snapshot = run.status()
-            lock.lock()
-            lastStatus = snapshot
-            clearBlock()
-            redraw()
-            lock.unlock()
+            Task {
+                let snapshot = await run.status()
+                lock.withLock {
+                    lastStatus = snapshot
+                    clearBlock()
+                    redraw()
+                }
+            }
         }
         timer.resume()
         self.timer = timer
@@ -128,16 +137,16 @@ final class Console: @unchecked Sendable {
             line("▶ " + event.detail)
         case .runNote:
             line("■ " + event.detail)
-        case .overlayApplied, .overlayFailed, .overlayRestored:
-            // The block names the combination on air: show the new one now, not at the next tick.
-            if let run = lock.withLock({ self.run }) {
-                let snapshot = run.status()
-                lock.withLock { if lastStatus != nil { lastStatus = snapshot } }
-            }
-            line(Self.clock.string(from: event.time) + " " + event.textLine)
         default:
             line(Self.clock.string(from: event.time) + " " + event.textLine)
         }
+    }
+
+    /// Brings the live block's status up to date (when one is shown).
+    private func refreshStatus() async {
+        guard let run = lock.withLock({ self.run }) else { return }
+        let snapshot = await run.status()
+        lock.withLock { if lastStatus != nil { lastStatus = snapshot } }
     }
 
     private func writeError(_ text: String) {

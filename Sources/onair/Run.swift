@@ -110,19 +110,20 @@ struct Run: ParsableCommand {
         guard stopper.running(pipelineRun) else {
             // Stopped between the measurement and the start: the run ends without going live,
             // and its events end, so that the console lets go of it.
-            pipelineRun.stop()
+            try blockingAwait { await pipelineRun.stop() }
             api.close()
-            console.finish(status: pipelineRun.status())
+            console.finish(status: try blockingAwait { await pipelineRun.status() })
             return
         }
-        pipelineRun.start(api: api.url)
+        let url = api.url
+        try blockingAwait { await pipelineRun.start(api: url) }
         if combinations.all.count > 1 {
-            console.hint(OperatorInput.hint(pipelineRun.status()))
+            console.hint(OperatorInput.hint(try blockingAwait { await pipelineRun.status() }))
             OperatorInput.listen(to: pipelineRun)
         }
-        let outcome = pipelineRun.wait()
+        let outcome = try blockingAwait { await pipelineRun.outcome() }
         api.close()
-        console.finish(status: pipelineRun.status())
+        console.finish(status: try blockingAwait { await pipelineRun.status() })
         withExtendedLifetime(signals) {}
         switch outcome {
         case .completed: return
@@ -174,7 +175,7 @@ final class RunStopper: @unchecked Sendable {
             return
         }
         started.note(count == 1 ? "stopping… (Ctrl-C again to stop at once)" : "stopping at once")
-        started.stop()
+        Task { await started.stop() }
     }
 }
 

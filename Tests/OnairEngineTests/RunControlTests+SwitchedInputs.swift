@@ -11,7 +11,7 @@ extension RunControlTests {
     func switchesLetInputsGo() async throws {
         let controlled = try ControlledRun()
         let run = controlled.run
-        run.start()
+        await run.start()
         try await controlled.waitForStatus { $0.state == .live && $0.inputs.allSatisfy { $0.state == .connected } }
         let onAir = run.watchedInputs
         #expect(onAir > 0)
@@ -27,7 +27,7 @@ extension RunControlTests {
         }
         #expect(run.watchedInputs == onAir, "watched \(run.watchedInputs) inputs after 12 switches, \(onAir) on air")
 
-        run.stop()
+        await run.stop()
         #expect(await run.outcome() == .completed)
     }
 }

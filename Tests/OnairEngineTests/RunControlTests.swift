@@ -68,10 +68,10 @@ final class ControlledRun {
     @discardableResult
     func waitForStatus(timeout: Duration = .seconds(20), _ condition: (RunStatus) -> Bool) async throws -> RunStatus {
         let deadline = ContinuousClock.now + timeout
-        var status = run.status()
+        var status = await run.status()
         while !condition(status), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
-            status = run.status()
+            status = await run.status()
         }
         return status
     }
@@ -110,11 +110,11 @@ struct RunControlTests {
     func controlsARun() async throws {
         let controlled = try ControlledRun()
         let run = controlled.run
-        #expect(run.status().state == .preparing)
-        #expect(!run.readiness().ready)
+        #expect(await run.status().state == .preparing)
+        #expect(await run.readiness().ready == false)
         let early = EventCollector(run.subscribe(after: nil))
 
-        run.start()
+        await run.start()
         let live = try await controlled.waitForStatus { $0.state == .live && $0.destinations.first?.state == .live && $0.inputs.allSatisfy { $0.state == .connected } }
         #expect(live.state == .live)
         #expect(live.pipeline == "t")
@@ -134,13 +134,13 @@ struct RunControlTests {
         let far = try #require(retrying.destinations.last)
         #expect(far.name == "far" && !far.required)
         #expect(far.lastError?.contains("refused") == true, "\(String(describing: far.lastError))")
-        #expect(run.readiness() == Readiness(ready: true, reasons: []))
+        #expect(await run.readiness() == Readiness(ready: true, reasons: []))
         // Stats come from the run itself, every `statsInterval`.
         try await Task.sleep(for: .milliseconds(1200))
         let rec = try #require(retrying.destinations.first)
         #expect(rec.queueBytes >= 0 && rec.queueMilliseconds >= 0 && rec.queueMilliseconds < 2000, "\(rec)")
         // A status has the recording's rate.
-        let sending = try #require(run.status().destinations.first)
+        let sending = try #require(await run.status().destinations.first)
         #expect(sending.stats.bitsPerSecond > 0, "\(sending)")
 
         // By number, by name; a typo and an unavailable combination are refused with the reason.
@@ -158,18 +158,18 @@ struct RunControlTests {
             #expect(name == "broken" && reason.contains("not-a-picture.png"), "\(reason)")
         }
         #expect(try await run.switchOverlay(to: "red").overlay == "red")
-        #expect(run.status().overlay == "red")
+        #expect(await run.status().overlay == "red")
 
         await #expect(throws: PreviewError.unknownDestination("nowhere")) { try await run.preview(of: "nowhere") }
 
         // Stop: readiness goes false at once, the run drains and ends cleanly.
-        run.stop()
-        let stopping = run.readiness()
+        await run.stop()
+        let stopping = await run.readiness()
         #expect(!stopping.ready && stopping.reasons.contains("the run is stopping"), "\(stopping)")
-        #expect([.draining, .stopped].contains(run.status().state))
+        #expect([.draining, .stopped].contains(await run.status().state))
         await #expect(throws: OverlaySwitchError.refused(reason: "the run is stopping")) { try await run.switchOverlay(to: "blue") }
         #expect(await run.outcome() == .completed)
-        #expect(run.status().state == .stopped)
+        #expect(await run.status().state == .stopped)
         #expect(try await early.waitForEnd(timeout: .seconds(10)), "the subscription did not end with the run")
 
         // One numbered sequence: started first, stopped last, stats from the run itself; no key.
@@ -196,12 +196,12 @@ struct RunControlTests {
         let controlled = try ControlledRun()
         let run = controlled.run
         let events = EventCollector(run.subscribe(after: nil))
-        run.start()
+        await run.start()
         try await controlled.waitForStatus { $0.state == .live }
-        run.stop()
-        run.stop()
+        await run.stop()
+        await run.stop()
         #expect(await run.outcome() == .aborted)
-        #expect(run.status().state == .failed)
+        #expect(await run.status().state == .failed)
         #expect(try await events.waitForEnd(timeout: .seconds(10)))
         let stopped = events.all.last { $0.event.name == "run.stopped" }
         #expect(stopped?.event.detail == "aborted", "\(String(describing: stopped))")
@@ -212,19 +212,19 @@ struct RunControlTests {
         let controlled = try ControlledRun()
         let run = controlled.run
         let events = EventCollector(run.subscribe(after: nil))
-        #expect(run.wait() == .completed, "a run not started has nothing to wait for")
-        run.stop()
-        #expect(run.status().state == .stopped)
+        #expect(await run.outcome() == .completed, "a run not started has nothing to wait for")
+        await run.stop()
+        #expect(await run.status().state == .stopped)
         // Its subscribers (the console, an SSE client) are told and let go, as at any end.
         #expect(try await events.waitForEnd(timeout: .seconds(10)), "the events of a run stopped before it started never ended")
         #expect(events.all.map(\.event.name) == ["run.stopped"], "\(events.all.map(\.event.name))")
         #expect(events.all.last?.event.detail == "stopped before it started")
-        run.start()
+        await run.start()
         #expect(await run.outcome() == .completed)
-        #expect(run.status().state == .stopped)
-        let destinations = run.status().destinations.map(\.state)
+        #expect(await run.status().state == .stopped)
+        let destinations = await run.status().destinations.map(\.state)
         #expect(destinations.allSatisfy { $0 == .idle }, "a stopped run was started: \(destinations)")
-        #expect(run.readiness().ready == false)
+        #expect(await run.readiness().ready == false)
     }
 
     @Test("a preview shows what a destination receives: its rendition's aspect, scaled down, the colour on air", .timeLimit(.minutes(1)))
@@ -232,7 +232,7 @@ struct RunControlTests {
         let controlled = try ControlledRun()
         let run = controlled.run
         await #expect(throws: PreviewError.unknownDestination("nowhere")) { try await run.preview(of: "nowhere") }
-        run.start()
+        await run.start()
         try await controlled.waitForStatus { $0.state == .live }
 
         let red = try await run.preview(of: "rec")
@@ -251,7 +251,7 @@ struct RunControlTests {
         #expect(blue.capturedAt > red.capturedAt)
         #expect(try Self.colour(of: blue, in: controlled) == "blue")
 
-        run.stop()
+        await run.stop()
         _ = await run.outcome()
         await #expect(throws: PreviewError.unavailable(reason: "the run is stopped")) { try await run.preview(of: "rec") }
     }

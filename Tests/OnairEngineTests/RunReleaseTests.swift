@@ -12,9 +12,9 @@ struct RunReleaseTests {
         weak var destination: DestinationWorker?
         do {
             let controlled = try ControlledRun()
-            controlled.run.start()
+            await controlled.run.start()
             try await controlled.waitForStatus { $0.state == .live }
-            controlled.run.stop()
+            await controlled.run.stop()
             _ = await controlled.run.outcome()
             destination = controlled.run.destinations.first
             #expect(destination != nil)
@@ -32,10 +32,10 @@ struct RunReleaseTests {
         do {
             let controlled = try ControlledRun()
             subscription = controlled.run.subscribe(after: nil)
-            controlled.run.start()
+            await controlled.run.start()
             try await controlled.waitForStatus { $0.state == .live }
             _ = try await controlled.run.switchOverlay(to: "blue")
-            controlled.run.stop()
+            await controlled.run.stop()
             _ = await controlled.run.outcome()
             run = controlled.run
         }

@@ -6,18 +6,20 @@ import Foundation
 /// thin adapters over this protocol: whatever one of them can see or do, all of them can. Every
 /// string it hands out has passed the run's redaction, so no adapter can leak a stream key.
 ///
-/// Calls are safe from any thread or task. Nothing here blocks an engine thread: a slow caller
-/// (a stalled HTTP client) only ever slows itself.
+/// Calls are safe from any task. What reaches the run's supervisor (status, readiness, stop,
+/// switches, previews) is async: it waits its turn with the supervisor, never holding a thread.
+/// Nothing here blocks an engine thread: a slow caller (a stalled HTTP client) only ever slows
+/// itself. The name and subscriptions need no turn and stay synchronous.
 public protocol RunControl: AnyObject, Sendable {
     /// The running pipeline's name.
     var pipeline: String { get }
 
     /// A snapshot of everything an operator can see now (keys redacted).
-    func status() -> RunStatus
+    func status() async -> RunStatus
 
     /// Whether the run serves its purpose now: every required destination is live and the run
     /// is not draining. Orchestrators take a pod out of service when it is not.
-    func readiness() -> Readiness
+    func readiness() async -> Readiness
 
     /// Subscribes to the run's events: first those still retained with an id above
     /// `lastEventID` (none when nil), then every new one as it happens, until the run ends
@@ -33,7 +35,7 @@ public protocol RunControl: AnyObject, Sendable {
 
     /// Asks the run to stop: the first request drains gracefully (inputs stop, encoders flush,
     /// recordings are closed, readiness goes false at once); a second one aborts at once.
-    func stop()
+    func stop() async
 
     /// The latest picture of what `destination` receives: its rendition, with its crop and
     /// layers, as a JPEG. Pictures are made only while someone asks for them, at most once a

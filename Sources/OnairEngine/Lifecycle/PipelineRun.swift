@@ -197,8 +197,9 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
     }
 
     /// Starts every thread: destinations connect, inputs read. Media time 0 is now. `api` is
-    /// where the run's HTTP API listens, announced in `run.started`.
-    public func start(api: String? = nil) {
+    /// where the run's HTTP API listens, announced in `run.started`. Returns once the run has
+    /// started (or at once when it was stopped before); ``outcome()`` waits for its end.
+    public func start(api: String? = nil) async {
         guard supervisor.claimStart() else { return }
         startedAt = Date()
         clock.restart()
@@ -217,7 +218,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
 
     // MARK: RunControl
 
-    public func status() -> RunStatus {
+    public func status() async -> RunStatus {
         snapshot().redacted(keys.redact)
     }
 
@@ -242,7 +243,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
             destinations: destinations.map(\.status))
     }
 
-    public func readiness() -> Readiness {
+    public func readiness() async -> Readiness {
         let state = supervisor.state
         var reasons: [String] = []
         switch state {
@@ -285,7 +286,7 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
             }
         }
         if let result { throw result }
-        return status()
+        return await status()
     }
 
     public func preview(of destination: String) async throws(PreviewError) -> PreviewPicture {
@@ -301,21 +302,16 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
 
     /// First call: stop gracefully within a second (inputs stop, encoders flush, recordings are
     /// closed); second call: abort at once.
-    public func stop() {
+    public func stop() async {
         supervisor.requestStop()
     }
 
-    /// Waits for the run to end without holding a thread of the concurrency pool.
+    /// Waits for the run to end without holding a thread of the concurrency pool; a run never
+    /// started, or stopped before it started, has ended: `completed`.
     public func outcome() async -> RunOutcome {
         await withCheckedContinuation { continuation in
-            startThread(named: "onair.outcome") { [self] in continuation.resume(returning: wait()) }
+            startThread(named: "onair.outcome") { [self] in continuation.resume(returning: supervisor.wait()) }
         }
-    }
-
-    /// Waits for the run to end (blocking the calling thread); a run never started, or stopped
-    /// before it started, has ended: `completed`.
-    public func wait() -> RunOutcome {
-        supervisor.wait()
     }
 
     /// Puts the combination `next` plans on air without interrupting encoders or destinations.

@@ -38,8 +38,8 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
                 lastError: "Connection refused"),
         ])
 
-    func status() -> RunStatus { current.current }
-    func readiness() -> Readiness { ready.current }
+    func status() async -> RunStatus { current.current }
+    func readiness() async -> Readiness { ready.current }
     func subscribe(after lastEventID: UInt64?) -> EventSubscription { hub.subscribe(after: lastEventID) }
 
     func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus {
@@ -57,7 +57,7 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
         }
     }
 
-    func stop() {
+    func stop() async {
         stops.withLock { $0 += 1 }
         current.withLock { $0.state = .draining }
     }
