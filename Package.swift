@@ -52,20 +52,24 @@ let package = Package(
         // jemalloc as the allocator of the executable that links this (onair), with its settings:
         // glibc's arenas fragment over hours of switches and reconnections (allocator.c).
         .target(name: "CAllocator", linkerSettings: allocatorLinking),
+        // How a rendition's encoders are opened (codec fields and the x264 option list): plain
+        // values the planner makes, AVBridge opens and the ffmpeg command prints. Its own module
+        // because AVBridge may not depend on the planner, and one value must serve both.
+        .target(name: "OnairEncoding", swiftSettings: strictness),
         // Owns every libav pointer; no C type leaves this module.
-        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels", "CSRT"], swiftSettings: strictness),
+        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels", "CSRT", "OnairEncoding"], swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.
         .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
         // Font files: a family resolved once to the file drawtext loads, text measured from the
         // font's own tables as drawtext lays it out. Pure Swift.
         .target(name: "OnairFonts", swiftSettings: strictness),
         // Pure Swift: validation rules, platform catalogue, compiler to PipelinePlan, renderers.
-        .target(name: "OnairPlanner", dependencies: ["OnairConfig", "OnairFonts"], swiftSettings: strictness),
+        .target(name: "OnairPlanner", dependencies: ["OnairConfig", "OnairFonts", "OnairEncoding"], swiftSettings: strictness),
         // Runs plans through libav; consumes PipelinePlan values only.
-        .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "AVBridge"], swiftSettings: strictness),
+        .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "AVBridge"], swiftSettings: strictness),
         // Measures destinations' links: a test pattern pushed to each ingest with a rising
         // bitrate, the throughput it sustains, which qualities fit, which ladder rung to stream.
-        .target(name: "OnairLinkTest", dependencies: ["OnairConfig", "OnairPlanner", "OnairEngine", "AVBridge"], swiftSettings: strictness),
+        .target(name: "OnairLinkTest", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairEngine", "AVBridge"], swiftSettings: strictness),
         // The HTTP API, Prometheus metrics, health probes and dashboard of a running pipeline,
         // served over RunControl (Hummingbird 2).
         .target(
@@ -106,8 +110,8 @@ let package = Package(
         .testTarget(name: "OnairFontsTests", dependencies: ["OnairFonts"], swiftSettings: strictness),
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts"], resources: [.copy("Golden")], swiftSettings: strictness),
         .testTarget(name: "OnairFuzzingTests", dependencies: ["OnairFuzzing", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge", "OnairEncoding", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairEncoding", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairLinkTestTests", dependencies: ["OnairLinkTest", "OnairConfig", "OnairPlanner", "OnairEngine", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),

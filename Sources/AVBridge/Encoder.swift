@@ -1,88 +1,6 @@
 import CFFmpeg
 import Foundation
-
-/// Settings of an H.264 (libx264) encoder.
-public struct VideoEncoderSettings: Sendable, Hashable {
-    public var encoder = "libx264"
-    public var width: Int
-    public var height: Int
-    public var pixelFormat = "yuv420p"
-    public var frameRate: FrameRate
-    /// bit/s.
-    public var bitrate: Int
-    public var maxBitrate: Int
-    public var bufferSize: Int
-    /// Frames between keyframes.
-    public var gopSize: Int
-    public var profile: String?
-    public var level: String?
-    public var preset: String
-    public var tune: String?
-    /// Scene-cut keyframes (off when a platform wants keyframes only at the fixed interval).
-    public var scenecut: Bool
-    /// Constant bitrate: the cap equals the bitrate; with a fixed bitrate, also padded with
-    /// filler data and signalled as CBR (NAL HRD).
-    public var constantBitrate: Bool
-    /// Whether the bitrate may change while encoding, and how a constant one is kept.
-    public var bitrateMode = BitrateMode.fixed
-    /// More libx264 options (`subme=0:cabac=1`), after onair's own: an encoder does not open
-    /// when libx264 rejects one of them.
-    public var x264Params: String?
-
-    /// Creates settings.
-    public init(width: Int, height: Int, frameRate: FrameRate, bitrate: Int, maxBitrate: Int, bufferSize: Int, gopSize: Int,
-                profile: String?, level: String?, preset: String, tune: String?, scenecut: Bool, constantBitrate: Bool) {
-        self.width = width
-        self.height = height
-        self.frameRate = frameRate
-        self.bitrate = bitrate
-        self.maxBitrate = maxBitrate
-        self.bufferSize = bufferSize
-        self.gopSize = gopSize
-        self.profile = profile
-        self.level = level
-        self.preset = preset
-        self.tune = tune
-        self.scenecut = scenecut
-        self.constantBitrate = constantBitrate
-    }
-}
-
-/// Whether an encoder's bitrate may change while it encodes (``Encoder/setBitrate(_:)``), and
-/// how a constant bitrate is kept.
-///
-/// x264 (0.164, Debian 12) refuses to change its rate control while it signals NAL HRD: with
-/// `nal-hrd=cbr` a reconfiguration only logs "VBV parameters cannot be changed when NAL HRD is
-/// in use". So only a fixed bitrate is signalled as CBR.
-public enum BitrateMode: Sendable, Hashable {
-    /// Fixed; a constant bitrate is padded with filler and signalled as CBR (NAL HRD).
-    case fixed
-    /// Adjustable; a constant bitrate is capped at the bitrate (VBV), without filler. With
-    /// filler, x264 pads away at once the part of its buffer a cut leaves over (2000k → 500k
-    /// sent 2.9 Mb in the next second of media; without filler 1.4 Mb, the new buffer's worth).
-    case adjustable
-    /// Adjustable, and a constant bitrate is padded with filler: every second carries the
-    /// bitrate even for a still picture, and a raise shows within the buffer. For test streams
-    /// whose bytes are what counts and whose bitrate only rises.
-    case adjustablePadded
-}
-
-/// Settings of an audio encoder.
-public struct AudioEncoderSettings: Sendable, Hashable {
-    public var encoder = "aac"
-    public var sampleRate: Int
-    public var channels: Int
-    /// bit/s.
-    public var bitrate: Int
-
-    /// Creates settings.
-    public init(encoder: String = "aac", sampleRate: Int, channels: Int, bitrate: Int) {
-        self.encoder = encoder
-        self.sampleRate = sampleRate
-        self.channels = channels
-        self.bitrate = bitrate
-    }
-}
+import OnairEncoding
 
 /// The parameters a muxer needs to write an encoder's stream (an owned `AVCodecParameters`).
 /// Immutable once made, so it may be shared between destination threads.
@@ -116,44 +34,27 @@ public final class Encoder {
     /// The unit of frame and packet timestamps (the stream's).
     public var timeBase: TimeBase { parameters.timeBase }
 
-    /// Opens a video encoder.
-    public convenience init(video settings: VideoEncoderSettings) throws(LibavError) {
-        var options: [(String, String)] = [("preset", settings.preset)]
-        if let tune = settings.tune { options.append(("tune", tune)) }
-        if let profile = settings.profile { options.append(("profile", profile)) }
-        if let level = settings.level { options.append(("level", level)) }
-        var x264: [String] = []
-        if !settings.scenecut { x264.append("scenecut=0") }
-        if settings.constantBitrate {
-            switch settings.bitrateMode {
-            case .fixed: x264.append("nal-hrd=cbr")
-            case .adjustable: break
-            case .adjustablePadded: x264.append("filler=1")
-            }
-            x264.append("force-cfr=1")
-        }
-        if let more = settings.x264Params { x264.append(more) }
-        if !x264.isEmpty { options.append(("x264-params", x264.joined(separator: ":"))) }
-        try self.init(named: settings.encoder, kind: .video, options: options, video: settings) { codec in
-            let rate = settings.frameRate
-            codec.pointee.width = Int32(settings.width)
-            codec.pointee.height = Int32(settings.height)
-            codec.pointee.pix_fmt = av_get_pix_fmt(settings.pixelFormat)
-            codec.pointee.time_base = cffmpeg_rational(Int32(rate.denominator), Int32(rate.numerator))
-            codec.pointee.framerate = cffmpeg_rational(Int32(rate.numerator), Int32(rate.denominator))
+    /// Opens a video encoder with `options` as they are: its fields on the codec context, its
+    /// own options in order.
+    public convenience init(video options: VideoEncoderOptions) throws(LibavError) {
+        try self.init(named: options.encoder, kind: .video, options: options.options.map { ($0.name, $0.value) }, video: options) { codec in
+            codec.pointee.width = Int32(options.width)
+            codec.pointee.height = Int32(options.height)
+            codec.pointee.pix_fmt = av_get_pix_fmt(options.pixelFormat)
+            codec.pointee.time_base = cffmpeg_rational(1, Int32(options.fps))
+            codec.pointee.framerate = cffmpeg_rational(Int32(options.fps), 1)
             codec.pointee.sample_aspect_ratio = cffmpeg_rational(1, 1)
-            codec.pointee.bit_rate = Int64(settings.bitrate)
-            codec.pointee.rc_max_rate = Int64(settings.maxBitrate)
-            codec.pointee.rc_buffer_size = Int32(clamping: settings.bufferSize)
-            codec.pointee.gop_size = Int32(settings.gopSize)
-            codec.pointee.keyint_min = Int32(settings.gopSize)
-            codec.pointee.max_b_frames = settings.tune == "zerolatency" ? 0 : 2
+            codec.pointee.bit_rate = Int64(options.bitrate)
+            codec.pointee.rc_max_rate = Int64(options.maxBitrate)
+            codec.pointee.rc_buffer_size = Int32(clamping: options.bufferSize)
+            codec.pointee.gop_size = Int32(options.gopFrames)
+            codec.pointee.keyint_min = Int32(options.gopFrames)
             codec.pointee.thread_count = 0
         }
     }
 
     /// Opens an audio encoder.
-    public convenience init(audio settings: AudioEncoderSettings) throws(LibavError) {
+    public convenience init(audio settings: AudioEncoderOptions) throws(LibavError) {
         try self.init(named: settings.encoder, kind: .audio, options: [], video: nil) { codec in
             codec.pointee.sample_rate = Int32(settings.sampleRate)
             codec.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
@@ -166,7 +67,7 @@ public final class Encoder {
     /// Finds the encoder `name`, lets `configure` set its stream up, and opens it with the
     /// encoder's own `options` (`preset`, `x264-params`...), with global headers.
     init(
-        named name: String, kind: MediaKind, options: [(String, String)], video: VideoEncoderSettings?,
+        named name: String, kind: MediaKind, options: [(String, String)], video: VideoEncoderOptions?,
         configure: (UnsafeMutablePointer<AVCodecContext>) -> Void
     ) throws(LibavError) {
         LibAV.initialize()
@@ -182,7 +83,7 @@ public final class Encoder {
         configure(codec)
         codec.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         let dictionary = OptionDictionary(options)
-        if video?.x264Params == nil {
+        if !options.contains(where: { $0.0 == "x264-params" }) {
             try LibavError.check(avcodec_open2(codec, encoder, &dictionary.pointer), "avcodec_open2(\(name))")
         } else {
             // FFmpeg 5.1's libx264 wrapper only warns about an option x264 rejects ("Error
@@ -204,17 +105,17 @@ public final class Encoder {
         opened = true
     }
 
-    /// The function an encoder's error names when libx264 rejected some of its `x264_params`;
+    /// The function an encoder's error names when libx264 rejected some of its `x264-params`;
     /// the error's message is what libx264 said.
     public static let rejectedOptions = "libx264 x264_params"
 
     /// What a video encoder was opened with (the bitrate it started at; whether it may change).
-    private let videoSettings: VideoEncoderSettings?
+    private let videoSettings: VideoEncoderOptions?
 
     /// The video bitrate asked for now (bit/s): the opening bitrate until ``setBitrate(_:)``.
     public var bitrate: Int { Int(codec!.pointee.bit_rate) }
 
-    /// Changes the bitrate of an open video encoder whose ``VideoEncoderSettings/bitrateMode`` is
+    /// Changes the bitrate of an open video encoder whose ``VideoEncoderOptions/bitrateMode`` is
     /// adjustable; it applies from the next frame sent. The cap (VBV max rate) keeps its ratio
     /// to the bitrate; the buffer holds `buffer` of media at the cap, or as long as it did when
     /// opened.
@@ -231,13 +132,13 @@ public final class Encoder {
     /// lowers the average with this frame and the cap and buffer with the next one; a raise
     /// (the cap never below the average in force) moves all three at once.
     public func setBitrate(_ bitrate: Int, buffer: Duration? = nil) throws(LibavError) {
-        guard let settings = videoSettings, settings.bitrateMode != .fixed, bitrate > 0 else {
+        guard let settings = videoSettings, settings.bitrateMode.isAdjustable, bitrate > 0 else {
             throw LibavError(function: "x264 reconfiguration (encoder opened without an adjustable bitrate)", code: .invalidArgument)
         }
         let scale = Double(bitrate) / Double(settings.bitrate)
         let maxRate = max(bitrate, Int((Double(settings.maxBitrate) * scale).rounded()))
         // x264 wants a buffer of at least one frame at the cap.
-        let oneFrame = Int((Double(maxRate) / settings.frameRate.framesPerSecond * 1.1).rounded(.up))
+        let oneFrame = Int((Double(maxRate) / Double(settings.fps) * 1.1).rounded(.up))
         let bufferSize = buffer.map { Double(maxRate) * $0.seconds } ?? Double(settings.bufferSize) * scale
         let limit = RateLimit(maxRate: Int64(maxRate), bufferSize: Int32(clamping: max(oneFrame, Int(bufferSize.rounded()))))
         let cut = limit.maxRate < codec!.pointee.bit_rate

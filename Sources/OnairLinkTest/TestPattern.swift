@@ -1,4 +1,5 @@
 import AVBridge
+import OnairEncoding
 import OnairPlanner
 
 /// What a link test sends: SMPTE HD colour bars (one still picture, decoded once) and silence,
@@ -20,19 +21,25 @@ final class TestPattern {
     /// Encoders for `video` and `audio`, the video starting at `bitrate`.
     init(video settings: VideoEncoding, audio sound: AudioEncoding?, bitrate: Int) throws {
         fps = settings.fps
-        var videoSettings = VideoEncoderSettings(
-            width: settings.width, height: settings.height, frameRate: FrameRate(settings.fps), bitrate: bitrate, maxBitrate: bitrate,
-            bufferSize: bitrate / 2, gopSize: settings.gopFrames, profile: settings.profile, level: settings.level, preset: "ultrafast",
-            tune: "zerolatency", scenecut: false, constantBitrate: true)
-        videoSettings.bitrateMode = .adjustablePadded
-        video = try Encoder(video: videoSettings)
+        // The rendition's picture, keyframes and profile; the cheapest x264 setting, a constant
+        // bitrate padded with filler, and none of the quality's own x264 options.
+        var pattern = settings
+        pattern.bitrate = bitrate
+        pattern.maxBitrate = bitrate
+        pattern.bufferSize = bitrate / 2
+        pattern.rateControl = "cbr"
+        pattern.preset = "ultrafast"
+        pattern.tune = "zerolatency"
+        pattern.scenecut = false
+        pattern.x264Params = nil
+        video = try Encoder(video: VideoEncoderOptions(pattern, mode: .adjustablePadded))
         let bars = try MediaInput(url: "smptehdbars=size=\(settings.width)x\(settings.height):rate=\(settings.fps)", format: "lavfi",
                                   options: [], wantAudio: false, interruption: Interruption())
         guard let first = try bars.nextFrame() else { throw LibavError(function: "smptehdbars", code: .endOfFile) }
         picture = first.frame
         if let sound {
-            let encoder = try Encoder(audio: AudioEncoderSettings(encoder: sound.encoder, sampleRate: sound.sampleRate, channels: sound.channels,
-                                                                  bitrate: sound.bitrate))
+            let encoder = try Encoder(audio: AudioEncoderOptions(encoder: sound.encoder, sampleRate: sound.sampleRate, channels: sound.channels,
+                                                                 bitrate: sound.bitrate))
             audio = encoder
             silence = try Frame(silence: encoder.frameSize > 0 ? encoder.frameSize : 1024, sampleRate: sound.sampleRate,
                                 channels: sound.channels, sampleFormat: "fltp")

@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairEncoding
 
 /// A destination with everything resolved: its platform, its effective quality and crop, and
 /// where its bytes go.
@@ -254,7 +255,8 @@ struct RenditionTable {
             let presets = Set(group.map { $0.quality.presetName ?? "" })
             return Rendition(
                 id: "r\(index)", videoPad: "v\(index)", audioPad: audio ? "a\(index)" : nil, crop: key.crop, video: video,
-                audio: audio ? key.audio : nil, destinations: group.map(\.spec.name),
+                audio: audio ? key.audio : nil, encoderOptions: EncoderOptions(video: video, audio: audio ? key.audio : nil),
+                destinations: group.map(\.spec.name),
                 preset: presets.count == 1 && presets.first != "" ? presets.first : nil)
         }
     }

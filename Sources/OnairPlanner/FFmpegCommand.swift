@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairEncoding
 
 /// The ffmpeg command line equivalent to a plan — for people who want to see or run what onair
 /// does, and for the benchmark that compares the two. Stream keys never appear: a key becomes
@@ -27,6 +28,10 @@ public struct FFmpegCommand: Sendable {
     /// rendering can leave their `${…}` expansion unquoted.
     public private(set) var arguments: [Argument] = []
 
+    /// Where the command differs from what onair does (an adaptive rendition's bitrate), shown as
+    /// comment lines above it.
+    public private(set) var notes: [String] = []
+
     /// One argument.
     public struct Argument: Equatable, Sendable {
         /// The text.
@@ -37,8 +42,10 @@ public struct FFmpegCommand: Sendable {
 
     /// Builds the command for `plan`.
     public init(plan: PipelinePlan, options: Options = Options()) {
-        func add(_ words: String...) { arguments += words.map { Argument(text: $0, expandsKey: false) } }
+        func add(_ words: String...) { add(words) }
+        func add(_ words: [String]) { arguments += words.map { Argument(text: $0, expandsKey: false) } }
         func path(_ value: String) -> String { Self.path(value, from: options.pathBase) }
+        notes = Self.notes(for: plan)
         add("ffmpeg", "-hide_banner", "-nostdin")
         if options.overwrite { add("-y") }
         // Backups come last and are never read by the graph: ffmpeg can't cut to them (and would
@@ -75,21 +82,7 @@ public struct FFmpegCommand: Sendable {
             guard !outputs.isEmpty else { continue }
             add("-map", "[\(rendition.videoPad)]")
             if let audioPad = rendition.audioPad { add("-map", plan.voice == nil ? "[\(audioPad)]" : "[\(audioPad)_voice]") }
-            let video = rendition.video
-            add("-c:v", video.encoder, "-preset", video.preset)
-            if let tune = video.tune { add("-tune", tune) }
-            add("-profile:v", video.profile)
-            if let level = video.level { add("-level:v", level) }
-            add("-b:v", Units.formatBitrate(video.bitrate), "-maxrate", Units.formatBitrate(video.maxBitrate),
-                "-bufsize", Units.formatBitrate(video.bufferSize))
-            add("-g", String(video.gopFrames), "-keyint_min", String(video.gopFrames))
-            if !video.scenecut { add("-sc_threshold", "0") }
-            let x264 = (video.rateControl == "cbr" ? ["nal-hrd=cbr:force-cfr=1"] : []) + [video.x264Params?.text].compactMap { $0 }
-            if !x264.isEmpty { add("-x264-params", x264.joined(separator: ":")) }
-            add("-pix_fmt", video.pixelFormat)
-            if let audio = rendition.audio {
-                add("-c:a", audio.encoder, "-b:a", Units.formatBitrate(audio.bitrate), "-ar", String(audio.sampleRate), "-ac", String(audio.channels))
-            }
+            add(Self.encoding(rendition.encoderOptions))
             if let seconds = options.durationSeconds { add("-t", Self.number(seconds)) }
             if options.nullOutputs {
                 add("-f", "null", "-")
@@ -111,6 +104,33 @@ public struct FFmpegCommand: Sendable {
                 }
                 arguments.append(Argument(text: slaves.joined(separator: "|"), expandsKey: expands))
             }
+        }
+    }
+
+    /// A rendition's encoders as ffmpeg's options: the codec context's fields as its generic
+    /// options, the encoder's own options as `-NAME:v` in their order (profile and level are
+    /// also options of audio encoders: `:v` keeps them to the pictures).
+    static func encoding(_ options: EncoderOptions) -> [String] {
+        let video = options.video
+        var words = ["-c:v", video.encoder, "-b:v", Units.formatBitrate(video.bitrate), "-maxrate", Units.formatBitrate(video.maxBitrate),
+                     "-bufsize", Units.formatBitrate(video.bufferSize), "-g", String(video.gopFrames), "-keyint_min", String(video.gopFrames),
+                     "-pix_fmt", video.pixelFormat]
+        for option in video.options { words += ["-\(option.name):v", option.value] }
+        if let audio = options.audio {
+            words += ["-c:a", audio.encoder, "-b:a", Units.formatBitrate(audio.bitrate), "-ar", String(audio.sampleRate), "-ac", String(audio.channels)]
+        }
+        return words
+    }
+
+    /// What the command can't do as onair does: an adaptive rendition's bitrate changes while
+    /// onair streams; the command encodes with the same x264 settings at the planned bitrate.
+    static func notes(for plan: PipelinePlan) -> [String] {
+        plan.renditions.compactMap { rendition in
+            guard let adaptive = rendition.video.adaptive else { return nil }
+            return "rendition \(rendition.id) (\(rendition.destinations.joined(separator: ", "))) is adaptive: onair lowers its bitrate "
+                + "down to \(Units.formatBitrate(adaptive.minBitrate)) while a link can't carry it; this command keeps "
+                + "\(Units.formatBitrate(rendition.video.bitrate)) throughout, with onair's x264 settings for a bitrate that may change "
+                + "(no NAL HRD signalling, no filler)"
         }
     }
 
@@ -182,7 +202,8 @@ public struct FFmpegCommand: Sendable {
             words.append(word)
             index += 1
         }
-        return words.joined(separator: multiline ? " \\\n  " : " ")
+        let comments = notes.map { "# note: " + $0 + "\n" }.joined()
+        return comments + words.joined(separator: multiline ? " \\\n  " : " ")
     }
 
     /// Single-quotes a word for POSIX shells when needed.

@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairEncoding
 
 /// A compiled pipeline: everything the engine needs to run it, and nothing it would have to
 /// re-read from YAML. A plain value — `Codable`, `Equatable`, deterministic — so it can be
@@ -185,6 +186,9 @@ public struct Rendition: Codable, Equatable, Sendable {
     public var video: VideoEncoding
     /// Output sound.
     public var audio: AudioEncoding?
+    /// How its encoders are opened, made from ``video`` and ``audio``: what the engine opens
+    /// and the ffmpeg command prints.
+    public var encoderOptions: EncoderOptions
     /// Destinations fed by this rendition, in order.
     public var destinations: [String]
     /// The quality preset's name, when it came from one.

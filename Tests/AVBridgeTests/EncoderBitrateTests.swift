@@ -1,5 +1,6 @@
 import AVBridge
 import Foundation
+import OnairEncoding
 import Testing
 
 /// The bitrate of an open x264 encoder follows ``Encoder/setBitrate(_:)``: measured from the
@@ -7,13 +8,15 @@ import Testing
 @Suite("Changing the bitrate of an open encoder")
 struct EncoderBitrateTests {
     /// 640x360 at 30 fps, a keyframe a second, ultrafast: cheap enough to encode many seconds.
-    private func settings(bitrate: Int, constant: Bool = true, maxBitrate: Int? = nil, adjustable: Bool = true) -> VideoEncoderSettings {
-        var settings = VideoEncoderSettings(
-            width: 640, height: 360, frameRate: FrameRate(30), bitrate: bitrate, maxBitrate: maxBitrate ?? bitrate,
-            bufferSize: (maxBitrate ?? bitrate) * 2, gopSize: 30, profile: "main", level: nil, preset: "ultrafast", tune: "zerolatency",
-            scenecut: false, constantBitrate: constant)
-        settings.bitrateMode = adjustable ? .adjustable : .fixed
-        return settings
+    /// The x264 options onair gives each mode (`VideoEncoderOptions(_:mode:)` in the planner).
+    private func settings(bitrate: Int, constant: Bool = true, maxBitrate: Int? = nil, mode: BitrateMode = .adjustable,
+                          bufferSize: Int? = nil) -> VideoEncoderOptions {
+        let hrd = [BitrateMode.fixed: ":nal-hrd=cbr", .adjustable: "", .adjustablePadded: ":filler=1"][mode]!
+        return VideoEncoderOptions(
+            encoder: "libx264", width: 640, height: 360, pixelFormat: "yuv420p", fps: 30, bitrate: bitrate, maxBitrate: maxBitrate ?? bitrate,
+            bufferSize: bufferSize ?? (maxBitrate ?? bitrate) * 2, gopFrames: 30, bitrateMode: mode,
+            options: [EncoderOption("preset", "ultrafast"), EncoderOption("tune", "zerolatency"), EncoderOption("profile", "main"),
+                      EncoderOption("x264-params", "scenecut=0" + (constant ? hrd + ":force-cfr=1" : ""))])
     }
 
     /// Encodes `seconds` of a moving test picture per entry of `bitrates`, switching to each
@@ -93,15 +96,13 @@ struct EncoderBitrateTests {
             }
             #expect(try rates.get().count == 5)
             let warnings = lines.filter { $0.level >= .warning }.map(\.description)
-            #expect(warnings.isEmpty, "\(settings.constantBitrate ? "CBR" : "VBR"): \(warnings)")
+            #expect(warnings.isEmpty, "\(settings.maxBitrate == settings.bitrate ? "CBR" : "VBR"): \(warnings)")
         }
     }
 
     @Test("padded: a still picture carries the whole bitrate, each raise within half a second (the buffer)")
     func paddedStillPictureCarriesTheBitrate() throws {
-        var settings = settings(bitrate: 1_000_000)
-        settings.bitrateMode = .adjustablePadded
-        settings.bufferSize = 500_000
+        let settings = settings(bitrate: 1_000_000, mode: .adjustablePadded, bufferSize: 500_000)
         let encoder = try Encoder(video: settings)
         let input = try MediaInput(url: "smptehdbars=size=640x360:rate=30", format: "lavfi", options: [], interruption: Interruption())
         let still = try #require(try input.nextFrame()).frame
@@ -126,7 +127,7 @@ struct EncoderBitrateTests {
 
     @Test("an encoder opened with a fixed bitrate refuses a change (x264 ignores one while it signals NAL HRD)")
     func fixedBitrateRefuses() throws {
-        let encoder = try Encoder(video: settings(bitrate: 1_000_000, adjustable: false))
+        let encoder = try Encoder(video: settings(bitrate: 1_000_000, mode: .fixed))
         #expect(throws: LibavError.self) { try encoder.setBitrate(500_000) }
         #expect(encoder.bitrate == 1_000_000)
     }

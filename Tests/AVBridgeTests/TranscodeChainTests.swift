@@ -1,4 +1,5 @@
 import AVBridge
+import OnairEncoding
 import Foundation
 import Testing
 
@@ -18,10 +19,12 @@ struct TranscodeChainTests {
         let audioFormat = try #require(audio.audio)
         #expect(videoFormat.width == 320 && videoFormat.height == 240)
 
-        let videoEncoder = try Encoder(video: VideoEncoderSettings(
-            width: 160, height: 120, frameRate: FrameRate(25), bitrate: 300_000, maxBitrate: 300_000, bufferSize: 600_000,
-            gopSize: 25, profile: "main", level: nil, preset: "ultrafast", tune: "zerolatency", scenecut: false, constantBitrate: true))
-        let audioEncoder = try Encoder(audio: AudioEncoderSettings(sampleRate: 48000, channels: 2, bitrate: 96_000))
+        let videoEncoder = try Encoder(video: VideoEncoderOptions(
+            encoder: "libx264", width: 160, height: 120, pixelFormat: "yuv420p", fps: 25, bitrate: 300_000, maxBitrate: 300_000, bufferSize: 600_000,
+            gopFrames: 25, bitrateMode: .fixed,
+            options: [EncoderOption("preset", "ultrafast"), EncoderOption("tune", "zerolatency"), EncoderOption("profile", "main"),
+                      EncoderOption("x264-params", "scenecut=0:nal-hrd=cbr:force-cfr=1")]))
+        let audioEncoder = try Encoder(audio: AudioEncoderOptions(sampleRate: 48000, channels: 2, bitrate: 96_000))
         let graph = try FilterGraphRunner(
             description: "[0:v]scale=160:120,format=yuv420p[v0];[1:a]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a0]",
             sources: [

@@ -1,6 +1,7 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairEncoding
 import OnairEngine
 import OnairPlanner
 import OnairTestSupport
@@ -24,8 +25,9 @@ struct PlanEncoderCheckTests {
         PlanEncoderCheck.run(plan, pipelineFile: spec.file, log: log)
         #expect(log.all.isEmpty, "\(log.all)")
         let arguments = FFmpegCommand(plan: plan).arguments.map(\.text)
-        let at = try #require(arguments.firstIndex(of: "-x264-params"), "\(arguments)")
+        let at = try #require(arguments.firstIndex(of: "-x264-params:v"), "\(arguments)")
         #expect(arguments[at + 1] == "nal-hrd=cbr:force-cfr=1:subme=0:cabac=1:deblock=-1,-1")
+        #expect(plan.renditions.first?.encoderOptions.video.option("x264-params") == arguments[at + 1], "the engine opens what the command says")
     }
 
     @Test("an option libx264 does not know, or a value it rejects, is an error at x264_params (FFmpeg alone only warns)")
@@ -42,7 +44,7 @@ struct PlanEncoderCheckTests {
         #expect(problem.location.file == spec.file && problem.location.line == 7, "\(problem.location)")
 
         // And the engine does not open such an encoder either.
-        let video = try #require(plan.renditions.first?.video)
-        #expect(throws: LibavError.self) { _ = try Encoder(video: VideoEncoderSettings(planned: video)) }
+        let video = try #require(plan.renditions.first?.encoderOptions.video)
+        #expect(throws: LibavError.self) { _ = try Encoder(video: video) }
     }
 }

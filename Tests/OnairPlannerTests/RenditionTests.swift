@@ -36,7 +36,8 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
         let words = command.arguments.map(\.text)
         #expect(words.count { $0 == "-c:v" } == 1, "one encoder for three destinations")
         #expect(words.contains("tee"))
-        #expect(words.contains("-sc_threshold"))
+        let x264 = try #require(words.firstIndex(of: "-x264-params:v").map { words[$0 + 1] })
+        #expect(x264.contains("scenecut=0"), "\(x264)")
     }
 
     @Test func differentBitratesMakeTwoEncodersFromOnePicture() throws {

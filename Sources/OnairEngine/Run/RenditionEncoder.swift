@@ -1,6 +1,7 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairEncoding
 import OnairPlanner
 
 /// An encoded packet shared by every destination of a rendition (each gets its own reference).
@@ -65,15 +66,10 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
         self.rendition = rendition
         self.voiced = voiced && rendition.audio != nil
         preview = PreviewTap(rendition: rendition)
-        let settings = rendition.video
-        var videoSettings = VideoEncoderSettings(planned: settings)
-        isSteered = settings.adaptive != nil
-        if settings.adaptive != nil { videoSettings.bitrateMode = .adjustable }
-        video = try Encoder(video: videoSettings)
-        bitrate = Monitor(Bitrate(current: settings.bitrate))
-        audio = try rendition.audio.map {
-            try Encoder(audio: AudioEncoderSettings(encoder: $0.encoder, sampleRate: $0.sampleRate, channels: $0.channels, bitrate: $0.bitrate))
-        }
+        isSteered = rendition.video.adaptive != nil
+        video = try Encoder(video: rendition.encoderOptions.video)
+        bitrate = Monitor(Bitrate(current: rendition.video.bitrate))
+        audio = try rendition.encoderOptions.audio.map { try Encoder(audio: $0) }
     }
 
     /// Samples per audio frame the encoder needs (the graph's sink delivers exactly that).
