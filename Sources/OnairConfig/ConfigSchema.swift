@@ -164,7 +164,7 @@ public enum ConfigSchema {
             FieldSchema("bitrate", .bitrate, "Target bitrate, e.g. 4500k."),
             FieldSchema("max_bitrate", .bitrate, "Bitrate cap (VBV max rate)."),
             FieldSchema("buffer", .bitrate, "VBV buffer size (default 2 × max_bitrate)."),
-            FieldSchema("rate_control", .choice(["cbr", "vbr"]), "Constant or variable bitrate (default cbr)."),
+            FieldSchema("rate_control", .choice(RateControl.allCases.map(\.rawValue)), "Constant or variable bitrate (default cbr)."),
             FieldSchema("keyframe_interval", .duration(minimumMs: 100), "Time between keyframes, e.g. 2s."),
             FieldSchema("profile", .choice(["baseline", "main", "high"]), "H.264 profile (default high)."),
             FieldSchema("level", .text, "H.264 level such as \"4.1\" (quote it)."),
@@ -351,7 +351,7 @@ public enum ConfigSchema {
         fields: [
             FieldSchema("codecs", .list(.choice(["h264", "hevc", "av1"])), "Accepted codecs."),
             FieldSchema("profiles", .list(.choice(["baseline", "main", "high"])), "Accepted H.264 profiles."),
-            FieldSchema("rate_control", .choice(["cbr", "vbr"]), "Required rate control."),
+            FieldSchema("rate_control", .choice(RateControl.allCases.map(\.rawValue)), "Required rate control."),
             FieldSchema("max_bitrate", .bitrate, "Hard bitrate cap."),
             FieldSchema("bitrate_by_format", .map(.bitrate), "Caps by format row, e.g. 1080p60: 9000k."),
             FieldSchema("max_fps", .integer(1...240), "Highest frame rate."),

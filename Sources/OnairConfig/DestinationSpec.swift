@@ -1,33 +1,65 @@
 import Foundation
 
-/// Where a stream key comes from. The key itself never appears in configuration.
-public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
-    /// The two places a key may live.
-    public enum Origin: Hashable, Sendable {
-        /// An environment variable.
-        case environment(String)
-        /// A file whose first line is the key.
-        case file(AssetPath)
+/// Where a secret (a stream key, an API token) is read at run time: the one type for it, in
+/// configuration, in plans and in logs. In JSON and in logs it is one string, `env:NAME` or
+/// `file:PATH`, which names the secret without revealing it.
+public enum KeySource: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// An environment variable.
+    case environment(String)
+    /// A file (project-relative, absolute, or starting with `~`) whose first line is the secret.
+    case file(String)
+
+    public var description: String {
+        switch self {
+        case .environment(let name): "env:\(name)"
+        case .file(let path): "file:\(path)"
+        }
     }
 
-    /// Where to read it.
-    public var origin: Origin
+    /// The file's path as onair opens it when the project folder is `root`: `~` expanded, a
+    /// relative path taken from the project folder. Nil for an environment variable.
+    public func filePath(inProject root: URL) -> String? {
+        guard case .file(let path) = self else { return nil }
+        let expanded = (path as NSString).expandingTildeInPath
+        return expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        if text.hasPrefix("env:") {
+            self = .environment(String(text.dropFirst(4)))
+        } else if text.hasPrefix("file:") {
+            self = .file(String(text.dropFirst(5)))
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a key source is env:NAME or file:PATH"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+/// A secret as configuration names it: where it is read, and where the reference is written.
+/// The secret itself never appears in configuration.
+public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
+    /// Where to read it (a file's path relative to the project folder).
+    public var origin: KeySource
     /// Where the reference was written.
     public var location: SourceLocation
+    /// For a file, its path as written and where, for messages.
+    public var file: AssetPath?
 
-    /// A reference to the secret at `origin`, written at `location`.
-    public init(origin: Origin, location: SourceLocation) {
+    /// A reference to the secret at `origin`, written at `location` (a file as `file`).
+    public init(origin: KeySource, location: SourceLocation, file: AssetPath? = nil) {
         self.origin = origin
         self.location = location
+        self.file = file
     }
 
     /// `env:NAME` or `file:PATH`: how plans and logs name the key without revealing it.
-    public var description: String {
-        switch origin {
-        case .environment(let name): "env:\(name)"
-        case .file(let path): "file:\(path.path)"
-        }
-    }
+    public var description: String { origin.description }
 
     /// Decodes `key: {env: NAME}` / `key: {file: PATH}` of the destination `name`; a literal key
     /// is an error that never repeats the key.
@@ -77,7 +109,7 @@ public struct SecretReference: Hashable, Sendable, CustomStringConvertible {
             }
             return SecretReference(origin: .environment(env.value), location: node.location)
         case (nil, let file?):
-            return SecretReference(origin: .file(file), location: node.location)
+            return SecretReference(origin: .file(file.path), location: node.location, file: file)
         default:
             context.log.error("conflicting-keys", "\(secret.field) of \(subject) needs exactly one of 'env:' or 'file:'", at: node.location)
             return nil

@@ -303,6 +303,11 @@ public struct ObjectReader {
         return Located(text, at: node.location)
     }
 
+    /// One of the schema's choices as the value of `type` it names.
+    public func choice<Choice: RawRepresentable>(_ key: String, as type: Choice.Type) -> Located<Choice>? where Choice.RawValue == String {
+        choice(key).flatMap { text in Choice(rawValue: text.value).map { Located($0, at: text.location) } }
+    }
+
     /// A whole number in the schema's range, or nil for `unlimited`.
     public func countOrUnlimited(_ key: String) -> Located<Int?>? {
         guard case .countOrUnlimited(let range) = declaredType(of: key) else { misread(key, as: "countOrUnlimited") }

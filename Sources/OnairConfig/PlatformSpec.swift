@@ -26,7 +26,7 @@ public struct PlatformSpec: Hashable, Sendable {
     public struct VideoLimits: Hashable, Sendable {
         public var codecs: [String]?
         public var profiles: [String]?
-        public var rateControl: String?
+        public var rateControl: RateControl?
         public var maxBitrate: Int?
         public var bitrateByFormat: [FormatCap] = []
         public var maxFps: Int?
@@ -104,7 +104,7 @@ public struct PlatformSpec: Hashable, Sendable {
         if let v = reader.object("video", ConfigSchema.platformVideo) {
             video.codecs = Self.accepted(v, "codecs", of: "video", subject: subject, log: context.log)
             video.profiles = Self.accepted(v, "profiles", of: "video", subject: subject, log: context.log)
-            video.rateControl = v.choice("rate_control")?.value
+            video.rateControl = v.choice("rate_control", as: RateControl.self)?.value
             video.maxBitrate = v.bitrate("max_bitrate")?.value
             video.maxFps = v.integer("max_fps")?.value
             video.maxLevel = v.text("max_level")?.value

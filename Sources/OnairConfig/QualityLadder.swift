@@ -28,7 +28,7 @@ extension QualitySpec {
     /// The most bits per second a destination receives with this quality: the video's cap for
     /// a variable bitrate, else its bitrate, plus the sound.
     public var sentBitrate: Int {
-        (video.rateControl.value == "vbr" ? video.maxBitrate.value : video.bitrate.value) + audio.bitrate.value
+        video.peakBitrate.value + audio.bitrate.value
     }
 }
 

@@ -31,8 +31,8 @@ public struct VideoSettings: Hashable, Sendable {
     public var maxBitrate: Located<Int>
     /// VBV buffer in bits.
     public var buffer: Located<Int>
-    /// `cbr` or `vbr`.
-    public var rateControl: Located<String>
+    /// Constant or variable.
+    public var rateControl: Located<RateControl>
     /// Milliseconds between keyframes.
     public var keyframeInterval: Located<Int>
     /// H.264 profile.
@@ -45,6 +45,16 @@ public struct VideoSettings: Hashable, Sendable {
     public var tune: String?
     /// More libx264 options (`x264_params`), as written.
     public var x264Params: Located<String>? = nil
+
+    /// The most bits per second the video sends: the cap (`max_bitrate`) for a variable
+    /// bitrate, else the bitrate; located where that value is written.
+    public var peakBitrate: Located<Int> { rateControl.value == .vbr ? maxBitrate : bitrate }
+}
+
+/// How the video bitrate is held: constant (padded up to it, the cap equal to it) or variable
+/// (averaging the bitrate, never above the cap).
+public enum RateControl: String, Codable, CaseIterable, Hashable, Sendable {
+    case cbr, vbr
 }
 
 /// Audio encoder settings.
@@ -121,7 +131,7 @@ extension QualityDefinition {
             }
             return nil
         }
-        let rateControl = videoReader.choice("rate_control") ?? Located("cbr", at: here)
+        let rateControl = videoReader.choice("rate_control", as: RateControl.self) ?? Located(.cbr, at: here)
         let maxBitrate = videoReader.bitrate("max_bitrate") ?? bitrate
         if maxBitrate.value < bitrate.value {
             // Point at whichever was written last in the same file, or at the bitrate when an

@@ -59,9 +59,9 @@ public enum PlanGraphCheck {
     /// for a key would cost more than the planning.
     struct GraphShape: Hashable {
         struct Chain: Hashable {
-            var inputs: [String]
+            var inputs: [GraphPad]
             var filters: [Filter]
-            var outputs: [String]
+            var outputs: [GraphPad]
         }
 
         struct Filter: Hashable {
@@ -85,12 +85,12 @@ public enum PlanGraphCheck {
     }
 
     static func inputs(of plan: PipelinePlan) -> [GraphInput] {
-        PlannedSource.all(in: plan).map { GraphInput($0.pad, $0.graphMedia) }
+        PlannedSource.all(in: plan).map { GraphInput($0.pad.label, $0.graphMedia) }
     }
 
     static func outputs(of plan: PipelinePlan) -> [GraphOutput] {
         plan.renditions.flatMap { rendition in
-            [GraphOutput(rendition.videoPad, .video)] + (rendition.audioPad.map { [GraphOutput($0, .audio)] } ?? [])
+            [GraphOutput(rendition.videoPad.label, .video)] + (rendition.audioPad.map { [GraphOutput($0.label, .audio)] } ?? [])
         }
     }
 }

@@ -6,8 +6,8 @@ import OnairPlanner
 /// plan says flows in. The libavfilter check and the compositor read pads through this one
 /// type, so the graph that is checked is the graph that runs.
 struct PlannedSource {
-    /// The pad's label, e.g. `2:v`.
-    var pad: String
+    /// The pad, e.g. `2:v`.
+    var pad: GraphPad
     /// Index of the planned input.
     var input: Int
     /// The planned format: what a live input (not opened before the graph is built) delivers,
@@ -27,10 +27,9 @@ struct PlannedSource {
     /// Every input pad of `plan`'s graph, in the order the graph first reads them.
     static func all(in plan: PipelinePlan) -> [PlannedSource] {
         plan.graph.inputPads.compactMap { pad -> PlannedSource? in
-            let parts = pad.split(separator: ":")
-            guard parts.count == 2, let index = Int(parts[0]), index < plan.inputs.count else { return nil }
+            guard case .input(let index, let kind) = pad, index < plan.inputs.count else { return nil }
             let input = plan.inputs[index]
-            if parts[1] == "a" {
+            if kind == .audio {
                 return PlannedSource(pad: pad, input: index,
                                      media: .audio(sampleRate: input.audio?.sampleRate ?? 48000, channels: input.audio?.channels ?? 2))
             }

@@ -1,4 +1,5 @@
 import Foundation
+import OnairConfig
 import OnairPlanner
 
 /// `onair export kubernetes`: the manifests that run one pipeline as an ordinary Kubernetes

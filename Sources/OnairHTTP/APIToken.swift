@@ -50,25 +50,25 @@ public struct APIToken: Sendable, CustomStringConvertible {
                 throw Problem(description: "the API token's environment variable \(name) is not set")
             }
             value = text
-        case .file(let asset):
-            let expanded = (asset.path as NSString).expandingTildeInPath
-            let path = expanded.hasPrefix("/") ? expanded : projectRoot.appendingPathComponent(expanded).path
+        case .file(let file):
+            let path = reference.origin.filePath(inProject: projectRoot) ?? file
+            let written = reference.file?.written ?? file
             var info = stat()
             guard stat(path, &info) == 0 else {
-                throw Problem(description: "the API token file \(asset.written) can't be read: \(String(cString: strerror(errno)))")
+                throw Problem(description: "the API token file \(written) can't be read: \(String(cString: strerror(errno)))")
             }
             guard info.st_mode & S_IFMT == S_IFREG else {
-                throw Problem(description: "the API token file \(asset.written) is not a regular file")
+                throw Problem(description: "the API token file \(written) is not a regular file")
             }
             let mode = info.st_mode & 0o777
             guard mode & 0o077 == 0 else {
                 throw Problem(
                     description:
-                        "the API token file \(asset.written) can be read by others (mode \(String(mode, radix: 8))); run: chmod 600 \(asset.written)"
+                        "the API token file \(written) can be read by others (mode \(String(mode, radix: 8))); run: chmod 600 \(written)"
                 )
             }
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw Problem(description: "the API token file \(asset.written) can't be read")
+                throw Problem(description: "the API token file \(written) can't be read")
             }
             value = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         }

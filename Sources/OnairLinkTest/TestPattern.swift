@@ -1,4 +1,5 @@
 import AVBridge
+import OnairConfig
 import OnairEncoding
 import OnairPlanner
 
@@ -27,7 +28,7 @@ final class TestPattern {
         pattern.bitrate = bitrate
         pattern.maxBitrate = bitrate
         pattern.bufferSize = bitrate / 2
-        pattern.rateControl = "cbr"
+        pattern.rateControl = .cbr
         pattern.preset = "ultrafast"
         pattern.tune = "zerolatency"
         pattern.scenecut = false

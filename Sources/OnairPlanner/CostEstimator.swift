@@ -41,7 +41,7 @@ public struct CostEstimator: Sendable {
                 memory.append(CostTerm(component: "memory.decode", detail: input.name, work: pixels, amount: c.decodeBytesPerPixel * pixels))
             }
             // onair's kernel on the input's pictures, before the graph (a still has none).
-            if let kernel = plan.graph.kernel(at: "\(input.index):v") {
+            if let kernel = plan.graph.kernel(at: .input(input.index, .video)) {
                 kernels.append(CostTerm(component: "kernel.\(kernel.work.name)", detail: detail, work: rate,
                                         amount: (c.kernels[kernel.work.name] ?? 0) * rate))
             }
@@ -128,18 +128,18 @@ struct PictureFlow {
     private(set) var filters: [(Filter, Picture)] = []
 
     init(plan: PipelinePlan) {
-        var pads: [String: Picture] = [:]
+        var pads: [GraphPad: Picture] = [:]
         for input in plan.inputs {
             guard let video = input.video else { continue }
             var still = false
             if case .file(_, let loop, true) = input.kind { still = !loop }
-            pads["\(input.index):v"] = Picture(width: video.width, height: video.height, fps: video.fps, still: still)
+            pads[.input(input.index, .video)] = Picture(width: video.width, height: video.height, fps: video.fps, still: still)
         }
         // Chains are written producers first, except where a later chain feeds an earlier one;
         // a few passes settle that.
         var pending = plan.graph.chains
         // Sound: the inputs' `:a` pads and everything made from them only.
-        var sound = Set(plan.inputs.filter { $0.audio != nil }.map { "\($0.index):a" })
+        var sound = Set(plan.inputs.filter { $0.audio != nil }.map { GraphPad.input($0.index, .audio) })
         for _ in 0..<max(1, pending.count) where !pending.isEmpty {
             var next: [FilterChain] = []
             for chain in pending {

@@ -54,10 +54,10 @@ struct DestinationRules {
                       at: video.profile.location, suggestion: "set profile: \(profiles[0]) in the quality used by \(subject)")
         }
         if let rateControl = limits.rateControl, rateControl != video.rateControl.value {
-            log.error("platform-rate-control", "\(name) requires \(rateControl.uppercased()) rate control\(cite(limits.source))",
-                      at: video.rateControl.location, suggestion: "set rate_control: \(rateControl) for \(subject)")
+            log.error("platform-rate-control", "\(name) requires \(rateControl.rawValue.uppercased()) rate control\(cite(limits.source))",
+                      at: video.rateControl.location, suggestion: "set rate_control: \(rateControl.rawValue) for \(subject)")
         }
-        let bitrate = video.rateControl.value == "vbr" ? video.maxBitrate : video.bitrate
+        let bitrate = video.peakBitrate
         if let cap = limits.maxBitrate, bitrate.value > cap {
             log.error("platform-bitrate", "\(Units.formatBitrate(bitrate.value)) is above \(name)'s cap of \(Units.formatBitrate(cap))\(cite(limits.source))",
                       at: bitrate.location, suggestion: "lower it to \(Units.formatBitrate(cap)) or less for \(subject)")
@@ -127,10 +127,10 @@ struct DestinationRules {
                 }
             }
         case .file(let path):
-            let expanded = path.path
-            if !fileExists(expanded) {
-                let message = "key file '\(path.written)' of \(subject) does not exist"
-                if mode == .run { log.error("missing-key", message, at: path.location) } else { log.warning("missing-key", message, at: path.location) }
+            if !fileExists(path) {
+                let written = key.file?.written ?? path, at = key.file?.location ?? key.location
+                let message = "key file '\(written)' of \(subject) does not exist"
+                if mode == .run { log.error("missing-key", message, at: at) } else { log.warning("missing-key", message, at: at) }
             }
         }
     }

@@ -168,11 +168,10 @@ struct DestinationTarget {
 
     /// The output fed by `rendition`; `hasAudio` is false when the pipeline sends no sound.
     func plannedOutput(rendition: String, hasAudio: Bool) -> PlannedOutput {
-        let videoRate = video.rateControl == "vbr" ? video.maxBitrate : video.bitrate
         return PlannedOutput(
-            destination: spec.name, kind: kind, platform: platform?.name, target: target, key: spec.key.map(KeySource.init),
+            destination: spec.name, kind: kind, platform: platform?.name, target: target, key: spec.key?.origin,
             format: format, options: options, rendition: rendition, required: spec.required, retry: spec.retry,
-            bitrate: videoRate + (hasAudio ? audio.bitrate : 0),
+            bitrate: quality.video.peakBitrate.value + (hasAudio ? audio.bitrate : 0),
             ladder: ladder.map { ladder in
                 QualityLadderPlan(rungs: ladder.rungs.map { rung in
                     QualityLadderPlan.Rung(name: rung.presetName ?? "", width: rung.width.value, height: rung.height.value, fps: rung.fps.value,
@@ -254,20 +253,10 @@ struct RenditionTable {
             video.scenecut = group.allSatisfy(\.video.scenecut)
             let presets = Set(group.map { $0.quality.presetName ?? "" })
             return Rendition(
-                id: "r\(index)", videoPad: "v\(index)", audioPad: audio ? "a\(index)" : nil, crop: key.crop, video: video,
+                id: "r\(index)", videoPad: .rendition(index, .video), audioPad: audio ? .rendition(index, .audio) : nil, crop: key.crop, video: video,
                 audio: audio ? key.audio : nil, encoderOptions: EncoderOptions(video: video, audio: audio ? key.audio : nil),
                 destinations: group.map(\.spec.name),
                 preset: presets.count == 1 && presets.first != "" ? presets.first : nil)
-        }
-    }
-}
-
-extension KeySource {
-    /// The plan's form of a configured key reference.
-    init(_ reference: SecretReference) {
-        switch reference.origin {
-        case .environment(let name): self = .environment(name)
-        case .file(let path): self = .file(path.path)
         }
     }
 }

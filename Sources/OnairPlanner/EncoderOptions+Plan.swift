@@ -1,3 +1,4 @@
+import OnairConfig
 import OnairEncoding
 
 extension EncoderOptions {
@@ -30,7 +31,7 @@ extension VideoEncoderOptions {
     private static func x264Params(of video: VideoEncoding, mode: BitrateMode) -> [String] {
         var x264: [String] = []
         if !video.scenecut { x264.append("scenecut=0") }
-        if video.rateControl == "cbr" {
+        if video.rateControl == .cbr {
             switch mode {
             case .fixed: x264.append("nal-hrd=cbr")
             case .adjustable: break

@@ -153,7 +153,7 @@ public struct FFmpegCommand: Sendable {
         case .recording, .hls: return Argument(text: escape(path(output.target)), expandsKey: false)
         case .rtmp, .srt:
             let url = escape(output.target)
-            guard let key = output.key, url.contains("{key}") else { return Argument(text: url, expandsKey: false) }
+            guard let key = output.key, url.contains(PlannedOutput.keyPlaceholder) else { return Argument(text: url, expandsKey: false) }
             let expansion: String
             switch key {
             case .environment(let name): expansion = "${\(name)}"
@@ -162,7 +162,7 @@ public struct FFmpegCommand: Sendable {
                 let path = path(file)
                 expansion = "$(head -n1 \(path.hasPrefix("~") ? path : quoted(path)))"
             }
-            return Argument(text: url.replacingOccurrences(of: "{key}", with: expansion), expandsKey: true)
+            return Argument(text: PlannedOutput.inserting(key: expansion, into: url), expandsKey: true)
         }
     }
 

@@ -3,8 +3,8 @@ import OnairConfig
 /// A libavfilter graph as a value: chains of filters between named pads, and the kernels the
 /// engine runs on some input pads' pictures before the graph reads them.
 ///
-/// Input pads are named `INDEX:v` / `INDEX:a` after the plan's inputs (the names ffmpeg's
-/// `-filter_complex` uses); output pads `vN` / `aN` feed renditions.
+/// Input pads are the plan's inputs' (``GraphPad/input(_:_:)``, `INDEX:v` / `INDEX:a` as ffmpeg's
+/// `-filter_complex` names them); output pads feed renditions (``GraphPad/rendition(_:_:)``).
 public struct FilterGraph: Codable, Equatable, Sendable {
     /// The chains, in the order they are written.
     public var chains: [FilterChain]
@@ -18,7 +18,7 @@ public struct FilterGraph: Codable, Equatable, Sendable {
     }
 
     /// The kernel that processes `pad`'s pictures, if any.
-    public func kernel(at pad: String) -> SourceKernel? {
+    public func kernel(at pad: GraphPad) -> SourceKernel? {
         kernels.first { $0.pad == pad }
     }
 
@@ -28,15 +28,15 @@ public struct FilterGraph: Codable, Equatable, Sendable {
     public var filtersInOrder: [Filter] { chains.flatMap(\.filters) }
 
     /// The pads no chain consumes: the graph's outputs.
-    public var outputPads: [String] {
+    public var outputPads: [GraphPad] {
         let consumed = Set(chains.flatMap(\.inputs))
         return chains.flatMap(\.outputs).filter { !consumed.contains($0) }
     }
 
     /// The pads no chain produces: the graph's inputs.
-    public var inputPads: [String] {
+    public var inputPads: [GraphPad] {
         let produced = Set(chains.flatMap(\.outputs))
-        var seen = Set<String>()
+        var seen = Set<GraphPad>()
         return chains.flatMap(\.inputs).filter { !produced.contains($0) && seen.insert($0).inserted }
     }
 
@@ -68,14 +68,14 @@ public struct FilterGraph: Codable, Equatable, Sendable {
 /// `[in]filter,filter[out]`.
 public struct FilterChain: Codable, Equatable, Sendable, CustomStringConvertible {
     /// Pads consumed by the first filter.
-    public var inputs: [String]
+    public var inputs: [GraphPad]
     /// Filters applied in order.
     public var filters: [Filter]
     /// Pads produced by the last filter.
-    public var outputs: [String]
+    public var outputs: [GraphPad]
 
     /// Creates a chain.
-    public init(_ inputs: [String], _ filters: [Filter], _ outputs: [String]) {
+    public init(_ inputs: [GraphPad], _ filters: [Filter], _ outputs: [GraphPad]) {
         self.inputs = inputs
         self.filters = filters
         self.outputs = outputs

@@ -116,7 +116,7 @@ public struct PlannedInput: Codable, Equatable, Sendable {
         case device(path: String, format: String)
     }
 
-    /// Position in the input list (pads are named `INDEX:v` / `INDEX:a`).
+    /// Position in the input list (its pads are ``GraphPad/input(_:_:)``, `INDEX:v` / `INDEX:a`).
     public var index: Int
     /// The source or asset this input serves, e.g. `camera` or `asset:logo.png`.
     public var name: String
@@ -177,9 +177,9 @@ public struct Rendition: Codable, Equatable, Sendable {
     /// `r0`, `r1`… in order of first use.
     public var id: String
     /// The graph pad carrying its pictures.
-    public var videoPad: String
+    public var videoPad: GraphPad
     /// The graph pad carrying its sound, nil when the pipeline has no audio.
-    public var audioPad: String?
+    public var audioPad: GraphPad?
     /// Crop of the scene, when not the whole canvas.
     public var crop: CanvasCrop?
     /// Output picture.
@@ -221,8 +221,8 @@ public struct VideoEncoding: Codable, Equatable, Hashable, Sendable {
     public var bitrate: Int
     public var maxBitrate: Int
     public var bufferSize: Int
-    /// `cbr` / `vbr`.
-    public var rateControl: String
+    /// Constant or variable.
+    public var rateControl: RateControl
     /// Keyframe interval in ms and in frames.
     public var keyframeIntervalMs: Int
     public var gopFrames: Int
@@ -329,7 +329,7 @@ public struct PlannedOutput: Codable, Equatable, Sendable {
     /// The platform, for platform destinations.
     public var platform: String?
     /// URL or path. A stream key appears only as the placeholder `{key}`; the engine fills it
-    /// from `key` at run time.
+    /// from `key` at run time (``target(withKey:)``).
     public var target: String
     /// Where the key comes from, never the key.
     public var key: KeySource?
@@ -347,37 +347,20 @@ public struct PlannedOutput: Codable, Equatable, Sendable {
     public var bitrate: Int
     /// The ladder of `quality: {auto: [...]}`, for a destination that has one.
     public var ladder: QualityLadderPlan? = nil
-}
 
-/// Where an output's stream key is read at run time. In JSON and in logs it is one string,
-/// `env:NAME` or `file:PATH`, which names the key without revealing it.
-public enum KeySource: Codable, Equatable, Sendable, CustomStringConvertible {
-    /// An environment variable.
-    case environment(String)
-    /// A file (project-relative, or starting with `~`) whose first line is the key.
-    case file(String)
+    /// Where a target holds its stream key.
+    public static let keyPlaceholder = "{key}"
 
-    public var description: String {
-        switch self {
-        case .environment(let name): "env:\(name)"
-        case .file(let path): "file:\(path)"
-        }
+    /// The target with `key` in place of ``keyPlaceholder``: the key itself when connecting, or
+    /// what stands for it when shown (`${TWITCH_KEY}`, `<key env:TWITCH_KEY>`).
+    public func target(withKey key: String) -> String {
+        Self.inserting(key: key, into: target)
     }
 
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        if text.hasPrefix("env:") {
-            self = .environment(String(text.dropFirst(4)))
-        } else if text.hasPrefix("file:") {
-            self = .file(String(text.dropFirst(5)))
-        } else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a key source is env:NAME or file:PATH"))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
+    /// `template` (a target, or a rendering of one) with `key` in place of ``keyPlaceholder``:
+    /// the one place a key, or what stands for it, goes into a URL.
+    public static func inserting(key: String, into template: String) -> String {
+        template.replacingOccurrences(of: keyPlaceholder, with: key)
     }
 }
 

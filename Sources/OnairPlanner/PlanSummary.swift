@@ -37,7 +37,7 @@ public enum PlanSummary {
         for rendition in plan.renditions {
             let video = rendition.video
             var text = "\(video.width)x\(video.height) \(video.fps)fps \(video.codec) \(video.profile)"
-            text += " \(Units.formatBitrate(video.bitrate)) \(video.rateControl.uppercased()), keyframes every \(Units.formatDuration(video.keyframeIntervalMs)) (\(video.gopFrames) frames)"
+            text += " \(Units.formatBitrate(video.bitrate)) \(video.rateControl.rawValue.uppercased()), keyframes every \(Units.formatDuration(video.keyframeIntervalMs)) (\(video.gopFrames) frames)"
             if let crop = rendition.crop { text += ", \(crop.aspect) crop at \(crop.x),\(crop.y)" }
             if let adaptive = video.adaptive { text += ", adaptive down to \(Units.formatBitrate(adaptive.minBitrate))" }
             if let audio = rendition.audio {
@@ -52,7 +52,7 @@ public enum PlanSummary {
         lines.append("Destinations")
         for output in plan.outputs {
             let what = output.platform ?? output.kind.rawValue
-            let target = output.target.replacingOccurrences(of: "{key}", with: "<key \(output.key?.description ?? "")>")
+            let target = output.target(withKey: "<key \(output.key?.description ?? "")>")
             lines.append("  \(pad(output.destination, 14))\(pad(what, 11))\(pad(output.rendition, 4))\(pad(megabits(output.bitrate), 11))\(target)\(output.required ? "" : "  (optional)")")
             if let ladder = output.ladder { lines.append("      " + describe(ladder)) }
         }
@@ -115,17 +115,17 @@ public enum PlanGraphviz {
         func quote(_ text: String) -> String {
             "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
-        var producers: [String: String] = [:]
+        var producers: [GraphPad: String] = [:]
         for input in plan.inputs {
             let id = "input\(input.index)"
             lines.append("  \(id) [shape=box, style=filled, fillcolor=\"#dfefff\", label=\(quote("\(input.index): \(input.name)"))];")
-            producers["\(input.index):v"] = id
-            producers["\(input.index):a"] = id
+            producers[.input(input.index, .video)] = id
+            producers[.input(input.index, .audio)] = id
         }
         for (index, kernel) in plan.graph.kernels.enumerated() {
             let id = "kernel\(index)"
             lines.append("  \(id) [shape=ellipse, style=dashed, label=\(quote("\(kernel.purpose)\nonair kernel"))];")
-            lines.append("  \(producers[kernel.pad] ?? quote(kernel.pad)) -> \(id) [label=\(quote(kernel.pad))];")
+            lines.append("  \(producers[kernel.pad] ?? quote(kernel.pad.label)) -> \(id) [label=\(quote(kernel.pad.label))];")
             producers[kernel.pad] = id
         }
         var filterIndex = 0
@@ -136,7 +136,7 @@ public enum PlanGraphviz {
                 filterIndex += 1
                 lines.append("  \(id) [shape=ellipse, label=\(quote("\(filter.name)\n\(filter.purpose)"))];")
                 if position == 0 {
-                    for input in chain.inputs { lines.append("  \(producers[input] ?? quote(input)) -> \(id) [label=\(quote(input))];") }
+                    for input in chain.inputs { lines.append("  \(producers[input] ?? quote(input.label)) -> \(id) [label=\(quote(input.label))];") }
                 } else if let previous {
                     lines.append("  \(previous) -> \(id);")
                 }

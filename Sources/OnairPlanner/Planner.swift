@@ -17,7 +17,8 @@ public struct Planner: Sendable {
     public var environment: [String: String]
     /// Validate or run.
     public var mode: Mode
-    /// Whether a key file exists (injected so tests can control it).
+    /// Whether a key file exists, given its path as the plan has it (injected so tests can
+    /// control it).
     public var fileExists: @Sendable (String) -> Bool
     /// Where text layers' fonts are found and measured, to fit text to every picture.
     public var fonts: FontBook
@@ -104,10 +105,7 @@ extension Planner {
     /// `fileExists` as onair resolves key files: from the project folder `root`, not the working
     /// directory (absolute and `~/…` paths as written).
     public static func keyFileExists(inProject root: URL) -> @Sendable (String) -> Bool {
-        { path in
-            let expanded = (path as NSString).expandingTildeInPath
-            return FileManager.default.fileExists(atPath: expanded.hasPrefix("/") ? expanded : root.appendingPathComponent(expanded).path)
-        }
+        { path in KeySource.file(path).filePath(inProject: root).map(FileManager.default.fileExists(atPath:)) ?? false }
     }
 
     /// The source whose sound `spec` broadcasts with its `active:` combination on air: the one

@@ -30,16 +30,16 @@ struct SceneCompiler {
     private var chains: [FilterChain] = []
     private var kernels: [SourceKernel] = []
     private var labels: [String: Int] = [:]
-    private var videoPads: [String: String] = [:]
-    private var audioPads: [String: String] = [:]
-    private var sharedCopies: [String: [String]] = [:]
+    private var videoPads: [String: GraphPad] = [:]
+    private var audioPads: [String: GraphPad] = [:]
+    private var sharedCopies: [GraphPad: [GraphPad]] = [:]
     /// Pads whose picture comes from a still image, by the image's input index.
-    private var stillOrigin: [String: Int] = [:]
+    private var stillOrigin: [GraphPad: Int] = [:]
     /// Still inputs that form the base of the scene: read as a repeating, paced stream.
     private var baseStills: Set<Int> = []
     /// Still-image pads overlaid on something, or (`isBase`) with a moving picture drawn onto
     /// them (a background under a camera): computed once, then repeated by `loop`.
-    private var frozenPads: [(pad: String, isBase: Bool)] = []
+    private var frozenPads: [(pad: GraphPad, isBase: Bool)] = []
 
     init(spec: PipelineSpec, fonts: FontBook = .shared, projectRoot: URL? = nil) {
         self.spec = spec
@@ -146,7 +146,7 @@ struct SceneCompiler {
 
     // MARK: - Overlay combinations
 
-    private mutating func compose(_ overlay: OverlaySpec) -> String {
+    private mutating func compose(_ overlay: OverlaySpec) -> GraphPad {
         let origin = overlay.location
         switch overlay.kind {
         case .virtualBackground(let person, let background, let key, let placement):
@@ -155,7 +155,7 @@ struct SceneCompiler {
             let pad = videoPad(named: person.value)
             let keying = SourceKernel.Work.chromaKey(color: key.color, similarity: key.similarity, blend: key.blend, spill: key.spill)
             let scaled = scaleToHeight(personHeight, purpose: "scale the keyed person", origin: origin)
-            let keyed: String
+            let keyed: GraphPad
             if isMovingInput(pad) {
                 // Keyed at the camera's own size, then scaled with its alpha. On the scene's frame
                 // grid, so that each repeat of a frozen background meets the person picture of its
@@ -224,8 +224,8 @@ struct SceneCompiler {
 
     /// Draws a layer on one picture (a rendition size of one canvas), fitted to it: text
     /// shrunk until it fits, images scaled to fit inside the margins, positions moved inside.
-    private mutating func draw(_ layer: LayerSpec, named name: String, font: LayerFont?, over base: String,
-                               on canvas: LayerCanvas, picture: Int, of pictures: Int, log: DiagnosticLog) -> String {
+    private mutating func draw(_ layer: LayerSpec, named name: String, font: LayerFont?, over base: GraphPad,
+                               on canvas: LayerCanvas, picture: Int, of pictures: Int, log: DiagnosticLog) -> GraphPad {
         let origin = layer.location
         switch layer.kind {
         case .image(let path, let scale, let opacity):
@@ -293,7 +293,7 @@ struct SceneCompiler {
     /// (scaled), on which the layers are drawn at the size that is encoded; then per frame
     /// rate, in the encoder's pixel format. Renditions with equal canvas and size share one
     /// drawing of the layers.
-    private mutating func splitVideo(_ scene: String, renditions: RenditionTable, log: DiagnosticLog) {
+    private mutating func splitVideo(_ scene: GraphPad, renditions: RenditionTable, log: DiagnosticLog) {
         let keys = renditions.keys
         let audience = renditions.renditions(audio: false).map(\.destinations)
         struct Picture: Hashable { var crop: CanvasCrop?, width: Int, height: Int }
@@ -348,17 +348,17 @@ struct SceneCompiler {
                     filters.append(Filter("format", [FilterOption(nil, "yuv420p")], purpose: "encoder pixel format"))
                     let users = members.filter { keys[$0].video.fps == rate }
                     if users.count == 1 {
-                        chains.append(FilterChain([ratePad], filters, ["v\(users[0])"]))
+                        chains.append(FilterChain([ratePad], filters, [.rendition(users[0], .video)]))
                     } else {
                         chains.append(FilterChain([ratePad], filters + [Filter("split", [FilterOption(nil, String(users.count))], purpose: "one copy per encoder")],
-                                                  users.map { "v\($0)" }))
+                                                  users.map { .rendition($0, .video) }))
                     }
                 }
             }
         }
     }
 
-    private mutating func splitAudio(_ input: String, renditions: RenditionTable) {
+    private mutating func splitAudio(_ input: GraphPad, renditions: RenditionTable) {
         hasAudio = true
         let keys = renditions.keys
         struct Sound: Hashable { var rate: Int, channels: Int }
@@ -377,27 +377,27 @@ struct SceneCompiler {
             ]
             let users = keys.indices.filter { Sound(rate: keys[$0].audio.sampleRate, channels: keys[$0].audio.channels) == sound }
             if users.count == 1 {
-                chains.append(FilterChain([pad], filters, ["a\(users[0])"]))
+                chains.append(FilterChain([pad], filters, [.rendition(users[0], .audio)]))
             } else {
                 chains.append(FilterChain([pad], filters + [Filter("asplit", [FilterOption(nil, String(users.count))], purpose: "one copy per encoder")],
-                                          users.map { "a\($0)" }))
+                                          users.map { .rendition($0, .audio) }))
             }
         }
     }
 
     /// Copy `copy` of an input pad that `count` canvases read (split once, on first use).
-    private mutating func shared(_ pad: String, copy: Int, of count: Int) -> String {
+    private mutating func shared(_ pad: GraphPad, copy: Int, of count: Int) -> GraphPad {
         if count == 1 { return pad }
         if let copies = sharedCopies[pad] { return copies[copy] }
-        let copies = split(pad, into: count, filter: pad.hasSuffix(":a") ? "asplit" : "split", purpose: "one copy per canvas", label: "copy")
+        let copies = split(pad, into: count, filter: pad.media == .audio ? "asplit" : "split", purpose: "one copy per canvas", label: "copy")
         sharedCopies[pad] = copies
         return copies[copy]
     }
 
     /// `count` copies of `pad` (the pad itself when one is enough).
-    private mutating func split(_ pad: String, into count: Int, filter: String, purpose: String, label: String) -> [String] {
+    private mutating func split(_ pad: GraphPad, into count: Int, filter: String, purpose: String, label: String) -> [GraphPad] {
         guard count > 1 else { return [pad] }
-        let outputs = (0..<count).map { _ in nextLabel(label) }
+        let outputs = (0..<count).map { _ in GraphPad.link(nextLabel(label)) }
         chains.append(FilterChain([pad], [Filter(filter, [FilterOption(nil, String(count))], purpose: purpose)], outputs))
         if let origin = stillOrigin[pad] { for output in outputs { stillOrigin[output] = origin } }
         return outputs
@@ -407,8 +407,8 @@ struct SceneCompiler {
 
     /// Whether `pad` is an input's own moving pictures (a camera, a file, a test pattern), which
     /// a kernel can process before the graph; stills are processed once inside it.
-    private func isMovingInput(_ pad: String) -> Bool {
-        guard stillOrigin[pad] == nil, pad.hasSuffix(":v"), let index = Int(pad.dropLast(2)), index < inputs.count else { return false }
+    private func isMovingInput(_ pad: GraphPad) -> Bool {
+        guard stillOrigin[pad] == nil, case .input(let index, .video) = pad, index < inputs.count else { return false }
         if case .file(_, _, true) = inputs[index].kind { return false }
         return true
     }
@@ -416,8 +416,8 @@ struct SceneCompiler {
     /// A chain of `filters` reading input `pad` after `work`: done by the engine's kernel on a
     /// moving input (``SourceKernel``), by libavfilter's equivalent at the chain's start on a
     /// still (processed once there).
-    private mutating func chain(_ pad: String, after work: SourceKernel.Work, purpose: String, origin: SourceLocation,
-                                _ filters: [Filter], _ label: String) -> String {
+    private mutating func chain(_ pad: GraphPad, after work: SourceKernel.Work, purpose: String, origin: SourceLocation,
+                                _ filters: [Filter], _ label: String) -> GraphPad {
         guard isMovingInput(pad) else { return chain([pad], work.filters(purpose: purpose, origin: origin) + filters, label) }
         let output = chain([pad], filters, label)
         kernels.append(SourceKernel(pad: pad, work: work, consumer: output, purpose: purpose, origin: origin))
@@ -439,13 +439,13 @@ struct SceneCompiler {
     }
 
     /// A picture scaled and cropped to cover the whole canvas.
-    private mutating func cover(_ visual: VisualSpec, origin: SourceLocation) -> String {
+    private mutating func cover(_ visual: VisualSpec, origin: SourceLocation) -> GraphPad {
         if case .color(let color) = visual {
             let hex = FFmpegCommand.color(color)
             let index = addInput(name: "color:" + hex.dropFirst(2),
                                  kind: .lavfi("color=c=" + hex + ":size=\(width)x\(height):rate=\(fps)"),
                                  video: VideoFormat(width: width, height: height, fps: fps))
-            return "\(index):v"
+            return .input(index, .video)
         }
         return chain([visualPad(visual, origin: origin)], [
             Filter("scale", [FilterOption("w", String(width)), FilterOption("h", String(height)), FilterOption("force_original_aspect_ratio", "increase")],
@@ -455,54 +455,54 @@ struct SceneCompiler {
         ], "background")
     }
 
-    private mutating func visualPad(_ visual: VisualSpec, origin: SourceLocation) -> String {
+    private mutating func visualPad(_ visual: VisualSpec, origin: SourceLocation) -> GraphPad {
         switch visual {
         case .image(let path): return stillPad(path)
         case .video(let path, let loop):
             if let pad = videoPads["asset:" + path.path] { return pad }
             let index = addInput(name: "asset:" + path.path, kind: .file(path: path.path, loop: loop, still: false), video: nil, realtime: true,
                                  origin: path.location)
-            videoPads["asset:" + path.path] = "\(index):v"
-            return "\(index):v"
+            videoPads["asset:" + path.path] = .input(index, .video)
+            return .input(index, .video)
         case .source(let name): return videoPad(named: name.value)
         case .color: return cover(visual, origin: origin)
         }
     }
 
-    private mutating func stillPad(_ path: AssetPath) -> String {
+    private mutating func stillPad(_ path: AssetPath) -> GraphPad {
         if let pad = videoPads["asset:" + path.path] { return pad }
         let index = addInput(name: "asset:" + path.path, kind: .file(path: path.path, loop: false, still: true), video: nil, realtime: true,
                              origin: path.location)
-        videoPads["asset:" + path.path] = "\(index):v"
-        stillOrigin["\(index):v"] = index
-        return "\(index):v"
+        videoPads["asset:" + path.path] = .input(index, .video)
+        stillOrigin[.input(index, .video)] = index
+        return .input(index, .video)
     }
 
-    private mutating func videoPad(named name: String) -> String {
+    private mutating func videoPad(named name: String) -> GraphPad {
         if let pad = videoPads[name] { return pad }
-        guard let source = spec.source(name) else { return "missing:\(name)" }
+        // Validation reports an unknown source; the graph is not built then.
+        guard let source = spec.source(name) else { return .link("missing:\(name)") }
         usedSources.insert(name)
         let index = openInput(source)
-        videoPads[name] = "\(index):v"
-        return "\(index):v"
+        videoPads[name] = .input(index, .video)
+        return .input(index, .video)
     }
 
-    private mutating func audioPad(_ source: SourceSpec) -> String {
+    private mutating func audioPad(_ source: SourceSpec) -> GraphPad {
         if let pad = audioPads[source.name] { return pad }
         usedSources.insert(source.name)
-        let pad: String
+        let pad: GraphPad
         if case .test(_, let tone, _) = source.kind {
             let index = addInput(name: source.name, kind: .lavfi("sine=frequency=\(FFmpegCommand.number(tone ?? 1000)):sample_rate=48000"), video: nil,
                                  audio: AudioFormat(sampleRate: 48000, channels: 1))
-            pad = "\(index):a"
+            pad = .input(index, .audio)
         } else {
             // Sound is compiled last: a source whose pictures nothing drew is opened for its sound alone.
             let soundOnly = videoPads[source.name] == nil
-            _ = videoPad(named: source.name)
-            let index = Int(videoPads[source.name]!.split(separator: ":")[0])!
+            guard let index = videoPad(named: source.name).input else { return .link("missing:\(source.name)") }
             inputs[index].audio = AudioFormat(sampleRate: 48000, channels: 2)
             if soundOnly { inputs[index].video = nil }
-            pad = "\(index):a"
+            pad = .input(index, .audio)
         }
         audioPads[source.name] = pad
         return pad
@@ -523,7 +523,7 @@ struct SceneCompiler {
             let still = source.isStillImage
             let index = addInput(name: source.name, kind: .file(path: path.path, loop: loop && !still, still: still), video: declared, realtime: true,
                                  origin: path.location)
-            if still { stillOrigin["\(index):v"] = index }
+            if still { stillOrigin[.input(index, .video)] = index }
             return index
         case .network(let url, let timeout):
             let options = url.hasPrefix("rtmp") ? [FormatOption("rw_timeout", String(timeout * 1000))] : [FormatOption("timeout", String(timeout * 1000))]
@@ -548,8 +548,8 @@ struct SceneCompiler {
 
     // MARK: - Helpers
 
-    private mutating func chain(_ inputs: [String], _ filters: [Filter], _ label: String) -> String {
-        let output = nextLabel(label)
+    private mutating func chain(_ inputs: [GraphPad], _ filters: [Filter], _ label: String) -> GraphPad {
+        let output = GraphPad.link(nextLabel(label))
         chains.append(FilterChain(inputs, filters, [output]))
         if inputs.count == 1, let origin = stillOrigin[inputs[0]] { stillOrigin[output] = origin }
         return output
@@ -561,14 +561,14 @@ struct SceneCompiler {
         return count == 0 ? base : "\(base)\(count + 1)"
     }
 
-    private mutating func overlayPad(_ top: String, on base: String, _ placement: Placement,
-                                     purpose: String, origin: SourceLocation, label: String) -> String {
+    private mutating func overlayPad(_ top: GraphPad, on base: GraphPad, _ placement: Placement,
+                                     purpose: String, origin: SourceLocation, label: String) -> GraphPad {
         overlayPad(top, on: base, at: Self.position(placement, margin: placement.margin, outer: ("W", "H"), inner: ("w", "h")),
                    purpose: purpose, origin: origin, label: label)
     }
 
-    private mutating func overlayPad(_ top: String, on base: String, at position: (x: String, y: String),
-                                     purpose: String, origin: SourceLocation, label: String) -> String {
+    private mutating func overlayPad(_ top: GraphPad, on base: GraphPad, at position: (x: String, y: String),
+                                     purpose: String, origin: SourceLocation, label: String) -> GraphPad {
         let (x, y) = position
         // A still base under a moving picture is processed once and repeated like any overlaid
         // still, the moving picture setting the pace (scaling the studio picture to 1080p for

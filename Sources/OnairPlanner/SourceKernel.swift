@@ -20,11 +20,11 @@ public struct SourceKernel: Codable, Equatable, Sendable {
     }
 
     /// The input pad whose pictures it processes (`1:v`).
-    public var pad: String
+    public var pad: GraphPad
     /// What it does.
     public var work: Work
     /// The first output pad of the chain that reads the kernel's pictures.
-    public var consumer: String
+    public var consumer: GraphPad
     /// Why it is there, for `onair plan`.
     public var purpose: String
     /// The YAML that asked for it.

@@ -90,6 +90,6 @@ struct HTTPBlockTests {
             Issue.record("no token file")
             return
         }
-        #expect(path.path == "secrets/api.token")
+        #expect(path == "secrets/api.token")
     }
 }

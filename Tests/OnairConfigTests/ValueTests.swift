@@ -113,7 +113,7 @@ struct ValueTests {
         #expect(quality.video.level?.value == "3.1")
         #expect(quality.video.codec.value == "h264")
         #expect(quality.video.profile.value == "high")
-        #expect(quality.video.rateControl.value == "cbr")
+        #expect(quality.video.rateControl.value == .cbr)
         #expect(quality.video.preset == "superfast")
         #expect(quality.audio.bitrate.value == 128_000)
         #expect(quality.audio.sampleRate.value == 48_000)

@@ -81,7 +81,7 @@ struct TokenTests {
         try Data((Self.token + "\n").utf8).write(to: file)
         let written = SourceLocation(file: "Pipelines/show.yaml", line: 3, column: 10)
         let reference = SecretReference(
-            origin: .file(AssetPath(written: "api.token", path: "api.token", location: written)), location: written)
+            origin: .file("api.token"), location: written, file: AssetPath(written: "api.token", path: "api.token", location: written))
 
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
         #expect(throws: APIToken.Problem.self) { try APIToken.resolve(reference, environment: [:], projectRoot: folder) }

@@ -36,7 +36,7 @@ struct FailoverPlanTests {
         #expect(plan.failover == [FailoverPlan(primary: 0, backups: [1, 2], when: [.loss, .black], afterMs: 500, clearMs: 4000)])
         #expect(plan.inputs[1].audio != nil && plan.inputs[1].video?.width == 720)
         #expect(plan.inputs[2].kind == .network(url: "srt://10.0.0.9:9000"))
-        #expect(!plan.graph.inputPads.contains { $0.hasPrefix("1:") || $0.hasPrefix("2:") })
+        #expect(!plan.graph.inputPads.contains { $0.input == 1 || $0.input == 2 })
         #expect(plan.unusedSources == ["slides"])
         // The backups' decoding is part of the cost.
         #expect(plan.cost.cpu.contains { $0.component == "decode" && $0.detail.hasPrefix("phone") })

@@ -123,10 +123,10 @@ private let awkwardValues = [
     }
 
     @Test func chainOfEscapedFiltersSplitsOnlyAtRealSeparators() {
-        let chain = FilterChain(["0:v"], [
+        let chain = FilterChain([.input(0, .video)], [
             Filter("drawtext", [FilterOption("text", "a,b;c[d]")], purpose: "t"),
             Filter("scale", [FilterOption("w", "1280"), FilterOption("h", "-2")], purpose: "t"),
-        ], ["out"])
+        ], [.link("out")])
         #expect(chain.description == #"[0:v]drawtext=text=a\,b\;c\[d\],scale=w=1280:h=-2[out]"#)
         var text = Substring(chain.description.dropFirst("[0:v]drawtext=".count))
         #expect(avGetToken(&text, terminators: "[],;") == "text=a,b;c[d]")

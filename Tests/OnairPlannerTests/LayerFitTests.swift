@@ -37,7 +37,7 @@ private func show(layers: String? = nil, destinations: String? = nil, title: Str
 }
 
 /// The chain producing `pad`, and the chains before it back to the scene split, in order.
-private func chains(feeding pad: String, in graph: FilterGraph) -> [FilterChain] {
+private func chains(feeding pad: GraphPad, in graph: FilterGraph) -> [FilterChain] {
     var found: [FilterChain] = []
     var wanted = pad
     while let chain = graph.chains.first(where: { $0.outputs.contains(wanted) }), chain.filters.first?.name != "split" {
@@ -61,17 +61,17 @@ private func option(_ key: String, of filter: Filter) -> String? {
     func layersAreDrawnAtTheRenditionSize() throws {
         let outcome = try planned(show())
         let plan = try #require(outcome.plan, "\(outcome.diagnostics)")
-        let vertical = chains(feeding: "v1", in: plan.graph).flatMap(\.filters)
+        let vertical = chains(feeding: .rendition(1, .video), in: plan.graph).flatMap(\.filters)
         let names = vertical.map(\.name)
         #expect(names == ["crop", "scale", "overlay", "drawtext", "format"], "\(names)")
         #expect(vertical[1].description == "scale=w=1080:h=1920")
         // 1080 is the short side of both pictures: the text keeps its written size.
         #expect(option("fontsize", of: vertical[3]) == "44")
         // The logo is a tenth of the width it is drawn on, not of the 608-pixel crop.
-        let logo = try #require(plan.graph.chains.first { $0.outputs.contains(where: { $0.hasPrefix("logo") }) && $0.filters.first?.name == "scale" && $0.filters[0].description.contains("w=108:") })
+        let logo = try #require(plan.graph.chains.first { $0.outputs.contains(where: { $0.label.hasPrefix("logo") }) && $0.filters.first?.name == "scale" && $0.filters[0].description.contains("w=108:") })
         #expect(logo.filters[0].description == "scale=w=108:h=1856:force_original_aspect_ratio=decrease:force_divisible_by=2")
         // Nothing is scaled after the layers are drawn.
-        #expect(!chains(feeding: "v0", in: plan.graph).flatMap(\.filters).contains { $0.name == "scale" })
+        #expect(!chains(feeding: .rendition(0, .video), in: plan.graph).flatMap(\.filters).contains { $0.name == "scale" })
     }
 
     @Test("a smaller rendition of the same canvas gets its own, smaller layers", needsFont)
@@ -79,7 +79,7 @@ private func option(_ key: String, of filter: Filter) -> String? {
         let outcome = try planned(show(destinations: "  archive: {kind: record, path: ../recordings/show.mkv}\n"
             + YAML.recording("preview", width: 1280, height: 720)))
         let plan = try #require(outcome.plan, "\(outcome.diagnostics)")
-        let small = chains(feeding: "v1", in: plan.graph).flatMap(\.filters)
+        let small = chains(feeding: .rendition(1, .video), in: plan.graph).flatMap(\.filters)
         #expect(small.map(\.name) == ["scale", "overlay", "drawtext", "format"], "\(small.map(\.name))")
         let text = try #require(small.first { $0.name == "drawtext" })
         // Sizes, margins and padding follow the short side: 720 / 1080.
@@ -87,7 +87,7 @@ private func option(_ key: String, of filter: Filter) -> String? {
         #expect(option("boxborderw", of: text) == "11")
         #expect(option("x", of: text) == "43")
         #expect(option("y", of: text) == "h-th-43")
-        let full = try #require(chains(feeding: "v0", in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
+        let full = try #require(chains(feeding: .rendition(0, .video), in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
         #expect(option("fontsize", of: full) == "44" && option("x", of: full) == "64")
     }
 
@@ -101,7 +101,7 @@ private func option(_ key: String, of filter: Filter) -> String? {
         #expect(plan.graph.filtersInOrder.count { $0.name == "drawtext" } == 1, "\(plan.graph.description(multiline: true))")
         #expect(plan.graph.filtersInOrder.count { $0.name == "overlay" } == 1)
         let rates = try #require(plan.graph.chains.first { $0.filters.first?.purpose == "one copy per frame rate" })
-        #expect(rates.inputs.first?.hasPrefix("layer") == true)
+        #expect(rates.inputs.first?.label.hasPrefix("layer") == true)
     }
 
     @Test("a text too wide for the vertical picture is shrunk until it fits there only", needsFont)
@@ -110,8 +110,8 @@ private func option(_ key: String, of filter: Filter) -> String? {
         let outcome = try planned(show(title: title))
         let plan = try #require(outcome.plan, "\(outcome.diagnostics)")
         #expect(outcome.with(code: "layer-fit").isEmpty, "shrinking to a readable size is no problem: \(outcome.diagnostics)")
-        let landscape = try #require(chains(feeding: "v0", in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
-        let vertical = try #require(chains(feeding: "v1", in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
+        let landscape = try #require(chains(feeding: .rendition(0, .video), in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
+        let vertical = try #require(chains(feeding: .rendition(1, .video), in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
         #expect(option("fontsize", of: landscape) == "44")
         let size = try #require(option("fontsize", of: vertical).flatMap(Int.init))
         #expect(size < 44 && size >= 18, "fitted to \(size)")
@@ -148,11 +148,11 @@ private func option(_ key: String, of filter: Filter) -> String? {
         let plan = try #require(outcome.plan, "\(outcome.diagnostics)")
         let warning = try single("layer-fit", in: outcome)
         #expect(warning.message.contains("layer 1 at x: 1700 would put its text past the edge of the 1080x1920 picture"), "\(warning.message)")
-        let vertical = try #require(chains(feeding: "v1", in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
+        let vertical = try #require(chains(feeding: .rendition(1, .video), in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
         let x = try #require(option("x", of: vertical).flatMap(Int.init))
         let face = try FontBook.shared.face(in: try #require(dejaVu)).get()
         #expect(x + face.extent(of: DrawnText("LIVE"), size: 40).width <= 1080 && x > 900, "x \(x)")
-        let landscape = try #require(chains(feeding: "v0", in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
+        let landscape = try #require(chains(feeding: .rendition(0, .video), in: plan.graph).flatMap(\.filters).first { $0.name == "drawtext" })
         #expect(option("x", of: landscape) == "1700", "inside the 1920-wide picture it stays where it was written")
     }
 

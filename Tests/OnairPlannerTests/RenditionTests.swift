@@ -30,7 +30,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
         #expect(rendition.crop == nil)
         // Twitch asks for keyframes at the fixed interval only, so the shared encoder obeys.
         #expect(rendition.video.scenecut == false)
-        #expect(plan.graph.outputPads.sorted() == ["a0", "v0"])
+        #expect(Set(plan.graph.outputPads) == [.rendition(0, .audio), .rendition(0, .video)])
 
         let command = FFmpegCommand(plan: plan)
         let words = command.arguments.map(\.text)
@@ -58,7 +58,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
         #expect(filters(named: "crop", in: plan.graph).isEmpty)
         let splits = filters(named: "split", in: plan.graph)
         #expect(splits.count == 1)
-        #expect(splits.first?.chain.outputs == ["v0", "v1"])
+        #expect(splits.first?.chain.outputs == [.rendition(0, .video), .rendition(1, .video)])
     }
 
     @Test func verticalCanvasMakesASecondRenditionWithACrop() throws {
@@ -152,7 +152,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
         // The scene once, the logo input once (one copy per canvas), nothing else.
         #expect(splits.count == 2, "\(plan.graph.description(multiline: true))")
         let logo = try #require(plan.inputs.first { $0.name == "asset:assets/logo.png" })
-        #expect(splits.filter { $0.chain.inputs == ["\(logo.index):v"] }.count == 1)
+        #expect(splits.filter { $0.chain.inputs == [.input(logo.index, .video)] }.count == 1)
         #expect(plan.inputs.count { $0.name == "asset:assets/logo.png" } == 1, "the logo is opened once")
     }
 

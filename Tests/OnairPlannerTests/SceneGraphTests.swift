@@ -40,7 +40,7 @@ private let virtualStudio = """
         let plan = try plan()
         let presenter = try #require(plan.inputs.first { $0.name == "presenter" })
         let chain = try #require(plan.graph.chains.first { $0.filters.contains { $0.name == "chromakey" } })
-        #expect(chain.inputs == ["\(presenter.index):v"], "the keying chain reads the person's input directly")
+        #expect(chain.inputs == [.input(presenter.index, .video)], "the keying chain reads the person's input directly")
         #expect(plan.graph.kernels.isEmpty, "a still is keyed inside the graph, once")
         // The presenter is a still photo: shrunk to its place if it is larger (never enlarged
         // before the key), keyed once, brought to its height (0.9 x 720) and overlay's format
@@ -68,7 +68,7 @@ private let virtualStudio = """
         #expect(plan.unusedSources == ["guest", "spare"])
         #expect(!plan.inputs.contains { $0.name == "guest" || $0.name == "spare" })
         #expect(plan.inputs.map(\.name) == ["asset:assets/studio.png", "presenter", "camera"])
-        #expect(Set(plan.graph.inputPads) == ["0:v", "1:v", "2:a"])
+        #expect(Set(plan.graph.inputPads) == [.input(0, .video), .input(1, .video), .input(2, .audio)])
         #expect(PlanSummary.render(plan).contains("(not opened, unused by 'studio': guest, spare)"))
     }
 
@@ -81,7 +81,7 @@ private let virtualStudio = """
         #expect(camera.audio?.sampleRate == 48000)
         #expect(camera.audio?.channels == 1)
         #expect(!plan.inputs.contains { if case .lavfi(let graph) = $0.kind { graph.hasPrefix("testsrc2") } else { false } })
-        #expect(!plan.graph.inputPads.contains("\(camera.index):v"))
+        #expect(!plan.graph.inputPads.contains(.input(camera.index, .video)))
     }
 
     @Test func streamUsedOnlyForSoundOpensNoVideo() throws {
@@ -95,7 +95,7 @@ private let virtualStudio = """
         #expect(mic.kind == .network(url: "srt://127.0.0.1:9002"))
         #expect(mic.audio != nil)
         #expect(mic.video == nil, "a source used only for its sound must not read video")
-        #expect(plan.graph.inputPads.contains("\(mic.index):a"))
+        #expect(plan.graph.inputPads.contains(.input(mic.index, .audio)))
         #expect(plan.unusedSources == ["camera", "guest"])
     }
 
@@ -119,17 +119,17 @@ private let virtualStudio = """
         #expect(guest.kind == .listen(url: "srt://0.0.0.0:9001"))
         #expect(guest.video != nil)
         #expect(guest.audio != nil)
-        #expect(Set(plan.graph.inputPads) == ["0:v", "0:a"])
+        #expect(Set(plan.graph.inputPads) == [.input(0, .video), .input(0, .audio)])
         #expect(plan.unusedSources == ["camera", "presenter", "spare"])
     }
 
     @Test func graphPadsConnect() throws {
         let plan = try plan()
         // Every pad a chain reads is an input pad or produced exactly once by another chain.
-        var produced: [String: Int] = [:]
+        var produced: [GraphPad: Int] = [:]
         for chain in plan.graph.chains { for pad in chain.outputs { produced[pad, default: 0] += 1 } }
         #expect(produced.values.allSatisfy { $0 == 1 })
-        let inputs = Set(plan.inputs.map(\.index)).flatMap { ["\($0):v", "\($0):a"] }
+        let inputs = Set(plan.inputs.map(\.index)).flatMap { [GraphPad.input($0, .video), .input($0, .audio)] }
         for chain in plan.graph.chains {
             for pad in chain.inputs {
                 #expect(produced[pad] != nil || inputs.contains(pad), "\(pad) comes from nowhere")

@@ -51,7 +51,7 @@ private func show(active: String, extraLayer: String = "") -> String {
         return try #require(outcome.plan)
     }
 
-    private func chain(producing label: String, in plan: PipelinePlan) throws -> FilterChain {
+    private func chain(producing label: GraphPad, in plan: PipelinePlan) throws -> FilterChain {
         try #require(plan.graph.chains.first { $0.outputs == [label] })
     }
 
@@ -61,7 +61,7 @@ private func show(active: String, extraLayer: String = "") -> String {
         let camera = try #require(plan.inputs.first { $0.name == "camera" })
         let kernel = try #require(plan.graph.kernels.first)
         #expect(plan.graph.kernels.count == 1)
-        #expect(kernel.pad == "\(camera.index):v")
+        #expect(kernel.pad == .input(camera.index, .video))
         #expect(kernel.work == .chromaKey(color: 0x00FF00, similarity: 0.25, blend: 0.08, spill: 0.2))
         #expect(kernel.work.outputPixelFormat == "yuva420p")
         #expect(kernel.origin?.line == 6, "the line of 'keyed:'")
@@ -77,7 +77,7 @@ private func show(active: String, extraLayer: String = "") -> String {
         let studio = try #require(plan.inputs.first { $0.name == "asset:assets/studio.png" })
         #expect(studio.kind == .file(path: "assets/studio.png", loop: false, still: true))
         #expect(studio.options.isEmpty, "read once, not as a paced stream")
-        let background = try #require(plan.graph.chains.first { $0.inputs == ["\(studio.index):v"] })
+        let background = try #require(plan.graph.chains.first { $0.inputs == [.input(studio.index, .video)] })
         #expect(background.filters.map(\.name) == ["scale", "crop", "setsar", "format", "loop", "settb", "setpts"])
         #expect(background.filters[3].description == "format=yuv420p")
         // Repeat N at frame N of the scene's grid, where the person's frame N is.
@@ -95,7 +95,7 @@ private func show(active: String, extraLayer: String = "") -> String {
         let plan = try plan(yaml)
         #expect(plan.graph.kernels.isEmpty)
         let photo = try #require(plan.inputs.first { $0.name == "photo" })
-        let person = try #require(plan.graph.chains.first { $0.inputs == ["\(photo.index):v"] })
+        let person = try #require(plan.graph.chains.first { $0.inputs == [.input(photo.index, .video)] })
         #expect(person.filters.map(\.description) == [
             "scale=w=-2:h=min(ih\\,972)", "chromakey=color=0x00FF00:similarity=0.25:blend=0.08", "despill=type=green:mix=0.2",
             "format=yuva420p", "scale=w=-2:h=972", "format=yuva420p", "loop=loop=-1:size=1:start=0", "setpts=STARTPTS+N/30/TB",
@@ -129,7 +129,7 @@ private func show(active: String, extraLayer: String = "") -> String {
         let plan = try plan(show(active: "room", extraLayer: "  - {kind: pip, source: camera, position: top-left, scale: 0.25}"))
         #expect(plan.graph.kernels.isEmpty)
         let camera = try #require(plan.inputs.first { $0.name == "camera" })
-        let lit = try #require(plan.graph.chains.first { $0.inputs == ["\(camera.index):v"] && $0.filters.first?.name == "normalize" })
+        let lit = try #require(plan.graph.chains.first { $0.inputs == [.input(camera.index, .video)] && $0.filters.first?.name == "normalize" })
         #expect(lit.filters.map(\.name) == ["normalize", "format", "scale", "pad", "setsar"])
         #expect(lit.filters[0].description == "normalize=smoothing=30:independence=0:strength=0.7")
     }

@@ -124,7 +124,7 @@ final class CombinationGraph {
                 audioSource[index] = sourceFormats.count
             }
             sourceInput.append(index)
-            sourceFormats.append(.init(label: source.pad, media: media, timeBase: .microseconds, kernel: source.kernel))
+            sourceFormats.append(.init(label: source.pad.label, media: media, timeBase: .microseconds, kernel: source.kernel))
             if worker.isLive, cover[index] == nil {
                 // An input another graph already reads (kept across an overlay switch) has
                 // delivered: it is covered only once it falls silent.
@@ -140,10 +140,10 @@ final class CombinationGraph {
         sourceEnds = Array(repeating: nil, count: sourceFormats.count)
         var sinks: [FilterGraphRunner.Sink] = []
         for (index, rendition) in plan.renditions.enumerated() {
-            sinks.append(.init(label: rendition.videoPad, kind: .video))
+            sinks.append(.init(label: rendition.videoPad.label, kind: .video))
             sinkTargets.append((index, .video))
             if let audioPad = rendition.audioPad {
-                sinks.append(.init(label: audioPad, kind: .audio, audioFrameSize: encoders[index].audioFrameSize))
+                sinks.append(.init(label: audioPad.label, kind: .audio, audioFrameSize: encoders[index].audioFrameSize))
                 sinkTargets.append((index, .audio))
             }
         }

@@ -32,8 +32,8 @@ public struct StreamKeys: Sendable {
             switch reference {
             case .environment(let name):
                 value = environment[name]
-            case .file(let file):
-                let path = projectRoot.resolvingPlanPath((file as NSString).expandingTildeInPath)
+            case .file:
+                let path = reference.filePath(inProject: projectRoot) ?? ""
                 value = (try? String(contentsOfFile: path, encoding: .utf8))?.split(whereSeparator: \.isNewline).first.map(String.init)
             }
             guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -51,7 +51,7 @@ public struct StreamKeys: Sendable {
     /// shown: ``redact(_:)`` anything that may quote it.
     public func url(of output: PlannedOutput) -> String {
         guard let key = key(for: output.destination) else { return output.target }
-        return output.target.replacingOccurrences(of: "{key}", with: key)
+        return output.target(withKey: key)
     }
 
     /// Replaces every key (and its URL-encoded form) in `text` with `<redacted>`.

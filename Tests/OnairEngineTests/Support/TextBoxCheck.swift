@@ -36,14 +36,14 @@ enum TextBoxCheck {
         let layers = plan.graph.filtersInOrder.filter { $0.name == "drawtext" }.compactMap(\.origin)
         var seen: [OnairConfig.SourceLocation] = []
         for layer in layers where !seen.contains(layer) { seen.append(layer) }
-        let sources = PlannedSource.all(in: plan).map { RenderSource(label: $0.pad, media: $0.media) }
-        let videoSinks = plan.renditions.map(\.videoPad)
+        let sources = PlannedSource.all(in: plan).map { RenderSource(label: $0.pad.label, media: $0.media) }
+        let videoSinks = plan.renditions.map(\.videoPad.label)
         var found: [Placement] = []
         for layer in seen {
             let white = try renderFirstPictures(recoloured(plan.graph, layer: layer, color: "white").description(), sources: sources,
-                                                sinks: videoSinks, audioSinks: plan.renditions.compactMap(\.audioPad), fps: plan.fps)
+                                                sinks: videoSinks, audioSinks: plan.renditions.compactMap(\.audioPad?.label), fps: plan.fps)
             let black = try renderFirstPictures(recoloured(plan.graph, layer: layer, color: "black").description(), sources: sources,
-                                                sinks: videoSinks, audioSinks: plan.renditions.compactMap(\.audioPad), fps: plan.fps)
+                                                sinks: videoSinks, audioSinks: plan.renditions.compactMap(\.audioPad?.label), fps: plan.fps)
             for (index, rendition) in plan.renditions.enumerated() {
                 found.append(Placement(layer: layer, rendition: rendition.id, picture: (white[index].width, white[index].height),
                                        box: white[index].changedArea(comparedWith: black[index])))
