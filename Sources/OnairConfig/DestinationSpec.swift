@@ -230,55 +230,7 @@ extension DestinationSpec {
         let subject = "destination '\(name)'"
         guard let reader = ObjectReader(node, ConfigSchema.destination, subject: subject, context: context),
               let kindName = reader.kind?.value else { return nil }
-        let kind: Kind
-        switch kindName {
-        case "platform":
-            let platform = reader.reference("platform")
-            if let platform, presets.entry(platform.value, in: .platforms) == nil {
-                context.log.error("unknown-reference", "unknown platform '\(platform.value)'", at: platform.location,
-                                  suggestion: Suggestion.phrase(for: platform.value, in: presets.names(in: .platforms)) ?? "add it under 'platforms:' in Presets/")
-            }
-            let key = reader["key"].flatMap { SecretReference.decode($0, destination: name, context: context) }
-            guard let platform, let key else { return nil }
-            let server = reader.text("server")
-            if let server, !Self.isStreamURL(server.value) {
-                context.log.error("bad-url", "server of \(subject) must be an rtmp://, rtmps:// or srt:// URL", at: server.location)
-            }
-            kind = .platform(platform, server: server, protocol: reader.choice("protocol"), key: key)
-        case "url":
-            guard let url = reader.text("url") else { return nil }
-            guard Self.isStreamURL(url.value) else {
-                context.log.error("bad-url", "url of \(subject) must start with rtmp://, rtmps:// or srt://", at: url.location,
-                                  suggestion: url.value.hasPrefix("/") || url.value.contains(".") && !url.value.contains("://")
-                                      ? "for a file use kind: record with path:" : nil)
-                return nil
-            }
-            let key = reader["key"].flatMap { SecretReference.decode($0, destination: name, context: context) }
-            if key == nil, Self.looksLikeEmbeddedKey(url.value) {
-                context.log.report(Diagnostic(
-                    .warning, "literal-key", "the URL of \(subject) seems to end with a stream key",
-                    at: url.location, suggestion: "write {key} in the URL and key: {env: NAME}, so the key stays out of the file",
-                    hidesSource: true))
-            }
-            if key != nil, !url.value.contains("{key}") {
-                context.log.error("missing-placeholder", "\(subject) has a key but its URL has no {key}", at: url.location,
-                                  suggestion: "write {key} where the stream key goes, e.g. rtmps://host/app/{key}")
-            }
-            kind = .url(url, key: key)
-        case "record":
-            guard let path = reader.path("path", mustExist: false) else { return nil }
-            let ext = path.pathExtension
-            if !Self.recordingContainers.contains(ext) {
-                context.log.error("recording-container", "'\(path.written)': recordings must be .ts, .mkv or .mp4",
-                                  at: path.location,
-                                  suggestion: ext == "flv" || ext == "mov" ? "use .mkv: it stays playable if onair is killed" : "add the extension .mkv or .ts")
-            }
-            kind = .record(path)
-        default:
-            guard let directory = reader.path("directory", mustExist: false) else { return nil }
-            kind = .hls(directory, segmentMs: reader.duration("segment")?.value ?? 2000,
-                        playlistSize: reader.integer("playlist_size")?.value ?? 6)
-        }
+        guard let kind = Self.decodeKind(kindName, of: name, reader: reader, presets: presets, context: context) else { return nil }
         var retry = defaultRetry
         if let retryNode = reader["retry"] { retry = RetryPolicy.decode(retryNode, subject: subject, base: defaultRetry, context: context) }
         var canvas: CanvasSpec?
@@ -295,6 +247,70 @@ extension DestinationSpec {
         }
         self.init(name: name, location: location, kind: kind, quality: quality?.quality, ladder: quality?.ladder, chosenRung: nil,
                   adaptive: adaptive, canvas: canvas, required: reader.boolean("required")?.value ?? true, retry: retry)
+    }
+
+    /// Where the destination called `name` sends, by its `kind:`; nil (with diagnostics) when
+    /// that can't be read.
+    private static func decodeKind(_ kindName: String, of name: String, reader: ObjectReader, presets: PresetLibrary,
+                                   context: DecodingContext) -> Kind? {
+        switch kindName {
+        case "platform":
+            return decodePlatform(of: name, reader: reader, presets: presets, context: context)
+        case "url":
+            return decodeURL(of: name, reader: reader, context: context)
+        case "record":
+            guard let path = reader.path("path", mustExist: false) else { return nil }
+            let ext = path.pathExtension
+            if !Self.recordingContainers.contains(ext) {
+                context.log.error("recording-container", "'\(path.written)': recordings must be .ts, .mkv or .mp4",
+                                  at: path.location,
+                                  suggestion: ext == "flv" || ext == "mov" ? "use .mkv: it stays playable if onair is killed" : "add the extension .mkv or .ts")
+            }
+            return .record(path)
+        default:
+            guard let directory = reader.path("directory", mustExist: false) else { return nil }
+            return .hls(directory, segmentMs: reader.duration("segment")?.value ?? 2000, playlistSize: reader.integer("playlist_size")?.value ?? 6)
+        }
+    }
+
+    /// `kind: platform`: a known platform, a key, and a server URL if one is written.
+    private static func decodePlatform(of name: String, reader: ObjectReader, presets: PresetLibrary, context: DecodingContext) -> Kind? {
+        let platform = reader.reference("platform")
+        if let platform, presets.entry(platform.value, in: .platforms) == nil {
+            context.log.error("unknown-reference", "unknown platform '\(platform.value)'", at: platform.location,
+                              suggestion: Suggestion.phrase(for: platform.value, in: presets.names(in: .platforms)) ?? "add it under 'platforms:' in Presets/")
+        }
+        let key = reader["key"].flatMap { SecretReference.decode($0, destination: name, context: context) }
+        guard let platform, let key else { return nil }
+        let server = reader.text("server")
+        if let server, !Self.isStreamURL(server.value) {
+            context.log.error("bad-url", "server of destination '\(name)' must be an rtmp://, rtmps:// or srt:// URL", at: server.location)
+        }
+        return .platform(platform, server: server, protocol: reader.choice("protocol"), key: key)
+    }
+
+    /// `kind: url`: a stream URL with `{key}` where its key (if any) goes, and no key written in it.
+    private static func decodeURL(of name: String, reader: ObjectReader, context: DecodingContext) -> Kind? {
+        let subject = "destination '\(name)'"
+        guard let url = reader.text("url") else { return nil }
+        guard Self.isStreamURL(url.value) else {
+            context.log.error("bad-url", "url of \(subject) must start with rtmp://, rtmps:// or srt://", at: url.location,
+                              suggestion: url.value.hasPrefix("/") || url.value.contains(".") && !url.value.contains("://")
+                                  ? "for a file use kind: record with path:" : nil)
+            return nil
+        }
+        let key = reader["key"].flatMap { SecretReference.decode($0, destination: name, context: context) }
+        if key == nil, Self.looksLikeEmbeddedKey(url.value) {
+            context.log.report(Diagnostic(
+                .warning, "literal-key", "the URL of \(subject) seems to end with a stream key",
+                at: url.location, suggestion: "write {key} in the URL and key: {env: NAME}, so the key stays out of the file",
+                hidesSource: true))
+        }
+        if key != nil, !url.value.contains("{key}") {
+            context.log.error("missing-placeholder", "\(subject) has a key but its URL has no {key}", at: url.location,
+                              suggestion: "write {key} where the stream key goes, e.g. rtmps://host/app/{key}")
+        }
+        return .url(url, key: key)
     }
 
     /// Whether destinations of `kind` stream over the network.

@@ -104,17 +104,7 @@ extension PipelineSpec {
         }
 
         let overlayEntries = reader.namedEntries("overlays")
-        let siblings = Dictionary(overlayEntries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-        // Decoded parents first (a combination may extend another), kept in written order.
-        var decoded = [OverlaySpec?](repeating: nil, count: overlayEntries.count)
-        for index in presets.siblingCheckOrder(overlayEntries, in: .overlays, siblings: siblings) {
-            let entry = overlayEntries[index]
-            let id = PresetLibrary.PresetID(section: .overlays, name: entry.key, pipelineFile: entry.value.location.file)
-            decoded[index] = presets.decode(entry.value, in: .overlays, ownName: entry.key, siblings: siblings, checking: id, context: context) {
-                OverlaySpec(name: entry.key, node: $0, location: entry.keyLocation, context: context)
-            }
-        }
-        let overlays = decoded.compactMap { $0 }
+        let overlays = decodeOverlays(overlayEntries, presets: presets, context: context)
         for overlay in overlays {
             for reference in overlay.sourceReferences { checkSource(reference, role: "in overlay combination '\(overlay.name)'") }
         }
@@ -134,20 +124,7 @@ extension PipelineSpec {
         }
 
         let qualityChoice = reader["quality"].flatMap { presets.qualityChoice($0, context: context) }
-        let defaultRetry = reader["retry"].map { RetryPolicy.decode($0, subject: "pipeline '\(name)'", base: .standard, context: context) } ?? .standard
-        let destinationEntries = reader.namedEntries("destinations")
-        var destinations: [DestinationSpec] = []
-        for entry in destinationEntries {
-            if let destination = presets.decode(entry.value, in: .destinations, ownName: entry.key, siblings: [:], context: context, with: {
-                DestinationSpec(name: entry.key, node: $0, location: entry.keyLocation, defaultRetry: defaultRetry, presets: presets, context: context)
-            }) {
-                destinations.append(destination)
-            }
-        }
-        if reader["destinations"] != nil, destinationEntries.isEmpty {
-            log.error("no-destinations", "pipeline '\(name)' has no destinations", at: reader.location(of: "destinations"),
-                      suggestion: "add one, e.g. archive: {kind: record, path: ../recordings/\(name).mkv}")
-        }
+        let destinations = decodeDestinations(of: name, reader: reader, presets: presets, context: context)
         let inputLoss = InputLossPolicy.decode(reader["input_loss"], context: context)
         let http = reader["http"].flatMap { HTTPSpec.decode($0, pipeline: name, context: context) }
         if case .source(let reference) = inputLoss.slate { checkSource(reference, role: "slate") }
@@ -162,5 +139,37 @@ extension PipelineSpec {
             name: name, file: root.location.file, title: reader.text("title")?.value ?? name,
             sources: sources, overlays: overlays, active: active, audio: audio, layers: layers, quality: quality,
             ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http)
+    }
+
+    /// The overlay combinations, each after those it extends, in written order; those that fail
+    /// to decode are left out.
+    private static func decodeOverlays(_ entries: [ConfigNode.Entry], presets: PresetLibrary, context: DecodingContext) -> [OverlaySpec] {
+        let siblings = Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        var decoded = [OverlaySpec?](repeating: nil, count: entries.count)
+        for index in presets.siblingCheckOrder(entries, in: .overlays, siblings: siblings) {
+            let entry = entries[index]
+            let id = PresetLibrary.PresetID(section: .overlays, name: entry.key, pipelineFile: entry.value.location.file)
+            decoded[index] = presets.decode(entry.value, in: .overlays, ownName: entry.key, siblings: siblings, checking: id, context: context) {
+                OverlaySpec(name: entry.key, node: $0, location: entry.keyLocation, context: context)
+            }
+        }
+        return decoded.compactMap { $0 }
+    }
+
+    /// The destinations of the pipeline `name` (with its `retry:` as their default), and an
+    /// error when `destinations:` is written empty.
+    private static func decodeDestinations(of name: String, reader: ObjectReader, presets: PresetLibrary, context: DecodingContext) -> [DestinationSpec] {
+        let defaultRetry = reader["retry"].map { RetryPolicy.decode($0, subject: "pipeline '\(name)'", base: .standard, context: context) } ?? .standard
+        let entries = reader.namedEntries("destinations")
+        let destinations = entries.compactMap { entry in
+            presets.decode(entry.value, in: .destinations, ownName: entry.key, siblings: [:], context: context, with: {
+                DestinationSpec(name: entry.key, node: $0, location: entry.keyLocation, defaultRetry: defaultRetry, presets: presets, context: context)
+            })
+        }
+        if reader["destinations"] != nil, entries.isEmpty {
+            context.log.error("no-destinations", "pipeline '\(name)' has no destinations", at: reader.location(of: "destinations"),
+                              suggestion: "add one, e.g. archive: {kind: record, path: ../recordings/\(name).mkv}")
+        }
+        return destinations
     }
 }

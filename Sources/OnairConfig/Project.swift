@@ -75,18 +75,10 @@ public struct Project: Sendable {
         }
         let platforms = decodePresets(presets, context: context)
 
-        // `only` picks among Pipelines/; files given explicitly are always read.
-        var sources: [(name: String, url: URL, folder: String, shown: String, explicit: Bool)] =
-            source.yamlFiles(in: root.appendingPathComponent("Pipelines"), root: root).map {
-                ($0.deletingPathExtension().lastPathComponent, $0, "Pipelines", display("Pipelines", $0.lastPathComponent), false)
-            }
-        for url in extraPipelineFiles {
-            let relative = relativePath(of: url, to: root)
-            let folder = (relative as NSString).deletingLastPathComponent
-            sources.append((url.deletingPathExtension().lastPathComponent, url, folder, url.relativePath, true))
-        }
+        let sources = pipelineFiles(in: root, extra: extraPipelineFiles, source: source) { display("Pipelines", $0) }
         var pipelines: [PipelineSpec] = []
         var names: [String] = []
+        // `only` picks among Pipelines/; files given explicitly are always read.
         for (name, url, folder, shown, explicit) in sources where explicit || only == nil || only!.contains(name) {
             names.append(name)
             guard let node = read(url, folder: folder, shown: shown) else { continue }
@@ -111,6 +103,19 @@ public struct Project: Sendable {
         let qualities = presets.userEntries(in: .quality).compactMap { context.presets.quality[$0.name] ?? nil }.map(\.spec)
         return Project(root: root, pipelines: pipelines, pipelineNames: names, presets: presets, platforms: platforms, files: files,
                        qualityPresets: qualities)
+    }
+
+    /// The pipeline files to read: those of `Pipelines/` (shown as `display` names them), then
+    /// the `extra` ones given explicitly, each with its name and folder.
+    private static func pipelineFiles(in root: URL, extra: [URL], source: ProjectFiles, display: (String) -> String)
+        -> [(name: String, url: URL, folder: String, shown: String, explicit: Bool)] {
+        let listed = source.yamlFiles(in: root.appendingPathComponent("Pipelines"), root: root).map {
+            ($0.deletingPathExtension().lastPathComponent, $0, "Pipelines", display($0.lastPathComponent), false)
+        }
+        return listed + extra.map { url in
+            let folder = (relativePath(of: url, to: root) as NSString).deletingLastPathComponent
+            return (url.deletingPathExtension().lastPathComponent, url, folder, url.relativePath, true)
+        }
     }
 
     /// Decodes every preset once: the user's quality, overlay and destination presets on their

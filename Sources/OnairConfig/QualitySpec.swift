@@ -119,15 +119,28 @@ extension QualityDefinition {
                               at: dimension.1.location, suggestion: "use \(dimension.1.value + 1) or \(dimension.1.value - 1)")
         }
         guard let videoReader = reader.object("video", ConfigSchema.video, subject: "video of \(subject)") else { return nil }
+        guard let video = Self.decodeVideo(videoReader, fps: fps, subject: subject, context: context) else { return nil }
+        let audio = Self.decodeAudio(reader, subject: subject)
+        let adaptive = reader.object("adaptive", ConfigSchema.adaptive, subject: "adaptive of \(subject)").flatMap(AdaptiveSpec.decode)
+        adaptive?.check(against: video.bitrate.value, of: subject, log: context.log)
+        self.init(spec: QualitySpec(presetName: presetName, location: node.location, width: width, height: height, fps: fps, video: video,
+                                    audio: AudioSettings(audio, defaultsAt: node.location), adaptive: adaptive),
+                  audio: audio)
+    }
+
+    /// The `video:` of a quality at `fps`; nil (with diagnostics) without a readable bitrate or
+    /// keyframe interval.
+    private static func decodeVideo(_ videoReader: ObjectReader, fps: Located<Int>, subject: String, context: DecodingContext) -> VideoSettings? {
+        let log = context.log
         let here = videoReader.node.location
         let codec = videoReader.choice("codec") ?? Located("h264", at: here)
         if codec.value != "h264" {
-            context.log.error("unsupported-codec", "\(codec.value) is reserved for a later onair version; only h264 is encoded today",
-                              at: codec.location, suggestion: "use codec: h264")
+            log.error("unsupported-codec", "\(codec.value) is reserved for a later onair version; only h264 is encoded today",
+                      at: codec.location, suggestion: "use codec: h264")
         }
         guard let bitrate = videoReader.bitrate("bitrate") else {
             if videoReader["bitrate"] == nil {
-                context.log.error("missing-key", "video of \(subject) is missing 'bitrate'", at: here, suggestion: "add 'bitrate: 4500k'")
+                log.error("missing-key", "video of \(subject) is missing 'bitrate'", at: here, suggestion: "add 'bitrate: 4500k'")
             }
             return nil
         }
@@ -138,28 +151,32 @@ extension QualityDefinition {
             // `extends:` brought the cap from elsewhere: that is the value the user just changed.
             let sameFile = maxBitrate.location.file == bitrate.location.file
             let at = sameFile ? max(maxBitrate.location, bitrate.location) : bitrate.location
-            context.log.error("out-of-range", "bitrate \(Units.formatBitrate(bitrate.value)) is above max_bitrate \(Units.formatBitrate(maxBitrate.value))"
-                                + (sameFile ? "" : " (set at \(maxBitrate.location))"),
-                              at: at, suggestion: "raise max_bitrate to at least the bitrate, or lower the bitrate")
+            log.error("out-of-range", "bitrate \(Units.formatBitrate(bitrate.value)) is above max_bitrate \(Units.formatBitrate(maxBitrate.value))"
+                        + (sameFile ? "" : " (set at \(maxBitrate.location))"),
+                      at: at, suggestion: "raise max_bitrate to at least the bitrate, or lower the bitrate")
         }
         let buffer = videoReader.bitrate("buffer") ?? Located(maxBitrate.value * 2, at: maxBitrate.location)
         guard let keyframes = videoReader.duration("keyframe_interval") ?? (videoReader["keyframe_interval"] == nil ? Located(2000, at: here) : nil)
         else { return nil }
         if keyframes.value * fps.value % 1000 != 0 {
-            context.log.warning("keyframe-rounding", "keyframe interval \(Units.formatDuration(keyframes.value)) at \(fps.value) fps is not a whole number of frames",
-                                at: keyframes.location, suggestion: "it is rounded to \(max(1, keyframes.value * fps.value / 1000)) frames")
+            log.warning("keyframe-rounding", "keyframe interval \(Units.formatDuration(keyframes.value)) at \(fps.value) fps is not a whole number of frames",
+                        at: keyframes.location, suggestion: "it is rounded to \(max(1, keyframes.value * fps.value / 1000)) frames")
         }
         let level = videoReader.text("level")
         if let level, !Self.levels.contains(level.value) {
-            context.log.error("unknown-value", "'\(level.value)' is not an H.264 level", at: level.location,
-                              suggestion: Suggestion.phrase(for: level.value, in: Self.levels))
+            log.error("unknown-value", "'\(level.value)' is not an H.264 level", at: level.location,
+                      suggestion: Suggestion.phrase(for: level.value, in: Self.levels))
         }
-        let video = VideoSettings(
+        return VideoSettings(
             codec: codec, bitrate: bitrate, maxBitrate: maxBitrate, buffer: buffer, rateControl: rateControl,
             keyframeInterval: keyframes, profile: videoReader.choice("profile") ?? Located("high", at: here),
             level: level, preset: videoReader.choice("preset")?.value ?? "superfast",
             tune: videoReader.choice("tune")?.value,
-            x264Params: videoReader.text("x264_params").flatMap { X264Options.check($0, log: context.log) })
+            x264Params: videoReader.text("x264_params").flatMap { X264Options.check($0, log: log) })
+    }
+
+    /// The `audio:` of a quality as written (defaults are filled in later).
+    private static func decodeAudio(_ reader: ObjectReader, subject: String) -> AudioSettings.Written {
         var audio = AudioSettings.Written()
         if let audioReader = reader.object("audio", ConfigSchema.audio, subject: "audio of \(subject)") {
             audio.codec = audioReader.choice("codec")
@@ -167,10 +184,6 @@ extension QualityDefinition {
             audio.sampleRate = audioReader.choice("sample_rate").map { Located(Int($0.value)!, at: $0.location) }
             audio.channels = audioReader.integer("channels")?.value
         }
-        let adaptive = reader.object("adaptive", ConfigSchema.adaptive, subject: "adaptive of \(subject)").flatMap(AdaptiveSpec.decode)
-        adaptive?.check(against: bitrate.value, of: subject, log: context.log)
-        self.init(spec: QualitySpec(presetName: presetName, location: node.location, width: width, height: height, fps: fps, video: video,
-                                    audio: AudioSettings(audio, defaultsAt: node.location), adaptive: adaptive),
-                  audio: audio)
+        return audio
     }
 }

@@ -17,79 +17,19 @@ public struct CostEstimator: Sendable {
     /// combinations kept ready for a switch.
     public func estimate(_ plan: PipelinePlan, standbyCombinations: Int = 0) -> CostEstimate {
         let c = coefficients
-        var cpu: [CostTerm] = [CostTerm(component: "base", detail: "the process", work: 1, amount: c.baseCores)]
-        var memory: [CostTerm] = [CostTerm(component: "memory.base", detail: "the process", work: 1, amount: c.baseBytes)]
-        func megapixels(_ width: Int, _ height: Int, _ fps: Int) -> Double { Double(width * height * fps) / 1_000_000 }
-
-        var kernels: [CostTerm] = []
-        for input in plan.inputs {
-            guard let video = input.video else { continue }
-            let rate = megapixels(video.width, video.height, video.fps)
-            let pixels = Double(video.width * video.height)
-            let detail = "\(input.name) \(video.width)x\(video.height) \(video.fps)fps"
-            switch input.kind {
-            case .lavfi(let graph):
-                let generator = String(graph.prefix { $0 != "=" })
-                let price = c.synthesis[generator] ?? c.synthesis["default"] ?? 0
-                cpu.append(CostTerm(component: "synthesis.\(c.synthesis[generator] == nil ? "default" : generator)",
-                                    detail: detail, work: rate, amount: price * rate))
-                memory.append(CostTerm(component: "memory.input", detail: input.name, work: pixels, amount: c.inputBytesPerPixel * pixels))
-            case .file(_, _, true):  // decoded once
-                memory.append(CostTerm(component: "memory.still", detail: input.name, work: pixels, amount: c.stillBytesPerPixel * pixels))
-            case .file, .network, .listen, .device:
-                cpu.append(CostTerm(component: "decode", detail: detail, work: rate, amount: c.decode * rate))
-                memory.append(CostTerm(component: "memory.decode", detail: input.name, work: pixels, amount: c.decodeBytesPerPixel * pixels))
-            }
-            // onair's kernel on the input's pictures, before the graph (a still has none).
-            if let kernel = plan.graph.kernel(at: .input(input.index, .video)) {
-                kernels.append(CostTerm(component: "kernel.\(kernel.work.name)", detail: detail, work: rate,
-                                        amount: (c.kernels[kernel.work.name] ?? 0) * rate))
-            }
-        }
-        cpu += kernels
-
-        for (filter, picture) in PictureFlow(plan: plan).filters where !picture.still {
-            let rate = megapixels(picture.width, picture.height, picture.fps)
-            let detail = "\(filter.name) \(picture.width)x\(picture.height) \(picture.fps)fps"
-            if filter.name == "drawtext" {
-                cpu.append(CostTerm(component: "drawtext", detail: detail, work: Double(picture.fps), amount: c.drawtextPerFrame * Double(picture.fps)))
-            } else if let known = c.filters[filter.name] {
-                cpu.append(CostTerm(component: "filter.\(filter.name)", detail: detail, work: rate, amount: known * rate))
-            } else if PictureFlow.costsNothing.contains(filter.name) {
-                continue
-            } else {
-                cpu.append(CostTerm(component: "filter.default", detail: detail, work: rate, amount: (c.filters["default"] ?? 0) * rate))
-            }
-        }
+        var terms = Terms(cpu: [CostTerm(component: "base", detail: "the process", work: 1, amount: c.baseCores)],
+                          memory: [CostTerm(component: "memory.base", detail: "the process", work: 1, amount: c.baseBytes)])
+        addInputs(of: plan, to: &terms)
+        addFilters(of: plan, to: &terms)
         let scenePixels = Double(plan.canvas.width * plan.canvas.height)
-        memory.append(CostTerm(component: "memory.graph", detail: "scene \(plan.canvas)", work: scenePixels, amount: c.graphBytesPerPixel * scenePixels))
+        terms.memory.append(CostTerm(component: "memory.graph", detail: "scene \(plan.canvas)", work: scenePixels, amount: c.graphBytesPerPixel * scenePixels))
         if standbyCombinations > 0 {
             let work = scenePixels * Double(standbyCombinations)
-            memory.append(CostTerm(component: "memory.standby", detail: "\(standbyCombinations) combination(s) ready to switch to",
-                                   work: work, amount: c.standbyBytesPerPixel * work))
+            terms.memory.append(CostTerm(component: "memory.standby", detail: "\(standbyCombinations) combination(s) ready to switch to",
+                                         work: work, amount: c.standbyBytesPerPixel * work))
         }
-
-        for rendition in plan.renditions {
-            let video = rendition.video
-            let rate = megapixels(video.width, video.height, video.fps)
-            let preset = c.x264[video.preset] == nil ? "medium" : video.preset
-            cpu.append(CostTerm(component: "x264.\(preset)", detail: "\(rendition.id) \(video.width)x\(video.height) \(video.fps)fps",
-                                work: rate, amount: (c.x264[preset] ?? 0) * rate))
-            if let audio = rendition.audio {
-                cpu.append(CostTerm(component: "aac", detail: "\(rendition.id) \(audio.channels) channel(s)", work: Double(audio.channels),
-                                    amount: c.aacPerChannel * Double(audio.channels)))
-            }
-            let pixels = Double(video.width * video.height)
-            memory.append(CostTerm(component: "memory.encoder", detail: rendition.id, work: pixels, amount: c.encoderBytesPerPixel * pixels))
-        }
-        for output in plan.outputs {
-            let megabits = Double(output.bitrate) / 1_000_000
-            cpu.append(CostTerm(component: "output", detail: output.destination, work: megabits, amount: c.outputPerMegabit * megabits))
-            if output.kind == .rtmp || output.kind == .srt {
-                memory.append(CostTerm(component: "memory.queue", detail: output.destination, work: 1, amount: c.destinationQueueBytes))
-            }
-        }
-
+        addEncoders(of: plan, to: &terms)
+        addOutputs(of: plan, to: &terms)
         func rounded(_ terms: [CostTerm], places: Double) -> [CostTerm] {
             terms.map { term in
                 var term = term
@@ -99,10 +39,95 @@ public struct CostEstimator: Sendable {
             }
             .sorted { $0.amount != $1.amount ? $0.amount > $1.amount : ($0.component, $0.detail) < ($1.component, $1.detail) }
         }
-        let cores = cpu.map(\.amount).reduce(0, +)
-        let bytes = memory.map(\.amount).reduce(0, +)
+        let cores = terms.cpu.map(\.amount).reduce(0, +)
+        let bytes = terms.memory.map(\.amount).reduce(0, +)
         return CostEstimate(cpuCores: (cores * 100).rounded(.up) / 100, memoryBytes: Int(bytes.rounded(.up)),
-                            cpu: rounded(cpu, places: 1000), memory: rounded(memory, places: 1), calibration: c.calibration)
+                            cpu: rounded(terms.cpu, places: 1000), memory: rounded(terms.memory, places: 1), calibration: c.calibration)
+    }
+
+    /// The terms an estimate adds up, CPU cores and bytes.
+    private struct Terms {
+        var cpu: [CostTerm]
+        var memory: [CostTerm]
+    }
+
+    /// Megapixels per second of pictures of that size and rate.
+    private static func megapixels(_ width: Int, _ height: Int, _ fps: Int) -> Double { Double(width * height * fps) / 1_000_000 }
+
+    /// Making or decoding each input's pictures, holding them, and onair's kernels on them.
+    private func addInputs(of plan: PipelinePlan, to terms: inout Terms) {
+        let c = coefficients
+        var kernels: [CostTerm] = []
+        for input in plan.inputs {
+            guard let video = input.video else { continue }
+            let rate = Self.megapixels(video.width, video.height, video.fps)
+            let pixels = Double(video.width * video.height)
+            let detail = "\(input.name) \(video.width)x\(video.height) \(video.fps)fps"
+            switch input.kind {
+            case .lavfi(let graph):
+                let generator = String(graph.prefix { $0 != "=" })
+                let price = c.synthesis[generator] ?? c.synthesis["default"] ?? 0
+                terms.cpu.append(CostTerm(component: "synthesis.\(c.synthesis[generator] == nil ? "default" : generator)",
+                                          detail: detail, work: rate, amount: price * rate))
+                terms.memory.append(CostTerm(component: "memory.input", detail: input.name, work: pixels, amount: c.inputBytesPerPixel * pixels))
+            case .file(_, _, true):  // decoded once
+                terms.memory.append(CostTerm(component: "memory.still", detail: input.name, work: pixels, amount: c.stillBytesPerPixel * pixels))
+            case .file, .network, .listen, .device:
+                terms.cpu.append(CostTerm(component: "decode", detail: detail, work: rate, amount: c.decode * rate))
+                terms.memory.append(CostTerm(component: "memory.decode", detail: input.name, work: pixels, amount: c.decodeBytesPerPixel * pixels))
+            }
+            // onair's kernel on the input's pictures, before the graph (a still has none).
+            if let kernel = plan.graph.kernel(at: .input(input.index, .video)) {
+                kernels.append(CostTerm(component: "kernel.\(kernel.work.name)", detail: detail, work: rate,
+                                        amount: (c.kernels[kernel.work.name] ?? 0) * rate))
+            }
+        }
+        terms.cpu += kernels
+    }
+
+    /// Every filter that works on moving pictures, at the size and rate it processes.
+    private func addFilters(of plan: PipelinePlan, to terms: inout Terms) {
+        let c = coefficients
+        for (filter, picture) in PictureFlow(plan: plan).filters where !picture.still {
+            let rate = Self.megapixels(picture.width, picture.height, picture.fps)
+            let detail = "\(filter.name) \(picture.width)x\(picture.height) \(picture.fps)fps"
+            if filter.name == "drawtext" {
+                terms.cpu.append(CostTerm(component: "drawtext", detail: detail, work: Double(picture.fps), amount: c.drawtextPerFrame * Double(picture.fps)))
+            } else if let known = c.filters[filter.name] {
+                terms.cpu.append(CostTerm(component: "filter.\(filter.name)", detail: detail, work: rate, amount: known * rate))
+            } else if !PictureFlow.costsNothing.contains(filter.name) {
+                terms.cpu.append(CostTerm(component: "filter.default", detail: detail, work: rate, amount: (c.filters["default"] ?? 0) * rate))
+            }
+        }
+    }
+
+    /// Each rendition's encoders and what they hold.
+    private func addEncoders(of plan: PipelinePlan, to terms: inout Terms) {
+        let c = coefficients
+        for rendition in plan.renditions {
+            let video = rendition.video
+            let rate = Self.megapixels(video.width, video.height, video.fps)
+            let preset = c.x264[video.preset] == nil ? "medium" : video.preset
+            terms.cpu.append(CostTerm(component: "x264.\(preset)", detail: "\(rendition.id) \(video.width)x\(video.height) \(video.fps)fps",
+                                      work: rate, amount: (c.x264[preset] ?? 0) * rate))
+            if let audio = rendition.audio {
+                terms.cpu.append(CostTerm(component: "aac", detail: "\(rendition.id) \(audio.channels) channel(s)", work: Double(audio.channels),
+                                          amount: c.aacPerChannel * Double(audio.channels)))
+            }
+            let pixels = Double(video.width * video.height)
+            terms.memory.append(CostTerm(component: "memory.encoder", detail: rendition.id, work: pixels, amount: c.encoderBytesPerPixel * pixels))
+        }
+    }
+
+    /// Writing each output, and the queue of each network one.
+    private func addOutputs(of plan: PipelinePlan, to terms: inout Terms) {
+        for output in plan.outputs {
+            let megabits = Double(output.bitrate) / 1_000_000
+            terms.cpu.append(CostTerm(component: "output", detail: output.destination, work: megabits, amount: coefficients.outputPerMegabit * megabits))
+            if output.kind == .rtmp || output.kind == .srt {
+                terms.memory.append(CostTerm(component: "memory.queue", detail: output.destination, work: 1, amount: coefficients.destinationQueueBytes))
+            }
+        }
     }
 }
 

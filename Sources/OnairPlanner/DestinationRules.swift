@@ -42,9 +42,20 @@ struct DestinationRules {
 
     private func checkPlatform(_ target: DestinationTarget, _ platform: PlatformSpec, hasAudio: Bool, subject: String? = nil) {
         let subject = subject ?? "destination '\(target.spec.name)'"
-        let video = target.quality.video, audio = target.quality.audio
-        let limits = platform.video
-        let name = platform.title
+        checkEncoding(target, platform, subject: subject)
+        checkBitrate(target, platform, subject: subject)
+        checkPicture(target, platform, subject: subject)
+        checkAudio(target, platform, hasAudio: hasAudio, subject: subject)
+        if platform.portrait, target.video.width > target.video.height {
+            log.warning("platform-orientation", "\(platform.title) is a vertical platform but \(subject) sends a \(target.video.width)x\(target.video.height) landscape picture\(cite(platform.orientationSource))",
+                        at: target.spec.location,
+                        suggestion: "add canvas: {aspect: \"9:16\", focus: 0.5} and quality: vertical-720 (or vertical-1080) to crop the scene")
+        }
+    }
+
+    /// The video codec, profile and rate control the platform accepts.
+    private func checkEncoding(_ target: DestinationTarget, _ platform: PlatformSpec, subject: String) {
+        let video = target.quality.video, limits = platform.video, name = platform.title
         if let codecs = limits.codecs, !codecs.contains(video.codec.value) {
             log.error("platform-codec", "\(name) does not accept \(video.codec.value) video\(cite(limits.source))", at: video.codec.location,
                       suggestion: "use codec: \(codecs[0]) for \(subject)")
@@ -57,6 +68,11 @@ struct DestinationRules {
             log.error("platform-rate-control", "\(name) requires \(rateControl.rawValue.uppercased()) rate control\(cite(limits.source))",
                       at: video.rateControl.location, suggestion: "set rate_control: \(rateControl.rawValue) for \(subject)")
         }
+    }
+
+    /// The most the video sends, against the platform's cap and its cap for the picture's format.
+    private func checkBitrate(_ target: DestinationTarget, _ platform: PlatformSpec, subject: String) {
+        let video = target.quality.video, limits = platform.video, name = platform.title
         let bitrate = video.peakBitrate
         if let cap = limits.maxBitrate, bitrate.value > cap {
             log.error("platform-bitrate", "\(Units.formatBitrate(bitrate.value)) is above \(name)'s cap of \(Units.formatBitrate(cap))\(cite(limits.source))",
@@ -71,6 +87,11 @@ struct DestinationRules {
             log.error("platform-bitrate", "\(Units.formatBitrate(bitrate.value)) is above \(name)'s \(row.label) limit of \(Units.formatBitrate(row.bitrate))\(cite(limits.source))",
                       at: bitrate.location, suggestion: "lower it to \(Units.formatBitrate(row.bitrate)) or less for \(subject)")
         }
+    }
+
+    /// The frame rate, H.264 level and keyframe interval the platform accepts.
+    private func checkPicture(_ target: DestinationTarget, _ platform: PlatformSpec, subject: String) {
+        let video = target.quality.video, limits = platform.video, name = platform.title
         if let maxFps = limits.maxFps, target.video.fps > maxFps {
             log.error("platform-fps", "\(name) accepts at most \(maxFps) fps\(cite(limits.source))", at: target.quality.fps.location)
         }
@@ -84,30 +105,29 @@ struct DestinationRules {
                       at: video.keyframeInterval.location,
                       suggestion: "use keyframe_interval: \(Units.formatDuration(keyframes.recommendedMs ?? maximum)) for \(subject)")
         }
-        let audioLimits = platform.audio
-        if !hasAudio {
-            if audioLimits.required {
-                log.error("platform-audio", "\(name) requires an audio track and this pipeline has none\(cite(audioLimits.source))",
+    }
+
+    /// The sound the platform requires or accepts.
+    private func checkAudio(_ target: DestinationTarget, _ platform: PlatformSpec, hasAudio: Bool, subject: String) {
+        let audio = target.quality.audio, limits = platform.audio, name = platform.title
+        guard hasAudio else {
+            if limits.required {
+                log.error("platform-audio", "\(name) requires an audio track and this pipeline has none\(cite(limits.source))",
                           at: target.spec.location, suggestion: "set 'audio:' to a source with sound, or give the test source a tone")
             }
-        } else {
-            if let codecs = audioLimits.codecs, !codecs.contains(audio.codec.value) {
-                log.error("platform-audio", "\(name) does not accept \(audio.codec.value) audio\(cite(audioLimits.source))", at: audio.codec.location,
-                          suggestion: "use codec: \(codecs[0])")
-            }
-            if let rates = audioLimits.sampleRates, !rates.contains(audio.sampleRate.value) {
-                log.error("platform-audio", "\(name) does not accept \(audio.sampleRate.value) Hz audio\(cite(audioLimits.source))", at: audio.sampleRate.location,
-                          suggestion: "use sample_rate: \(rates.last!)")
-            }
-            if let cap = audioLimits.maxBitrate, audio.bitrate.value > cap {
-                log.error("platform-audio", "audio bitrate \(Units.formatBitrate(audio.bitrate.value)) is above \(name)'s cap of \(Units.formatBitrate(cap))\(cite(audioLimits.source))",
-                          at: audio.bitrate.location, suggestion: "lower it to \(Units.formatBitrate(cap)) for \(subject)")
-            }
+            return
         }
-        if platform.portrait, target.video.width > target.video.height {
-            log.warning("platform-orientation", "\(name) is a vertical platform but \(subject) sends a \(target.video.width)x\(target.video.height) landscape picture\(cite(platform.orientationSource))",
-                        at: target.spec.location,
-                        suggestion: "add canvas: {aspect: \"9:16\", focus: 0.5} and quality: vertical-720 (or vertical-1080) to crop the scene")
+        if let codecs = limits.codecs, !codecs.contains(audio.codec.value) {
+            log.error("platform-audio", "\(name) does not accept \(audio.codec.value) audio\(cite(limits.source))", at: audio.codec.location,
+                      suggestion: "use codec: \(codecs[0])")
+        }
+        if let rates = limits.sampleRates, !rates.contains(audio.sampleRate.value) {
+            log.error("platform-audio", "\(name) does not accept \(audio.sampleRate.value) Hz audio\(cite(limits.source))", at: audio.sampleRate.location,
+                      suggestion: "use sample_rate: \(rates.last!)")
+        }
+        if let cap = limits.maxBitrate, audio.bitrate.value > cap {
+            log.error("platform-audio", "audio bitrate \(Units.formatBitrate(audio.bitrate.value)) is above \(name)'s cap of \(Units.formatBitrate(cap))\(cite(limits.source))",
+                      at: audio.bitrate.location, suggestion: "lower it to \(Units.formatBitrate(cap)) for \(subject)")
         }
     }
 

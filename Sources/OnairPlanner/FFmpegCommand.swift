@@ -42,69 +42,81 @@ public struct FFmpegCommand: Sendable {
 
     /// Builds the command for `plan`.
     public init(plan: PipelinePlan, options: Options = Options()) {
-        func add(_ words: String...) { add(words) }
-        func add(_ words: [String]) { arguments += words.map { Argument(text: $0, expandsKey: false) } }
-        func path(_ value: String) -> String { Self.path(value, from: options.pathBase) }
         notes = Self.notes(for: plan)
-        add("ffmpeg", "-hide_banner", "-nostdin")
-        if options.overwrite { add("-y") }
-        // Backups come last and are never read by the graph: ffmpeg can't cut to them (and would
-        // wait for a listening backup's camera), so the command leaves them out.
-        let backups = Set(plan.failover.flatMap(\.backups))
-        for input in plan.inputs where !backups.contains(input.index) {
-            switch input.kind {
-            case .lavfi(let graph):
-                if options.pacing { add("-re") }
-                add("-f", "lavfi", "-i", graph)
-            case .file(let file, let loop, let still):
-                if options.pacing { add("-re") }
-                if still {
-                    for option in input.options { add("-\(option.key)", option.value) }
-                } else if loop {
-                    add("-stream_loop", "-1")
-                }
-                add("-i", path(file))
-            case .network(let url), .listen(let url):
-                // The planner put the protocol's options (timeouts; `listen 1` or `mode listener`) on the input.
-                for option in input.options { add("-\(option.key)", option.value) }
-                add("-i", url)
-            case .device(let device, let format):
-                add("-f", format, "-i", device)
-            }
-        }
+        add(["ffmpeg", "-hide_banner", "-nostdin"] + (options.overwrite ? ["-y"] : []))
+        add(Self.inputs(of: plan, options: options))
         // The combination's voice pitches each rendition's sound after the graph, as the engine does.
         let voiced = plan.voice.map { voice in
             plan.renditions.compactMap(\.audioPad).map { "[\($0)]\(PlannedVoice.rubberband(pitch: voice.pitchRatio))[\($0)_voice]" }
         } ?? []
-        add("-filter_complex", ([plan.graph.resolvingPaths(from: options.pathBase).description()] + voiced).joined(separator: ";"))
+        add(["-filter_complex", ([plan.graph.resolvingPaths(from: options.pathBase).description()] + voiced).joined(separator: ";")])
         for rendition in plan.renditions {
             let outputs = plan.outputs.filter { $0.rendition == rendition.id }
             guard !outputs.isEmpty else { continue }
-            add("-map", "[\(rendition.videoPad)]")
-            if let audioPad = rendition.audioPad { add("-map", plan.voice == nil ? "[\(audioPad)]" : "[\(audioPad)_voice]") }
+            add(["-map", "[\(rendition.videoPad)]"])
+            if let audioPad = rendition.audioPad { add(["-map", plan.voice == nil ? "[\(audioPad)]" : "[\(audioPad)_voice]"]) }
             add(Self.encoding(rendition.encoderOptions))
-            if let seconds = options.durationSeconds { add("-t", Self.number(seconds)) }
-            if options.nullOutputs {
-                add("-f", "null", "-")
-            } else if outputs.count == 1, let output = outputs.first {
-                add("-f", output.format)
-                for option in output.options { add("-\(option.key)", option.isPath ? path(option.value) : option.value) }
-                arguments.append(Self.target(output, path: path))
-            } else {
-                // One encode, several outputs: the tee muxer; optional outputs may fail alone.
-                add("-flags:v", "+global_header", "-flags:a", "+global_header", "-f", "tee")
-                var expands = false
-                let slaves = outputs.map { output -> String in
-                    var settings = ["f=\(output.format)"]
-                    settings += output.options.map { "\($0.key)=\(Self.teeOptionValue($0.isPath ? path($0.value) : $0.value))" }
-                    if !output.required { settings.append("onfail=ignore") }
-                    let target = Self.target(output, path: path, escape: Self.teeTarget)
-                    expands = expands || target.expandsKey
-                    return "[" + settings.joined(separator: ":") + "]" + target.text
+            if let seconds = options.durationSeconds { add(["-t", Self.number(seconds)]) }
+            arguments += Self.writing(outputs, options: options)
+        }
+    }
+
+    /// Appends `words`, none of which holds a key.
+    private mutating func add(_ words: [String]) {
+        arguments += words.map { Argument(text: $0, expandsKey: false) }
+    }
+
+    /// The inputs the graph reads, each with how it is opened. Backups come last and are never
+    /// read by the graph: ffmpeg can't cut to them (and would wait for a listening backup's
+    /// camera), so the command leaves them out.
+    static func inputs(of plan: PipelinePlan, options: Options) -> [String] {
+        let backups = Set(plan.failover.flatMap(\.backups))
+        var words: [String] = []
+        for input in plan.inputs where !backups.contains(input.index) {
+            switch input.kind {
+            case .lavfi(let graph):
+                words += (options.pacing ? ["-re"] : []) + ["-f", "lavfi", "-i", graph]
+            case .file(let file, let loop, let still):
+                if options.pacing { words.append("-re") }
+                if still {
+                    for option in input.options { words += ["-\(option.key)", option.value] }
+                } else if loop {
+                    words += ["-stream_loop", "-1"]
                 }
-                arguments.append(Argument(text: slaves.joined(separator: "|"), expandsKey: expands))
+                words += ["-i", path(file, from: options.pathBase)]
+            case .network(let url), .listen(let url):
+                // The planner put the protocol's options (timeouts; `listen 1` or `mode listener`) on the input.
+                for option in input.options { words += ["-\(option.key)", option.value] }
+                words += ["-i", url]
+            case .device(let device, let format):
+                words += ["-f", format, "-i", device]
             }
         }
+        return words
+    }
+
+    /// Where one encode goes: its one output, or several through the tee muxer (optional
+    /// outputs may fail alone); nowhere with `nullOutputs`.
+    static func writing(_ outputs: [PlannedOutput], options: Options) -> [Argument] {
+        func words(_ words: String...) -> [Argument] { words.map { Argument(text: $0, expandsKey: false) } }
+        func path(_ value: String) -> String { Self.path(value, from: options.pathBase) }
+        if options.nullOutputs { return words("-f", "null", "-") }
+        if outputs.count == 1 {
+            let output = outputs[0]
+            return words("-f", output.format) + output.options.flatMap { words("-\($0.key)", $0.isPath ? path($0.value) : $0.value) }
+                + [target(output, path: path)]
+        }
+        var expands = false
+        let slaves = outputs.map { output -> String in
+            var settings = ["f=\(output.format)"]
+            settings += output.options.map { "\($0.key)=\(teeOptionValue($0.isPath ? path($0.value) : $0.value))" }
+            if !output.required { settings.append("onfail=ignore") }
+            let target = target(output, path: path, escape: teeTarget)
+            expands = expands || target.expandsKey
+            return "[" + settings.joined(separator: ":") + "]" + target.text
+        }
+        return words("-flags:v", "+global_header", "-flags:a", "+global_header", "-f", "tee")
+            + [Argument(text: slaves.joined(separator: "|"), expandsKey: expands)]
     }
 
     /// A rendition's encoders as ffmpeg's options: the codec context's fields as its generic

@@ -13,8 +13,27 @@ public enum PlanSummary {
             lines.append("  voice: \(voice.summary), pitch ×\(String(format: "%.3f", voice.pitchRatio)) by rubberband"
                 + " in each encoder's sound path while '\(plan.activeOverlay)' is on air")
         }
+        lines += [""] + inputLines(plan)
         lines.append("")
-        lines.append("Inputs")
+        lines.append("Filter graph: \(plan.graph.filtersInOrder.count) filters in \(plan.graph.chains.count) chains (onair plan \(plan.pipeline) --format filtergraph)")
+        for kernel in plan.graph.kernels {
+            lines.append("  before the graph, input \(kernel.pad): \(kernel.purpose) (onair's own; ffmpeg: \(kernel.equivalent.map(\.name).joined(separator: ", ")))")
+        }
+        lines += [""] + renditionLines(plan) + [""] + destinationLines(plan)
+        lines.append("")
+        lines.append("Egress: \(megabits(plan.egressBitrate)) to the network, \(megabits(plan.diskBitrate)) to disk")
+        lines.append(contentsOf: costLines(plan.cost))
+        if !plan.warnings.isEmpty {
+            lines.append("")
+            lines.append("Warnings")
+            for warning in plan.warnings { lines.append("  \(warning.location): \(warning.message)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The inputs, their failover groups and the sources left unopened.
+    static func inputLines(_ plan: PipelinePlan) -> [String] {
+        var lines = ["Inputs"]
         for input in plan.inputs {
             lines.append("  \(pad(String(input.index), 3))\(pad(input.name, 28))\(describe(input))")
         }
@@ -27,13 +46,12 @@ public enum PlanSummary {
         if !plan.unusedSources.isEmpty {
             lines.append("  (not opened, unused by '\(plan.activeOverlay)': \(plan.unusedSources.joined(separator: ", ")))")
         }
-        lines.append("")
-        lines.append("Filter graph: \(plan.graph.filtersInOrder.count) filters in \(plan.graph.chains.count) chains (onair plan \(plan.pipeline) --format filtergraph)")
-        for kernel in plan.graph.kernels {
-            lines.append("  before the graph, input \(kernel.pad): \(kernel.purpose) (onair's own; ffmpeg: \(kernel.equivalent.map(\.name).joined(separator: ", ")))")
-        }
-        lines.append("")
-        lines.append("Renditions (one encoder each)")
+        return lines
+    }
+
+    /// Each encoder: picture, bitrate, keyframes, crop, sound, and whom it feeds.
+    static func renditionLines(_ plan: PipelinePlan) -> [String] {
+        var lines = ["Renditions (one encoder each)"]
         for rendition in plan.renditions {
             let video = rendition.video
             var text = "\(video.width)x\(video.height) \(video.fps)fps \(video.codec) \(video.profile)"
@@ -48,23 +66,19 @@ public enum PlanSummary {
             lines.append("  \(pad(rendition.id, 4))\(text)")
             lines.append("      → \(rendition.destinations.joined(separator: ", "))\(rendition.preset.map { "  [\($0)]" } ?? "")")
         }
-        lines.append("")
-        lines.append("Destinations")
+        return lines
+    }
+
+    /// Each output: platform or kind, rendition, bitrate, target (a key only as its reference).
+    static func destinationLines(_ plan: PipelinePlan) -> [String] {
+        var lines = ["Destinations"]
         for output in plan.outputs {
             let what = output.platform ?? output.kind.rawValue
             let target = output.target(withKey: "<key \(output.key?.description ?? "")>")
             lines.append("  \(pad(output.destination, 14))\(pad(what, 11))\(pad(output.rendition, 4))\(pad(megabits(output.bitrate), 11))\(target)\(output.required ? "" : "  (optional)")")
             if let ladder = output.ladder { lines.append("      " + describe(ladder)) }
         }
-        lines.append("")
-        lines.append("Egress: \(megabits(plan.egressBitrate)) to the network, \(megabits(plan.diskBitrate)) to disk")
-        lines.append(contentsOf: costLines(plan.cost))
-        if !plan.warnings.isEmpty {
-            lines.append("")
-            lines.append("Warnings")
-            for warning in plan.warnings { lines.append("  \(warning.location): \(warning.message)") }
-        }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     /// The cost estimate: totals, then the terms that make up most of the CPU.

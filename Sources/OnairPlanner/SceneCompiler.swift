@@ -337,23 +337,29 @@ struct SceneCompiler {
                 for (layer, (name, font)) in zip(spec.layers, zip(names, layerFonts)) {
                     pad = draw(layer, named: name, font: font, over: pad, on: layerCanvas, picture: index, of: pictures.count, log: log)
                 }
-                var rates: [Int] = []
-                for member in members where !rates.contains(keys[member].video.fps) { rates.append(keys[member].video.fps) }
-                let ratePads = split(pad, into: rates.count, filter: "split", purpose: "one copy per frame rate", label: "rate")
-                for (rate, ratePad) in zip(rates, ratePads) {
-                    var filters: [Filter] = []
-                    if rate != fps {
-                        filters.append(Filter("fps", [FilterOption(nil, String(rate))], purpose: "rendition frame rate"))
-                    }
-                    filters.append(Filter("format", [FilterOption(nil, "yuv420p")], purpose: "encoder pixel format"))
-                    let users = members.filter { keys[$0].video.fps == rate }
-                    if users.count == 1 {
-                        chains.append(FilterChain([ratePad], filters, [.rendition(users[0], .video)]))
-                    } else {
-                        chains.append(FilterChain([ratePad], filters + [Filter("split", [FilterOption(nil, String(users.count))], purpose: "one copy per encoder")],
-                                                  users.map { .rendition($0, .video) }))
-                    }
-                }
+                splitRates(pad, for: members, of: keys)
+            }
+        }
+    }
+
+    /// One copy of a picture `pad` per frame rate of the renditions `members` (indices in
+    /// `keys`), in the encoder's pixel format, split once more per encoder of that rate.
+    private mutating func splitRates(_ pad: GraphPad, for members: [Int], of keys: [RenditionTable.Key]) {
+        var rates: [Int] = []
+        for member in members where !rates.contains(keys[member].video.fps) { rates.append(keys[member].video.fps) }
+        let ratePads = split(pad, into: rates.count, filter: "split", purpose: "one copy per frame rate", label: "rate")
+        for (rate, ratePad) in zip(rates, ratePads) {
+            var filters: [Filter] = []
+            if rate != fps {
+                filters.append(Filter("fps", [FilterOption(nil, String(rate))], purpose: "rendition frame rate"))
+            }
+            filters.append(Filter("format", [FilterOption(nil, "yuv420p")], purpose: "encoder pixel format"))
+            let users = members.filter { keys[$0].video.fps == rate }
+            if users.count == 1 {
+                chains.append(FilterChain([ratePad], filters, [.rendition(users[0], .video)]))
+            } else {
+                chains.append(FilterChain([ratePad], filters + [Filter("split", [FilterOption(nil, String(users.count))], purpose: "one copy per encoder")],
+                                          users.map { .rendition($0, .video) }))
             }
         }
     }
