@@ -65,8 +65,16 @@ let package = Package(
         .target(name: "OnairFonts", swiftSettings: strictness),
         // Pure Swift: validation rules, platform catalogue, compiler to PipelinePlan, renderers.
         .target(name: "OnairPlanner", dependencies: ["OnairConfig", "OnairFonts", "OnairEncoding"], swiftSettings: strictness),
-        // Runs plans through libav; consumes PipelinePlan values only.
-        .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "AVBridge"], swiftSettings: strictness),
+        // Every check run on a plan, and the one loop over a pipeline's overlay combinations: the
+        // planner's rules, then libav's own word (the graph configures, files decode, libx264
+        // takes its options, SRT options suit onair's connection). Makes the findings `validate`
+        // reports and the planned combinations `run` switches between.
+        .target(name: "OnairValidation", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "AVBridge"], swiftSettings: strictness),
+        // Runs plans through libav. Consumes PipelinePlan values and planned combinations, never a
+        // PipelineSpec; reads a plan's graph inputs through OnairValidation's PlannedSource, so the
+        // graph that runs is the graph that was checked.
+        .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairValidation", "AVBridge"],
+                swiftSettings: strictness),
         // Measures destinations' links: a test pattern pushed to each ingest with a rising
         // bitrate, the throughput it sustains, which qualities fit, which ladder rung to stream.
         .target(name: "OnairLinkTest", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairEngine", "AVBridge"], swiftSettings: strictness),
@@ -101,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest", "CAllocator",
+                "OnairConfig", "OnairPlanner", "OnairValidation", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest", "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -111,7 +119,7 @@ let package = Package(
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts"], resources: [.copy("Golden")], swiftSettings: strictness),
         .testTarget(name: "OnairFuzzingTests", dependencies: ["OnairFuzzing", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge", "OnairEncoding", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "AVBridge", "OnairEncoding", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "OnairValidation", "AVBridge", "OnairEncoding", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairLinkTestTests", dependencies: ["OnairLinkTest", "OnairConfig", "OnairPlanner", "OnairEngine", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
-import OnairEngine
 import OnairPlanner
 
 /// `onair plan NAME`: what a pipeline compiles to, in several renderings.

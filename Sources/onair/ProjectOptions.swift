@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
-import OnairEngine
 import OnairPlanner
+import OnairValidation
 
 /// `--project`: where Pipelines/ and Presets/ are.
 struct ProjectOptions: ParsableArguments {

@@ -4,6 +4,7 @@ import OnairConfig
 import OnairEngine
 import OnairLinkTest
 import OnairPlanner
+import OnairValidation
 
 /// `onair run NAME`: goes live.
 struct Run: ParsableCommand {
@@ -96,7 +97,7 @@ struct Run: ParsableCommand {
             }
             plan = picked
         }
-        let combinations = OverlayCombinations(pipeline: pipeline, onAir: plan, planner: compiled.planner)
+        let combinations = OverlayCombinations(compiled.planner.combinations(of: pipeline, onAir: plan))
         let pipelineRun: PipelineRun
         do {
             pipelineRun = try PipelineRun(plan: plan, combinations: combinations, projectRoot: projectOptions.root, keys: keys, options: options)

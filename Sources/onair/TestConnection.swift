@@ -4,6 +4,7 @@ import OnairConfig
 import OnairEngine
 import OnairLinkTest
 import OnairPlanner
+import OnairValidation
 
 /// `onair test-connection NAME`: measures each network destination's link.
 struct TestConnection: ParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
-import OnairEngine
 import OnairPlanner
+import OnairValidation
 
 /// `onair validate`: every problem in the project, at once, with locations and fixes.
 struct Validate: ParsableCommand {

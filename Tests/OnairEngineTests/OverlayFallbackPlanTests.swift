@@ -3,6 +3,7 @@ import OnairConfig
 import OnairEngine
 import OnairPlanner
 import OnairTestSupport
+import OnairValidation
 import Testing
 
 @Suite("Overlay fallback: what stands in for each combination")
@@ -39,7 +40,7 @@ struct OverlayFallbackPlanTests {
             planner: Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .run, fileExists: { _ in true }),
             projectRoot: project.root)
         let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
-        let combinations = OverlayCombinations(pipeline: spec, onAir: plan, planner: planner)
+        let combinations = OverlayCombinations(planner.combinations(of: spec, onAir: plan))
 
         #expect(combinations.fallback(of: "room") == nil, "the camera as it is has nothing to fall back to")
         let lit = try #require(combinations.fallback(of: "lit"))

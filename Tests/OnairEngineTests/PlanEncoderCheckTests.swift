@@ -2,8 +2,8 @@ import AVBridge
 import Foundation
 import OnairConfig
 import OnairEncoding
-import OnairEngine
 import OnairPlanner
+import OnairValidation
 import OnairTestSupport
 import Testing
 

@@ -1,8 +1,8 @@
 import AVBridge
 import Foundation
 import OnairConfig
-@testable import OnairEngine
 import OnairPlanner
+@testable import OnairValidation
 import Testing
 
 @Suite("libavfilter checks the compiled graph (rule 7)")

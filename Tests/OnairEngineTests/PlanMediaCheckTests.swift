@@ -1,7 +1,7 @@
 import Foundation
 import OnairConfig
-import OnairEngine
 import OnairPlanner
+import OnairValidation
 import OnairTestSupport
 import Testing
 

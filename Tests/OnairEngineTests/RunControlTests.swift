@@ -3,6 +3,7 @@ import OnairConfig
 import OnairEngine
 import OnairPlanner
 import OnairTestSupport
+import OnairValidation
 import Testing
 
 /// A pipeline run in this process, watched and steered only through ``RunControl``: a red and
@@ -60,7 +61,7 @@ final class ControlledRun {
         let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
         var options = RunOptions()
         options.statsInterval = statsInterval
-        run = try PipelineRun(plan: plan, combinations: OverlayCombinations(pipeline: spec, onAir: plan, planner: planner),
+        run = try PipelineRun(plan: plan, combinations: OverlayCombinations(planner.combinations(of: spec, onAir: plan)),
                               projectRoot: project.root, keys: StreamKeys(["far": Self.key]), options: options)
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import OnairTestSupport
 import OnairConfig
 import OnairPlanner
+import OnairValidation
 import Testing
 
 @testable import OnairEngine

@@ -2,6 +2,7 @@ import AVBridge
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairValidation
 
 /// What the compositor hands an encoder.
 enum EncoderInput {

@@ -2,6 +2,7 @@ import AVBridge
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairValidation
 
 /// One destination on its own thread: connects, writes its rendition's packets from its own
 /// bounded queue, and on any failure reconnects by itself with backoff — never disturbing the

@@ -2,6 +2,7 @@ import AVBridge
 import OnairConfig
 @testable import OnairEngine
 import OnairPlanner
+import OnairValidation
 import Testing
 
 /// Finds where each text layer of a plan is drawn on each rendition's picture, by running the

@@ -34,7 +34,7 @@ public enum PlanSRTCheck {
 
     /// What going through libavformat's SRT protocol costs `destination`, whose URL has the
     /// options `foreign`: said by `validate` and, once, by the run.
-    static func foreignOptions(_ foreign: [String], of destination: String, adaptive: Bool) -> String {
+    public static func foreignOptions(_ foreign: [String], of destination: String, adaptive: Bool) -> String {
         "\(destination): " + foreign.joined(separator: ", ") + " leaves it to FFmpeg's SRT protocol, whose statistics onair can't read: "
             + "no round trip in its status" + (adaptive ? ", and adaptive bitrate sees its link narrow late or not at all" : "")
     }

@@ -2,6 +2,7 @@ import Foundation
 import AVBridge
 import OnairConfig
 import OnairPlanner
+import Synchronization
 
 /// Rule 7: the compiled graph is parsed and configured by libavfilter itself, against buffer
 /// sources matching the plan's inputs, and libav's own message is reported at the YAML that
@@ -44,7 +45,7 @@ public enum PlanGraphCheck {
         return outcome
     }
 
-    private static let outcomes = Monitor<[GraphShape: Result<FilterGraphSummary, FilterGraphFailure>]>([:])
+    private static let outcomes = Mutex<[GraphShape: Result<FilterGraphSummary, FilterGraphFailure>]>([:])
 
     /// Whether a graph of `plan`'s shape was configured already in this process.
     static func knowsShape(of plan: PipelinePlan) -> Bool {

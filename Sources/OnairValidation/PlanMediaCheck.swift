@@ -2,6 +2,7 @@ import AVBridge
 import Foundation
 import OnairConfig
 import OnairPlanner
+import Synchronization
 
 /// Rule 8: every local file a plan reads (file sources, images, background videos, the slate)
 /// is opened and its first picture decoded, so a file that is not what its name says — a
@@ -73,5 +74,5 @@ public enum PlanMediaCheck {
     }
 
     /// Files already checked: their problem, or nil for none.
-    private static let checked = Monitor<[CheckedFile: String?]>([:])
+    private static let checked = Mutex<[CheckedFile: String?]>([:])
 }

@@ -1,9 +1,9 @@
 import Foundation
 
 extension URL {
-    /// `path` as the engine opens it: plan paths are relative to the project (this URL),
-    /// unless written absolute.
-    func resolvingPlanPath(_ path: String) -> String {
+    /// `path` as the engine opens it and validation checks it: plan paths are relative to the
+    /// project (this URL), unless written absolute.
+    public func resolvingPlanPath(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
         // Joined as text: validate resolves every input of every plan it checks.
         let root = self.path

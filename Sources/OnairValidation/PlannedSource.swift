@@ -3,29 +3,29 @@ import OnairConfig
 import OnairPlanner
 
 /// One input pad of a plan's filter graph (`[2:v]`): which planned input feeds it, and what the
-/// plan says flows in. The libavfilter check and the compositor read pads through this one
-/// type, so the graph that is checked is the graph that runs.
-struct PlannedSource {
+/// plan says flows in. The libavfilter check and the engine's compositor read pads through this
+/// one type, so the graph that is checked is the graph that runs.
+public struct PlannedSource: Sendable {
     /// The pad, e.g. `2:v`.
-    var pad: GraphPad
+    public var pad: GraphPad
     /// Index of the planned input.
-    var input: Int
+    public var input: Int
     /// The planned format: what a live input (not opened before the graph is built) delivers,
     /// and what the check assumes for every input.
-    var media: InputMedia
+    public var media: InputMedia
     /// The plan's kernel for this pad's pictures, if any.
-    var kernel: FrameKernel?
+    public var kernel: FrameKernel?
 
     /// What the graph reads at the pad: the kernel's output, or `media` itself.
-    var graphMedia: InputMedia { kernel?.output(of: media) ?? media }
+    public var graphMedia: InputMedia { kernel?.output(of: media) ?? media }
 
     /// Pictures or sound, as `media` says.
-    var kind: MediaKind {
+    public var kind: MediaKind {
         if case .video = media { .video } else { .audio }
     }
 
     /// Every input pad of `plan`'s graph, in the order the graph first reads them.
-    static func all(in plan: PipelinePlan) -> [PlannedSource] {
+    public static func all(in plan: PipelinePlan) -> [PlannedSource] {
         plan.graph.inputPads.compactMap { pad -> PlannedSource? in
             guard case .input(let index, let kind) = pad, index < plan.inputs.count else { return nil }
             let input = plan.inputs[index]
@@ -45,7 +45,7 @@ struct PlannedSource {
 
 extension FrameKernel {
     /// The engine's kernel for a plan's.
-    init(_ kernel: SourceKernel) {
+    public init(_ kernel: SourceKernel) {
         switch kernel.work {
         case let .chromaKey(color, similarity, blend, spill): self = .chromaKey(color: color, similarity: similarity, blend: blend, spill: spill)
         case let .autoLighting(strength, smoothing): self = .autoLighting(strength: strength, smoothing: smoothing)

@@ -3,6 +3,7 @@ import Foundation
 import OnairConfig
 import OnairEncoding
 import OnairPlanner
+import Synchronization
 
 /// Every rendition with `x264_params` is opened once with its settings, so an option libx264
 /// does not know, or a value it rejects, is reported by `validate` at the quality that wrote
@@ -36,5 +37,5 @@ public enum PlanEncoderCheck {
     }
 
     /// Settings already opened: their problem, or nil for none.
-    private static let checked = Monitor<[VideoEncoderOptions: String?]>([:])
+    private static let checked = Mutex<[VideoEncoderOptions: String?]>([:])
 }
