@@ -91,7 +91,8 @@ public final class PipelineRun: RunControl, @unchecked Sendable {
                           color: plan.inputLoss.slateColor ?? 0)
         // One voice stage per encoder for the whole run when any combination pitches the sound.
         let voiced = self.combinations.all.contains { $0.plan?.voice != nil }
-        encoders = try plan.renditions.map { try RenditionEncoder(rendition: $0, voiced: voiced) }
+        let end = durationMicros
+        encoders = try plan.renditions.map { try RenditionEncoder(rendition: $0, voiced: voiced, endMicros: end) }
         let onAir = try graph(for: plan, sharing: [])
         let supervisorLink = WeakLink<RunSupervisor>()
         for output in plan.outputs {

@@ -211,6 +211,13 @@ final class InputWorker: RunWorker, @unchecked Sendable {
     /// interval.
     static func pacingLead(_ pictureMicros: Int64) -> Int64 { pictureMicros }
 
+    /// Where a local input stops reading when the run has a duration (µs): one picture past
+    /// it. The encoders end the output at the duration itself (as ffmpeg's output `-t` does);
+    /// the graph needs a picture after the last one to give that one out — a frame-rate filter
+    /// after an overlay is told of the end without a time, at the last picture's start, and
+    /// would drop it.
+    static func readingEnd(duration: Int64, pictureMicros: Int64) -> Int64 { duration + pictureMicros }
+
     /// Stops reading; the compositor sees the end of this input.
     func stop() {
         interruption.requestStop()
@@ -230,6 +237,7 @@ final class InputWorker: RunWorker, @unchecked Sendable {
             return
         }
         let pictureMicros = self.pictureMicros
+        let readingEnd = durationMicros.map { Self.readingEnd(duration: $0, pictureMicros: pictureMicros) }
         var loopOffset = timelineOffset
         var anchor: Int64?
         var lastMicros: Int64 = -1
@@ -267,6 +275,11 @@ final class InputWorker: RunWorker, @unchecked Sendable {
             anchor = nil
             health.connected()
             var firstStream: Int64?
+            // The streams read up to the duration. Each stream stops on its own: the first frame
+            // of one past the end (sound, demuxed ahead) must not end the other, whose last
+            // pictures may still be inside its decoder.
+            let streams = (media.video == nil ? 0 : 1) + (media.audio == nil ? 0 : 1)
+            var readToEnd: Set<MediaKind> = []
             while !interruption.isStopRequested {
                 let decoded: DecodedFrame?
                 do {
@@ -324,7 +337,13 @@ final class InputWorker: RunWorker, @unchecked Sendable {
                     ? Int64(decoded.frame.sampleCount) * 1_000_000 / Int64(decoded.frame.sampleRate)
                     : pictureMicros
                 endMicros = max(endMicros, micros + length)
-                if let limit = durationMicros, micros >= limit, !isLive { return }
+                if let end = readingEnd, !isLive, micros >= end {
+                    readToEnd.insert(decoded.kind)
+                    // A second on, a stream still short of the end (sound that stops before the
+                    // pictures) has nothing more to give.
+                    if readToEnd.count >= streams || micros >= end + 1_000_000 { return }
+                    continue
+                }
                 if pacing && !isLive { clock.sleep(until: micros - Self.pacingLead(pictureMicros)) }
                 if !mailbox.push(InputFrame(frame: decoded.frame, kind: decoded.kind, micros: micros, lengthMicros: length)) { return }
                 doorbell.ring()
@@ -354,7 +373,7 @@ extension InputWorker {
             var index: Int64 = 0
             repeat {
                 let micros = timelineOffset + index * 1_000_000 / fps
-                if let limit = durationMicros, micros >= limit { return }
+                if let limit = durationMicros, micros >= Self.readingEnd(duration: limit, pictureMicros: 1_000_000 / fps) { return }
                 if pacing { clock.sleep(until: micros - Self.pacingLead(1_000_000 / fps)) }
                 let frame = try picture.reference()
                 if !mailbox.push(InputFrame(frame: frame, kind: .video, micros: micros, lengthMicros: 1_000_000 / fps)) { return }

@@ -59,12 +59,18 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
 
     /// Whether the sound goes through a ``VoiceStage`` (some combination of the run has a voice).
     private let voiced: Bool
+    /// Where the output ends on the media timeline (µs), for a run with a duration: as with
+    /// ffmpeg's output `-t`, a picture or sound that starts there or later is not encoded. The
+    /// inputs read a little further (``InputWorker/readingEnd(duration:pictureMicros:)``), so
+    /// that the graph gives out everything before it.
+    private let endMicros: Int64?
     /// Made at the first sound frame, in its format.
     private var voice: VoiceStage?
 
-    init(rendition: Rendition, voiced: Bool = false) throws {
+    init(rendition: Rendition, voiced: Bool = false, endMicros: Int64? = nil) throws {
         self.rendition = rendition
         self.voiced = voiced && rendition.audio != nil
+        self.endMicros = endMicros
         preview = PreviewTap(rendition: rendition)
         isSteered = rendition.video.adaptive != nil
         video = try Encoder(video: rendition.encoderOptions.video)
@@ -161,10 +167,12 @@ final class RenditionEncoder: RunWorker, @unchecked Sendable {
             let item: SinkFrame
             switch input {
             case .frame(let frame):
+                if let endMicros, let pts = frame.frame.presentationTimestamp,
+                   frame.timeBase.convert(pts, to: .microseconds) >= endMicros { continue }
                 item = frame
             case .repeatLastPicture(let micros):
                 guard let lastPicture else { continue }
-                let hole = cadence.fill(until: TimeBase.microseconds.convert(micros, to: video.timeBase))
+                let hole = cadence.fill(until: TimeBase.microseconds.convert(min(micros, endMicros ?? micros), to: video.timeBase))
                 counters.withLock { $0.repeated += hole.count }
                 for tick in hole {
                     let copy = try lastPicture.reference()
