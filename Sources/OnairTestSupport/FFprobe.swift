@@ -26,6 +26,8 @@ public struct ProbedPacket: Equatable, Sendable {
     public var codecType: String
     /// Presentation time in seconds.
     public var ptsTime: Double?
+    /// How long it lasts in seconds, when the container says.
+    public var durationTime: Double?
     /// ffprobe's flags (`K_` for a keyframe).
     public var flags: String
 
@@ -82,12 +84,13 @@ public enum FFprobe {
     public static func packets(of url: String, duration: Duration) -> [ProbedPacket] {
         let seconds = String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
         let arguments = [
-            "-v", "error", "-print_format", "json", "-show_packets", "-show_entries", "packet=codec_type,pts_time,flags",
+            "-v", "error", "-print_format", "json", "-show_packets", "-show_entries", "packet=codec_type,pts_time,duration_time,flags",
             "-read_intervals", "%+" + seconds, url,
         ]
         guard let (report, _) = run(arguments, timeout: duration + .seconds(20)) else { return [] }
         return (report.packets ?? []).map { packet in
-            ProbedPacket(codecType: packet.codec_type ?? "", ptsTime: packet.pts_time.flatMap { Double($0) }, flags: packet.flags ?? "")
+            ProbedPacket(codecType: packet.codec_type ?? "", ptsTime: packet.pts_time.flatMap { Double($0) },
+                         durationTime: packet.duration_time.flatMap { Double($0) }, flags: packet.flags ?? "")
         }
     }
 
@@ -181,6 +184,7 @@ public enum FFprobe {
         struct Packet: Decodable {
             var codec_type: String?
             var pts_time: String?
+            var duration_time: String?
             var flags: String?
         }
     }

@@ -1,0 +1,78 @@
+import Foundation
+import OnairTestSupport
+import Testing
+
+extension EndToEnd {
+    /// `onair run --duration N` ends its recordings where ffmpeg's `-t N` does: N × F pictures at
+    /// F fps, and sound up to N seconds (the audio frame that holds the end included).
+    ///
+    /// The scene puts an avatar over the camera: an overlay ahead of the scene's frame-rate
+    /// filter, which is how the benchmark's composite lost its last picture (the overlay tells
+    /// the filter of the end without a time). The file is H.264 with B-frames and AAC: its
+    /// sound is demuxed ahead of pictures still inside the decoder, which is how a file input
+    /// lost its last picture.
+    @Suite("--duration: a run of N seconds at F fps writes N × F pictures and N seconds of sound")
+    struct DurationEnd {
+        /// N.
+        static let seconds = 2
+
+        enum Camera: String, CaseIterable, CustomTestStringConvertible {
+            case lavfi, file
+            var testDescription: String { rawValue }
+        }
+
+        @Test("the last picture and the sound up to the end are recorded", .serialized, .timeLimit(.minutes(2)),
+              arguments: Camera.allCases, [true, false])
+        func lastPicture(camera: Camera, paced: Bool) async throws {
+            let size = "\(RunProject.width)x\(RunProject.height)"
+            let source = switch camera {
+            case .lavfi: "{kind: test, pattern: testsrc2, tone: 440, size: \(size), fps: \(RunProject.fps)}"
+            case .file: "{kind: file, path: ../camera.mp4}"
+            }
+            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: """
+                sources:
+                  camera: \(source)
+                overlays:
+                  avatar: {kind: scene-avatar, scene: camera, avatar: {image: ../avatar.png}, placement: {position: bottom-right, scale: 0.3, margin: 8}}
+                active: avatar
+                """)
+            defer { project.remove() }
+            try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=0x2060C0:s=200x200", "-frames:v", "1", project.file("avatar.png").path])
+            if camera == .file {
+                // Twice as long as the run, B-frames (x264's default) and AAC.
+                try await Self.ffmpeg([
+                    "-f", "lavfi", "-i", "testsrc2=s=\(size):r=\(RunProject.fps)", "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000",
+                    "-t", "\(2 * Self.seconds)", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac",
+                    project.file("camera.mp4").path,
+                ])
+            }
+
+            let run = try OnairRun(project, arguments: ["--duration", "\(Self.seconds)s"] + (paced ? [] : ["--no-pacing"]))
+            let output = await run.finish(timeout: .seconds(60))
+            #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
+
+            let video = try await decodeRecording(project, "out/rec.mkv")
+            let pictures = Self.seconds * RunProject.fps
+            #expect(video.frameCount == pictures, "\(video.frameCount) pictures, not \(pictures) (\(Self.seconds) s at \(RunProject.fps) fps)")
+            #expect(video.errors.isEmpty, "\(video.errors)")
+            let start = try #require(video.first)
+            let path = project.file("out/rec.mkv").path
+            let sound = await OwnThread.run { FFprobe.packets(of: path, duration: .seconds(30)) }.filter { $0.codecType == "audio" }
+            let last = try #require(sound.last, "no sound recorded")
+            // Where the sound ends on the pictures' timeline (the first picture is the run's start).
+            let soundEnd = try #require(last.ptsTime) + (last.durationTime ?? 0) - start
+            // Up to one AAC frame past the end; Matroska keeps milliseconds, hence the 2 ms.
+            let audioFrame = 1024.0 / 48_000, end = Double(Self.seconds)
+            #expect(soundEnd > end - 0.002 && soundEnd < end + audioFrame + 0.002,
+                    "the sound ends at \(soundEnd) s, not within one audio frame after \(Self.seconds) s")
+        }
+
+        /// Runs ffmpeg to make a test file, failing the test when it can't.
+        static func ffmpeg(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let made = try await OwnThread.run {
+                try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + arguments, timeout: .seconds(60))
+            }
+            try #require(made.status == 0, "ffmpeg failed: \(made)", sourceLocation: sourceLocation)
+        }
+    }
+}
