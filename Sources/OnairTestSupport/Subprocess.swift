@@ -8,6 +8,10 @@ import Darwin
 
 /// A child process a test starts, watches and stops by its PID, with stdout and stderr
 /// captured to files (so a chatty child never blocks on a full pipe).
+///
+/// Foundation's `Process` starts the child in a process group of its own, whose id is the
+/// child's PID: a child killed for overrunning its time, or for not stopping when asked, is
+/// killed with everything it started (a shell's commands, nginx's workers).
 public final class Subprocess: @unchecked Sendable {
     /// What a finished child left behind.
     public struct Output: Sendable, CustomStringConvertible {
@@ -102,15 +106,48 @@ public final class Subprocess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: stderrFile)
     }
 
-    /// Runs a command to completion, killing it by PID if it overruns `timeout`.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           timeout: Duration) throws -> Output {
-        let child = try Subprocess(executable, arguments, environment: environment)
+    /// Runs a command to completion; past `timeout` it is killed (SIGKILL, its process group
+    /// with it) and the output says it timed out. Blocks the calling thread.
+    public static func run(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil,
+                           environment: [String: String]? = nil, timeout: Duration = .seconds(60)) throws -> Output {
+        let child = try Subprocess(executable, arguments, currentDirectory: currentDirectory, environment: environment)
         if !child.wait(timeout: timeout) {
             child.markTimedOut()
-            child.terminate(grace: .seconds(1))
+            child.killGroup()
+            child.wait(timeout: .seconds(5))
         }
         return child.output()
+    }
+
+    /// ``run(_:_:currentDirectory:environment:timeout:)`` from async code, waiting on a thread
+    /// of its own (``OwnThread``): the limit holds even while the concurrency pool is busy.
+    public static func run(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil,
+                           environment: [String: String]? = nil, timeout: Duration = .seconds(60)) async throws -> Output {
+        try await OwnThread.run {
+            try run(executable, arguments, currentDirectory: currentDirectory, environment: environment, timeout: timeout)
+        }
+    }
+
+    /// `script` from util-linux, which runs a command on a pseudo-terminal.
+    public static let scriptTool: String? = ["/usr/bin/script", "/bin/script"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Runs `executable` with stdin, stdout and stderr on a pseudo-terminal (through `script`),
+    /// as in an interactive shell; everything it writes comes back as `stdout`, with `\n` line
+    /// ends.
+    public static func runOnTerminal(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                                     timeout: Duration = .seconds(60)) async throws -> Output {
+        guard let script = scriptTool else { throw LaunchError(description: "util-linux script is not installed") }
+        let command = ([executable] + arguments).map(shellQuoted).joined(separator: " ")
+        var environment = environment ?? ProcessInfo.processInfo.environment
+        environment["SHELL"] = "/bin/sh"
+        var output = try await run(script, ["-q", "-e", "-c", command, "/dev/null"], environment: environment, timeout: timeout)
+        output.stdout = output.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+        return output
+    }
+
+    /// A word single-quoted for POSIX shells.
+    public static func shellQuoted(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// True until the child has exited (and been reaped).
@@ -144,14 +181,22 @@ public final class Subprocess: @unchecked Sendable {
         if process.isRunning { kill(pid, signal) }
     }
 
-    /// SIGTERM, then SIGKILL if the child is still there after `grace`; returns once it exited
-    /// (or after a further bounded wait).
+    /// SIGTERM, then SIGKILL to the child and its process group if it is still there after
+    /// `grace`; returns once it exited (or after a further bounded wait).
     public func terminate(grace: Duration = .seconds(5)) {
         guard process.isRunning else { return }
         send(SIGTERM)
         if wait(timeout: grace) { return }
-        send(SIGKILL)
+        killGroup()
         wait(timeout: .seconds(5))
+    }
+
+    /// SIGKILL to the child's process group and to its PID, while it is running (once it has
+    /// been reaped its PID may belong to another process).
+    private func killGroup() {
+        guard process.isRunning else { return }
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
     }
 
     /// What the child has written to stdout so far.

@@ -11,7 +11,7 @@ import Testing
         let binary = try OnairBinary.require()
         var environment = Subprocess.baseEnvironment()
         environment["LD_DEBUG"] = "bindings"
-        let run = try await Subprocess.run(binary, ["--version"], environment: environment, timeout: 30)
+        let run = try await Subprocess.run(binary, ["--version"], environment: environment, timeout: .seconds(30))
         try #require(run.status == 0, "\(run)")
         // `binding file /lib/…/libc.so.6 [0] to /lib/…/libjemalloc.so.2 [0]: normal symbol `malloc' [GLIBC_2.2.5]`
         let targets = Set(run.stderr.split(separator: "\n").filter { $0.contains("symbol `malloc'") }.compactMap { line -> String? in
@@ -30,7 +30,7 @@ import Testing
 
         environment["LD_DEBUG"] = nil
         environment["MALLOC_CONF"] = "stats_print:true"
-        let stats = try await Subprocess.run(binary, ["--version"], environment: environment, timeout: 30)
+        let stats = try await Subprocess.run(binary, ["--version"], environment: environment, timeout: .seconds(30))
         if !sanitized {
             #expect(stats.stderr.contains("opt.dirty_decay_ms: 1000"), "jemalloc did not read onair's malloc_conf: \(stats.stderr.prefix(2000))")
         }

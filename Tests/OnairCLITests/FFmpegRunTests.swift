@@ -13,7 +13,7 @@ private func probe(_ path: String) async throws -> ProbedVideo {
     let output = try await Subprocess.run("/usr/bin/env", [
         "ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
         "-show_entries", "stream=nb_read_frames,width,height", "-of", "json", path,
-    ], timeout: 60)
+    ], timeout: .seconds(60))
     try #require(output.status == 0 && !output.timedOut, "ffprobe failed on \(path): \(output)")
     let streams = try #require(try jsonObject(output.stdout)["streams"] as? [[String: Any]])
     let stream = try #require(streams.first, "\(path) has no video stream")
@@ -40,7 +40,7 @@ private var toolsAvailable: Bool {
 
         // ffmpeg does not create folders, and recordings/ is not part of the project (as in scripts/demo).
         try FileManager.default.createDirectory(at: project.root.appendingPathComponent("recordings"), withIntermediateDirectories: true)
-        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: .seconds(120))
         #expect(!run.timedOut, "ffmpeg did not finish in 120 s")
         try #require(run.status == 0, "ffmpeg failed: \(run.stderr.suffix(3000))")
 
@@ -78,7 +78,7 @@ private var toolsAvailable: Bool {
         let hls = project.root.appendingPathComponent("out/h'l s:x|y=z")
         try FileManager.default.createDirectory(at: hls, withIntermediateDirectories: true)
 
-        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: .seconds(120))
         try #require(run.status == 0 && !run.timedOut, "ffmpeg failed: \(run.stderr.suffix(3000))")
         let written = try FileManager.default.contentsOfDirectory(atPath: project.root.appendingPathComponent("out").path).sorted()
         #expect(written == ["h'l s:x|y=z", "it's a:b|c [1].mkv", "plain.ts"], "\(written)")
@@ -111,7 +111,7 @@ private var toolsAvailable: Bool {
         try #require(plan.status == 0, "\(plan)")
         #expect(plan.stdout.contains("rubberband=pitch=0.793701"), "\(plan.stdout)")
         try FileManager.default.createDirectory(at: project.root.appendingPathComponent("out"), withIntermediateDirectories: true)
-        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: 120)
+        let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: .seconds(120))
         try #require(run.status == 0 && !run.timedOut, "ffmpeg failed: \(run.stderr.suffix(3000))")
         let samples = try await OwnThread.run { [root = project.root] in
             try Tone.samples(of: root.appendingPathComponent("out/voiced.mkv").path, through: root.appendingPathComponent("out/sound.f32").path)
@@ -120,16 +120,5 @@ private var toolsAvailable: Bool {
         try #require(samples.count > 48_000 * 2, "\(samples.count) samples")
         let frequency = Tone.frequency(samples[24_000..<(samples.count - 12_000)])
         #expect(abs(frequency - 349.2) < 4, "\(frequency) Hz (440 Hz at -4 semitones is 349.2 Hz)")
-    }
-
-    @Test func timeoutKillsTheShellAndWhatItStarted() async throws {
-        let started = Date()
-        // The shell starts a child and waits for it: both must go when the limit is hit.
-        let output = try await Subprocess.run("/bin/sh", ["-c", "sleep 30; echo finished"], timeout: 1)
-        #expect(output.timedOut)
-        #expect(output.status == 128 + SIGKILL)
-        #expect(!output.stdout.contains("finished"))
-        // Well before the child's 30 s (how soon exactly depends on the machine's load).
-        #expect(Date().timeIntervalSince(started) < 25)
     }
 }

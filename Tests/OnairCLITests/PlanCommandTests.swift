@@ -118,7 +118,7 @@ import Testing
     @Test(arguments: [[], ["pipeline"], ["presets"]])
     func schemaIsJSON(arguments: [String]) async throws {
         let binary = try OnairBinary.require()
-        let output = try await Subprocess.run(binary, ["schema"] + arguments)
+        let output = try await Subprocess.run(binary, ["schema"] + arguments, environment: Subprocess.baseEnvironment())
         #expect(output.status == 0, "\(output)")
         let schema = try jsonObject(output.stdout)
         #expect(schema["$schema"] as? String == "http://json-schema.org/draft-07/schema#")

@@ -14,7 +14,7 @@ import Testing
         return environment
     }
 
-    private func expectNoSecret(_ output: ProcessOutput, _ what: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    private func expectNoSecret(_ output: Subprocess.Output, _ what: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
         #expect(!output.timedOut, "\(what) timed out", sourceLocation: sourceLocation)
         #expect(!output.stdout.contains("c0ffee42"), "\(what) printed the key on stdout", sourceLocation: sourceLocation)
         #expect(!output.stderr.contains("c0ffee42"), "\(what) printed the key on stderr", sourceLocation: sourceLocation)
@@ -36,7 +36,7 @@ import Testing
             }
         }
         let binary = try OnairBinary.require()
-        var outputs: [String: ProcessOutput] = [:]
+        var outputs: [String: Subprocess.Output] = [:]
         for (name, arguments) in runs {
             let output = try await Subprocess.run(binary, arguments, environment: environment)
             #expect(output.status == 0, "\(name): \(output)")

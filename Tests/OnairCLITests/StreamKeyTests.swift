@@ -57,7 +57,7 @@ import Testing
                 .map { $0.hasSuffix("\\") ? String($0.dropLast()) : $0 }
             try #require(!keyed.isEmpty, "no key expansion in \(command.stdout)")
             let expanded = try await Subprocess.run("/bin/sh", ["-c", "cd / && printf '%s\\n' " + keyed.joined(separator: " ")],
-                                              environment: environment, timeout: 30)
+                                              environment: environment, timeout: .seconds(30))
             #expect(expanded.status == 0, "\(expanded)")
             for url in expected {
                 #expect(expanded.stdout.contains(url), "\(url) not in \(expanded.stdout)")

@@ -149,7 +149,7 @@ import Testing
         try project.write("Pipelines/broken.yaml", brokenPipeline)
 
         // On a terminal the report is coloured (this is what NO_COLOR must turn off)…
-        let coloured = try await Subprocess.runOnTerminal(binary, ["validate", "--project", project.path])
+        let coloured = try await Subprocess.runOnTerminal(binary, ["validate", "--project", project.path], environment: Subprocess.baseEnvironment())
         #expect(coloured.status == 1, "\(coloured)")
         #expect(coloured.stdout.contains("\u{1B}[1;31merror"), "\(coloured)")
 

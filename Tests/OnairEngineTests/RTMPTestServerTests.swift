@@ -110,20 +110,4 @@ struct RTMPTestServerTests {
         #expect(kept.pid != nil)
         #expect(LoopbackPort.acceptsConnections(kept.port))
     }
-
-    @Test("a subprocess that overruns its timeout is killed")
-    func subprocessTimeout() async throws {
-        let output = try await OwnThread.run { try Subprocess.run("/bin/sleep", ["30"], timeout: .milliseconds(200)) }
-        #expect(output.timedOut)
-        #expect(output.status != 0)
-    }
-
-    @Test("a subprocess's output and status are captured")
-    func subprocessOutput() throws {
-        let output = try Subprocess.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], timeout: .seconds(10))
-        #expect(output.stdout == "out\n")
-        #expect(output.stderr == "err\n")
-        #expect(output.status == 3)
-        #expect(!output.timedOut)
-    }
 }

@@ -65,9 +65,9 @@ struct ShapedLinkTests {
         // This process's PID with another start time: a process that no longer exists.
         try "\(getpid()) 1".write(to: folder.appendingPathComponent("owner"), atomically: true, encoding: .utf8)
         try "\(namespace) \(interface)".write(to: folder.appendingPathComponent("names"), atomically: true, encoding: .utf8)
-        _ = try Subprocess.run("/usr/sbin/ip", ["netns", "add", namespace], timeout: .seconds(10))
-        _ = try Subprocess.run("/usr/sbin/ip", ["link", "add", interface, "type", "veth", "peer", "name", "oa\(id)n", "netns", namespace],
-                               timeout: .seconds(10))
+        _ = try await Subprocess.run("/usr/sbin/ip", ["netns", "add", namespace], timeout: .seconds(10))
+        _ = try await Subprocess.run("/usr/sbin/ip", ["link", "add", interface, "type", "veth", "peer", "name", "oa\(id)n", "netns", namespace],
+                                     timeout: .seconds(10))
         let sleeper = try Subprocess("/usr/sbin/ip", ["netns", "exec", namespace, "/bin/sleep", "60"])
         defer { sleeper.terminate(grace: .milliseconds(100)) }
         #expect(namespaces().contains(namespace) && interfaces().contains(interface))

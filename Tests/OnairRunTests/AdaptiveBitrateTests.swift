@@ -24,13 +24,13 @@ extension EndToEnd {
         /// Writes `noise.mkv` (the clip `noisyScene` loops) into `project`.
         static func writeNoisyClip(into project: RunProject) async throws {
             let clip = project.file("noise.mkv").path
-            let output = try await OwnThread.run { try Subprocess.run("/usr/bin/ffmpeg", [
+            let output = try await Subprocess.run("/usr/bin/ffmpeg", [
                 "-nostdin", "-v", "error", "-y",
                 "-f", "lavfi", "-i", "testsrc2=size=\(RunProject.width)x\(RunProject.height):rate=\(RunProject.fps),noise=alls=48:allf=t+u",
                 "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
                 "-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "18", "-g", "\(RunProject.fps)",
                 "-c:a", "aac", "-b:a", "64k", clip,
-            ], timeout: .seconds(60)) }
+            ], timeout: .seconds(60))
             try #require(output.status == 0, "\(output)")
         }
 

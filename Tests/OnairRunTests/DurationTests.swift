@@ -69,9 +69,7 @@ extension EndToEnd {
 
         /// Runs ffmpeg to make a test file, failing the test when it can't.
         static func ffmpeg(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            let made = try await OwnThread.run {
-                try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + arguments, timeout: .seconds(60))
-            }
+            let made = try await Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + arguments, timeout: .seconds(60))
             try #require(made.status == 0, "ffmpeg failed: \(made)", sourceLocation: sourceLocation)
         }
     }

@@ -27,14 +27,14 @@ extension EndToEnd {
             }
             var byFFmpeg: [String: String] = [:], byOnair: [String: String] = [:]
             for pipeline in ["demo", "encoders"] {
-                let plan = try Subprocess.run(onair, ["plan", pipeline, "--format", "ffmpeg", "--duration", "1s", "--no-pacing",
-                                                      "--project", project.path], timeout: .seconds(60))
+                let plan = try await Subprocess.run(onair, ["plan", pipeline, "--format", "ffmpeg", "--duration", "1s", "--no-pacing",
+                                                            "--project", project.path], timeout: .seconds(60))
                 try #require(plan.status == 0, "\(plan)")
-                let ffmpeg = try Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: .seconds(120))
+                let ffmpeg = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: .seconds(120))
                 try #require(ffmpeg.status == 0 && !ffmpeg.timedOut, "ffmpeg: \(ffmpeg.stderr.suffix(3000))")
                 for (_, file) in outputs.filter({ $0.0 == pipeline }) { byFFmpeg[file] = try Self.x264Options(in: project.root.appendingPathComponent(file)) }
-                let run = try Subprocess.run(onair, ["run", pipeline, "--duration", "1s", "--no-pacing", "--log-format", "json",
-                                                     "--project", project.path], timeout: .seconds(120))
+                let run = try await Subprocess.run(onair, ["run", pipeline, "--duration", "1s", "--no-pacing", "--log-format", "json",
+                                                           "--project", project.path], timeout: .seconds(120))
                 try #require(run.status == 0 && !run.timedOut, "onair run: \(run)")
                 for (_, file) in outputs.filter({ $0.0 == pipeline }) { byOnair[file] = try Self.x264Options(in: project.root.appendingPathComponent(file)) }
             }

@@ -21,7 +21,7 @@ extension EndToEnd {
             let binary = try #require(OnairBinary.path, "\(OnairBinary.notFound)")
             let units = project.root.appendingPathComponent("units")
             let exportArguments = ["export", "systemd", RunProject.pipeline, "--project", project.path, "--executable", binary, "--output", units.path]
-            let export = try await OwnThread.run { try Subprocess.run(binary, exportArguments, timeout: .seconds(30)) }
+            let export = try await Subprocess.run(binary, exportArguments, timeout: .seconds(30))
             try #require(export.status == 0, "\(export)")
             let unit = try String(contentsOf: units.appendingPathComponent("onair-t.service"), encoding: .utf8)
             let execStart = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }, "\(unit)")

@@ -120,7 +120,7 @@ extension EndToEnd {
             let keys = ["KEY_INGEST": "\(Self.token)-ingest", "KEY_GONE": "\(Self.token)-gone"]
             let command = ["test-connection", RunProject.pipeline, "--project", project.path] + arguments
             let environment = OnairRun.environment(keys: keys)
-            return try await OwnThread.run { try Subprocess.run(binary, command, environment: environment, timeout: .seconds(60)) }
+            return try await Subprocess.run(binary, command, environment: environment, timeout: .seconds(60))
         }
     }
 }

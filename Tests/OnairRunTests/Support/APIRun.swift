@@ -53,10 +53,9 @@ struct APIRun {
     }
 }
 
-/// Runs the built onair with `arguments` (a short command, not a run) and waits for it, on a
-/// thread of its own.
+/// Runs the built onair with `arguments` (a short command, not a run) and waits for it.
 func onairCommand(_ arguments: [String], keys: [String: String] = [:]) async throws -> Subprocess.Output {
     guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
     let environment = OnairRun.environment(keys: keys)
-    return try await OwnThread.run { try Subprocess.run(binary, arguments, environment: environment, timeout: .seconds(40)) }
+    return try await Subprocess.run(binary, arguments, environment: environment, timeout: .seconds(40))
 }

@@ -1,0 +1,68 @@
+import Foundation
+@testable import OnairTestSupport
+import Testing
+
+@Suite("Subprocess: the children a test starts, watched and stopped by PID")
+struct SubprocessTests {
+    @Test("a child's output and status are captured")
+    func output() async throws {
+        let output = try await Subprocess.run("/bin/sh", ["-c", "echo out; echo err >&2; exit 3"], timeout: .seconds(10))
+        #expect(output.stdout == "out\n")
+        #expect(output.stderr == "err\n")
+        #expect(output.status == 3 && !output.signaled)
+        #expect(!output.timedOut)
+    }
+
+    @Test("a child that overruns its timeout is killed, with everything it started", .timeLimit(.minutes(1)))
+    func timeoutKillsTheShellAndWhatItStarted() async throws {
+        // The shell says its PID (its process group's id), starts a child and waits for it.
+        let output = try await Subprocess.run("/bin/sh", ["-c", "echo $$; sleep 30; echo finished"], timeout: .milliseconds(500))
+        #expect(output.timedOut)
+        #expect(output.signaled && output.status == SIGKILL, "\(output)")
+        #expect(!output.stdout.contains("finished"))
+        let group = try #require(Int32(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(output)")
+        // The sleep went with the shell (a killed process may linger a moment as a zombie).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !Self.livingMembers(of: group).isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(Self.livingMembers(of: group).isEmpty, "still running in the shell's group: \(Self.livingMembers(of: group))")
+    }
+
+    @Test("the current directory and standard input are the child's")
+    func directoryAndInput() async throws {
+        let folder = FileManager.default.temporaryDirectory
+        let output = try await Subprocess.run("/bin/pwd", [], currentDirectory: folder, timeout: .seconds(10))
+        #expect(output.stdout == folder.resolvingSymlinksInPath().path + "\n", "\(output)")
+        let child = try Subprocess("/bin/sh", ["-c", "read line; echo \"got $line\""], standardInput: true)
+        try child.writeLine("hello")
+        #expect(await child.exited(within: .seconds(10)))
+        #expect(child.output().stdout == "got hello\n")
+    }
+
+    @Test("once a child has exited and its Subprocess is released, Foundation's Process is freed too",
+          .timeLimit(.minutes(1)))
+    func processIsFreed() async throws {
+        weak var process: Process?
+        do {
+            let child = try Subprocess("/bin/sh", ["-c", "exit 0"])
+            #expect(await child.exited(within: .seconds(10)))
+            process = child.process
+            #expect(process != nil)
+        }
+        // Foundation's process-watching thread lets go of it a moment after the child exited.
+        try await waitUntilReleased { process != nil }
+        #expect(process == nil, "a finished child's Process outlived its Subprocess")
+    }
+
+    /// The PIDs of the processes in group `group` that have not exited (from /proc).
+    static func livingMembers(of group: Int32) -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { entry in
+            guard Int32(entry) != nil, let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let end = stat.lastIndex(of: ")")
+            else { return false }
+            // After "(command)": state, parent, process group.
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            return fields.count > 2 && fields[2] == "\(group)" && fields[0] != "Z"
+        }
+    }
+}
