@@ -97,8 +97,8 @@ let package = Package(
         ),
         // Runs pipelines on orchestrators: Kubernetes manifests and systemd units from plans.
         .target(name: "OnairExport", dependencies: ["OnairConfig", "OnairPlanner", "Yams"], swiftSettings: strictness),
-        // What the end-to-end tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback
-        // ports, the built onair executable. Only test targets depend on it.
+        // What the tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback ports, the
+        // built onair executable, golden files. Only test targets depend on it.
         .target(name: "OnairTestSupport", swiftSettings: strictness),
         // Coverage-guided fuzzing of the configuration language (scripts/fuzz): the target libFuzzer
         // calls, the invariants every input must keep, the seeds and the dictionary.
@@ -116,7 +116,8 @@ let package = Package(
         ),
         .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], resources: [.copy("FuzzFindings")], swiftSettings: strictness),
         .testTarget(name: "OnairFontsTests", dependencies: ["OnairFonts"], swiftSettings: strictness),
-        .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts"], resources: [.copy("Golden")], swiftSettings: strictness),
+        .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts", "OnairTestSupport"], exclude: ["Golden"],
+                    swiftSettings: strictness),
         .testTarget(name: "OnairFuzzingTests", dependencies: ["OnairFuzzing", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge", "OnairEncoding", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "OnairValidation", "AVBridge", "OnairEncoding", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),

@@ -10,14 +10,14 @@ import Testing
     func kubernetesManifestsOfTheExamplesMatchTheirGoldens(name: String) throws {
         let output = try onair(["export", "kubernetes", name, "--project", repositoryRoot.path])
         #expect(output.status == 0, "\(output)")
-        try expectExportGolden(output.stdout, named: "\(name).kubernetes.yaml")
+        try expectGolden(output.stdout, named: "\(name).kubernetes.yaml")
     }
 
     @Test(arguments: ["demo", "studio"])
     func systemdUnitsOfTheExamplesMatchTheirGoldens(name: String) throws {
         let output = try onair(["export", "systemd", name, "--project", repositoryRoot.path, "--project-path", "/srv/onair"])
         #expect(output.status == 0, "\(output)")
-        try expectExportGolden(output.stdout, named: "\(name).service")
+        try expectGolden(output.stdout, named: "\(name).service")
     }
 
     @Test func goldensHoldNoMachinePaths() throws {

@@ -18,26 +18,6 @@ func tool(_ name: String, sourceLocation: Testing.SourceLocation = #_sourceLocat
     return try #require(found, "\(name) is not installed: run scripts/ensure-deps", sourceLocation: sourceLocation)
 }
 
-/// Compares `actual` with `Golden/NAME` in this folder of the source tree; with
-/// `ONAIR_UPDATE_GOLDEN=1` rewrites it instead (review with `git diff Tests/OnairExportTests`).
-func expectExportGolden(_ actual: String, named name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
-    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden/\(name)")
-    if ProcessInfo.processInfo.environment["ONAIR_UPDATE_GOLDEN"] == "1" {
-        try Data(actual.utf8).write(to: file)
-        Issue.record("rewrote Golden/\(name): review it with git diff, then run without ONAIR_UPDATE_GOLDEN", sourceLocation: sourceLocation)
-        return
-    }
-    let expected = try String(contentsOf: file, encoding: .utf8)
-    guard actual != expected else { return }
-    let actualLines = actual.split(separator: "\n", omittingEmptySubsequences: false)
-    let expectedLines = expected.split(separator: "\n", omittingEmptySubsequences: false)
-    let line = zip(actualLines, expectedLines).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(actualLines.count, expectedLines.count)
-    let got = line < actualLines.count ? String(actualLines[line]) : "<end>"
-    let wanted = line < expectedLines.count ? String(expectedLines[line]) : "<end>"
-    Issue.record("Golden/\(name) differs at line \(line + 1):\n  got:      \(got)\n  expected: \(wanted)\n(ONAIR_UPDATE_GOLDEN=1 rewrites it)",
-                 sourceLocation: sourceLocation)
-}
-
 /// A project with the shipped presets and assets and pipelines of the test's own.
 func exportProject(_ pipelines: [String: String]) throws -> ScratchProject {
     let project = try ScratchProject(shipped: true)
