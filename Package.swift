@@ -98,7 +98,7 @@ let package = Package(
         // Runs pipelines on orchestrators: Kubernetes manifests and systemd units from plans.
         .target(name: "OnairExport", dependencies: ["OnairConfig", "OnairPlanner", "Yams"], swiftSettings: strictness),
         // What the tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback ports, the
-        // built onair executable, golden files. Only test targets depend on it.
+        // built onair executable, golden files, seeded randomness. Only test targets depend on it.
         .target(name: "OnairTestSupport", swiftSettings: strictness),
         // Coverage-guided fuzzing of the configuration language (scripts/fuzz): the target libFuzzer
         // calls, the invariants every input must keep, the seeds and the dictionary.
@@ -115,7 +115,7 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], resources: [.copy("FuzzFindings")], swiftSettings: strictness),
-        .testTarget(name: "OnairFontsTests", dependencies: ["OnairFonts"], swiftSettings: strictness),
+        .testTarget(name: "OnairFontsTests", dependencies: ["OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts", "OnairTestSupport"], exclude: ["Golden"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairFuzzingTests", dependencies: ["OnairFuzzing", "OnairTestSupport"], swiftSettings: strictness),
