@@ -211,7 +211,9 @@ extension EndToEnd {
             answers.append(try await api.get("/api/v1/status").text)
             answers.append(try await HTTP.stream(api.base + "/api/v1/events?last_event_id=0", seconds: 1))
 
-            // Counters never went down from one scrape to the next; the reconnect was counted.
+            // Counters never went down from one scrape to the next (each of the four was read:
+            // with fewer the comparison proves less); the reconnect was counted.
+            #expect(scrapes.count == 4, "\(scrapes.count) of 4 metrics scrapes were read")
             for (earlier, later) in zip(scrapes, scrapes.dropFirst()) {
                 for sample in earlier {
                     let next = later.first { $0.name == sample.name && $0.labels == sample.labels }

@@ -30,7 +30,9 @@ extension EndToEnd {
             let retries = run.events.filter { $0.event == "destination.retrying" && $0.destination == "a" }
             #expect(retries.map(\.attempt) == [1, 2, 3])
             let waits = retries.compactMap(\.next_try_in_ms)
-            // 200, 400, 500 ms, each ± 20 % jitter (the default), the last capped by max_delay.
+            // 200, 400, 500 ms, each ± 20 % jitter (the default), the last capped by max_delay;
+            // every retry says its wait (without, the loop below would check nothing).
+            #expect(waits.count == 3, "\(retries)")
             for (wait, planned) in zip(waits, [200, 400, 500]) {
                 #expect(Double(wait) >= Double(planned) * 0.8 - 1 && Double(wait) <= Double(planned) * 1.2 + 1, "waits \(waits)")
             }
