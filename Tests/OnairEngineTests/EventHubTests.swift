@@ -1,5 +1,6 @@
 import Foundation
 import OnairEngine
+import OnairTestSupport
 import Testing
 
 @Suite("EventHub: one run's events to any number of subscribers")
@@ -68,6 +69,37 @@ struct EventHubTests {
         hub.publish(note("n1"))
         hub.finish()
         #expect(await collect(hub.subscribe(after: 0)) == [1])
+        #expect(hub.subscriberCount == 0)
+    }
+
+    @Test("subscribers cancelled while events are published: neither side waits for the other (an SSE client going away once deadlocked the run)")
+    func cancelWhilePublishing() async throws {
+        let hub = EventHub(subscriberBuffer: 4)
+        let publishing = Shared(true)
+        let rounds = Shared(0)
+        // Publisher and canceller on threads of their own: were they to deadlock, the test
+        // would still end (and fail) instead of hanging the concurrency pool.
+        Thread.detachNewThread {
+            while publishing.current { hub.publish(StatusEvent(.runNote(message: "tick"))) }
+        }
+        Thread.detachNewThread {
+            for _ in 0..<500 {
+                let subscription = hub.subscribe(after: nil)
+                let reader = Task { for await _ in subscription {} }
+                usleep(200)
+                reader.cancel()
+                rounds.withLock { $0 += 1 }
+            }
+        }
+        // The hub is not touched until the rounds are done: in a deadlock its lock is held for good.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while rounds.current < 500, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(rounds.current == 500, "publishing and cancelling deadlocked: \(rounds.current) of 500 subscribers cancelled in 30 s")
+        let published = hub.lastID
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(hub.lastID > published, "publishing stopped")
+        publishing.withLock { $0 = false }
+        while hub.subscriberCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(hub.subscriberCount == 0)
     }
 }

@@ -56,6 +56,9 @@ final class SubscriptionCounters: @unchecked Sendable {
 /// undelivered events when full (counted per subscriber).
 public final class EventHub: @unchecked Sendable {
     private let lock = NSLock()
+    /// Held while an event is handed to the subscribers, so that they get events in the order of
+    /// their ids; never while `lock` is taken (see ``publish(_:)``).
+    private let delivery = NSLock()
     private var history: [RunEvent] = []
     private var nextID: UInt64 = 1
     private var subscribers: [UInt64: (continuation: AsyncStream<RunEvent>.Continuation, counters: SubscriptionCounters)] = [:]
@@ -75,15 +78,23 @@ public final class EventHub: @unchecked Sendable {
     }
 
     /// Numbers `event`, retains it and hands it to every subscriber; returns it numbered.
+    ///
+    /// The subscribers get it outside `lock`: yielding resumes a subscriber's task, which takes
+    /// that task's own lock, and a task being cancelled holds that lock while its stream's
+    /// `onTermination` takes `lock` — yielding under `lock` deadlocked the run (an SSE client
+    /// that went away while an event was published).
     @discardableResult
     public func publish(_ event: StatusEvent) -> RunEvent {
-        lock.lock()
-        defer { lock.unlock() }
-        let numbered = RunEvent(id: nextID, event: event)
-        nextID += 1
-        history.append(numbered)
-        if history.count > historyCapacity { history.removeFirst(history.count - historyCapacity) }
-        for (_, subscriber) in subscribers {
+        delivery.lock()
+        defer { delivery.unlock() }
+        let (numbered, current) = lock.withLock {
+            let numbered = RunEvent(id: nextID, event: event)
+            nextID += 1
+            history.append(numbered)
+            if history.count > historyCapacity { history.removeFirst(history.count - historyCapacity) }
+            return (numbered, subscribers.values)
+        }
+        for subscriber in current {
             if case .dropped = subscriber.continuation.yield(numbered) { subscriber.counters.add(1) }
         }
         return numbered
