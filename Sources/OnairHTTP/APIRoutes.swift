@@ -96,13 +96,22 @@ struct APIRoutes: Sendable {
         return router
     }
 
-    /// `Last-Event-ID` (what EventSource sends when it reconnects), or `?last_event_id=`.
+    /// `Last-Event-ID` (what EventSource sends when it reconnects), or `?last_event_id=`; the
+    /// header when both are sent (the dashboard's EventSource reconnects to a URL with
+    /// `last_event_id=0`). Each one sent must be an event id as `docs/openapi.yaml` declares it.
     static func lastEventID(of request: Request) throws -> UInt64? {
-        guard let text = request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["last_event_id"].map(String.init),
-            !text.isEmpty
-        else { return nil }
-        guard let id = UInt64(text) else {
-            throw HTTPError(.badRequest, message: "Last-Event-ID must be a whole number, the id of an event seen")
+        let query = try request.uri.queryParameters["last_event_id"].map { try eventID(String($0), named: "last_event_id") }
+        let header = try request.headers[HTTPField.Name("Last-Event-ID")!].map { try eventID($0, named: "Last-Event-ID") }
+        return header ?? query
+    }
+
+    /// An event id as a client sends it: 1 to 18 digits (at most 999999999999999999, within a
+    /// signed 64-bit integer of any client; no run numbers that many events).
+    static func eventID(_ text: String, named name: String) throws -> UInt64 {
+        guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let id = UInt64(text)
+        else {
+            throw HTTPError(.badRequest, message: "\(name) must be the id of an event seen: a whole number of at most 18 digits")
         }
         return id
     }

@@ -53,15 +53,42 @@ struct EventStreamTests {
         for second in 0..<4 { run.hub.publish(event(.runNote(message: "note \(second)"), second: second)) }
         try await withServer(run) { base in
             Task.detached {
-                try await Task.sleep(for: .milliseconds(800))
+                // Once both streams are open: on a loaded machine curl may take seconds to start.
+                let deadline = ContinuousClock.now + .seconds(20)
+                while run.hub.subscriberCount < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
                 run.hub.publish(event(.runNote(message: "late"), second: 9))
             }
-            async let fresh = HTTP.stream(base + "/api/v1/events", seconds: 4)
-            async let resumed = HTTP.stream(base + "/api/v1/events", seconds: 4, headers: ["Last-Event-ID": "2"])
+            async let fresh = HTTP.stream(base + "/api/v1/events", seconds: 6)
+            async let resumed = HTTP.stream(base + "/api/v1/events", seconds: 6, headers: ["Last-Event-ID": "2"])
             #expect(messages(try await fresh).map(\.id) == [5])
             #expect(messages(try await resumed).map(\.id) == [3, 4, 5])
             let bad = try await HTTP.send(base + "/api/v1/events", headers: ["Last-Event-ID": "yesterday"])
             #expect(bad.status == 400)
+        }
+    }
+
+    @Test("an event id outside what docs/openapi.yaml declares (1 to 18 digits) is refused, from the header or the query, whichever is sent")
+    func eventIDBounds() async throws {
+        let run = ScriptedRun()
+        for second in 0..<3 { run.hub.publish(event(.runNote(message: "note \(second)"), second: second)) }
+        try await withServer(run) { base in
+            let events = base + "/api/v1/events"
+            for query in ["1000000000000000000", "18446744073709551616", "-1", "+1", "1.0", "", "x"] {
+                let reply = try await HTTP.send(events + "?last_event_id=" + query)
+                #expect(reply.status == 400, "last_event_id=\(query): \(reply.status)")
+            }
+            for header in ["0000000000000000001", "9999999999999999999", "+1", "1.0"] {
+                let reply = try await HTTP.send(events, headers: ["Last-Event-ID": header])
+                #expect(reply.status == 400, "Last-Event-ID: '\(header)': \(reply.status)")
+            }
+            // A valid header does not cover for an invalid query.
+            let both = try await HTTP.send(events + "?last_event_id=1000000000000000000", headers: ["Last-Event-ID": "1"])
+            #expect(both.status == 400)
+            #expect(both.text.contains("last_event_id must be the id of an event seen"), "\(both.text)")
+            // The largest id declared is accepted (and replays nothing); the header wins over the query.
+            #expect(messages(try await HTTP.stream(events + "?last_event_id=999999999999999999", seconds: 1)).isEmpty)
+            let resumed = try await HTTP.stream(events + "?last_event_id=0", seconds: 1, headers: ["Last-Event-ID": "2"])
+            #expect(messages(resumed).map(\.id) == [3])
         }
     }
 
