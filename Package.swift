@@ -15,7 +15,8 @@ let allocatorLinking: [LinkerSetting] =
 
 let package = Package(
     name: "onair",
-    platforms: [.macOS(.v13)],
+    // macOS 15: Synchronization's Mutex, the one lock type.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "onair", targets: ["onair"]),
         .library(name: "OnairConfig", targets: ["OnairConfig"]),

@@ -4,7 +4,7 @@ import OnairEncoding
 
 /// The parameters a muxer needs to write an encoder's stream (an owned `AVCodecParameters`).
 /// Immutable once made, so it may be shared between destination threads.
-public final class StreamParameters: @unchecked Sendable {
+public final class StreamParameters: @unchecked Sendable {  // Owns an AVCodecParameters, read-only after init.
     let pointer: UnsafeMutablePointer<AVCodecParameters>
     /// The unit of the stream's packet timestamps.
     let timeBase: TimeBase

@@ -1,18 +1,19 @@
 import CFFmpeg
 import Foundation
+import Synchronization
 
 /// How a stop request or a timeout reaches a libav call blocked in network I/O.
 ///
 /// libav polls `AVFormatContext.interrupt_callback` while it waits on a socket; this object is
 /// what the callback reads. Arm a deadline before each blocking call (`arm(timeout:)`) and
 /// disarm after; `requestStop()` ends every current and future blocking call at once.
-public final class Interruption: @unchecked Sendable {
+public final class Interruption: Sendable {
     private struct State {
         var stopped = false
         var deadline: UInt64?
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     /// A fresh, unarmed interruption.
     public init() {}

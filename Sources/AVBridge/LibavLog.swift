@@ -1,6 +1,7 @@
 import CFFmpeg
 import CFFmpegLog
 import Foundation
+import Synchronization
 
 /// How severe a libav log line is, from the chattiest (``trace``) to the gravest (``panic``).
 ///
@@ -100,7 +101,7 @@ public enum LibavLog {
         var captures: [UInt64: [[LibavLogLine]]] = [:]
     }
 
-    private static let state = Locked(State())
+    private static let state = Mutex(State())
 
     /// Installs `handler` for every line no capture claims, replacing the previous one;
     /// `nil` restores the default (warnings and errors to standard error).

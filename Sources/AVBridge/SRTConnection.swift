@@ -44,7 +44,7 @@ public struct SRTStatistics: Sendable, Equatable {
 ///
 /// Every wait (connecting, a full send buffer, draining at the end) polls its ``Interruption``
 /// every 10 ms, so a stop request or a deadline ends it.
-public final class SRTConnection: @unchecked Sendable {
+public final class SRTConnection: @unchecked Sendable {  // Owns a libsrt socket; one destination's worker uses it.
     /// The URL options it applies itself.
     public static let supportedOptions: Set<String> = [
         "mode", "transtype", "streamid", "passphrase", "pbkeylen", "enforced_encryption", "latency", "tsbpddelay", "peerlatency",

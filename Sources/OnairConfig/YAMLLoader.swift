@@ -1,6 +1,12 @@
 import Foundation
 import Yams
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Reads a YAML file into a `ConfigNode`, turning every way a file can be broken — oversized,
 /// binary, invalid UTF-8, a syntax error, duplicate keys, an alias bomb, absurd nesting — into a
 /// located diagnostic in bounded time and memory.
@@ -101,20 +107,48 @@ public struct YAMLLoader: Sendable {
         var diagnostics: [Diagnostic]
     }
 
-    /// Runs `body` on a thread with a large stack: Yams composes recursively, and a
-    /// 10,000-deep document must produce an error, not a stack overflow.
+    /// Runs `body` on a thread with a large stack and waits for it to end: Yams composes
+    /// recursively, and a 10,000-deep document must produce an error, not a stack overflow.
+    /// The thread is joined, so its result needs no lock: the join orders its write before the
+    /// read here.
     static func onLargeStack(_ body: @escaping @Sendable () -> Outcome) -> Outcome {
-        final class Box: @unchecked Sendable { var outcome: Outcome? }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            box.outcome = body()
-            done.signal()
+        final class Job {
+            let body: () -> Outcome
+            var outcome: Outcome?
+            init(_ body: @escaping () -> Outcome) { self.body = body }
         }
-        thread.stackSize = 512 << 20
-        thread.start()
-        done.wait()
-        return box.outcome!
+        let job = Job(body)
+        // Allocated, not `pthread_attr_t()`: that initializer is Dispatch's import of the struct.
+        let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
+        pthread_attr_init(attributes)
+        defer {
+            pthread_attr_destroy(attributes)
+            attributes.deallocate()
+        }
+        pthread_attr_setstacksize(attributes, 512 << 20)
+        #if canImport(Darwin)
+            var thread: pthread_t?
+        #else
+            var thread = pthread_t()
+        #endif
+        let context = Unmanaged.passRetained(job).toOpaque()
+        let created = pthread_create(&thread, attributes, { context in
+            let context: UnsafeMutableRawPointer? = context
+            let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
+            job.outcome = job.body()
+            return nil
+        }, context)
+        guard created == 0 else {
+            // No thread (out of address space for its stack): on this one, as deep as it goes.
+            Unmanaged<Job>.fromOpaque(context).release()
+            return body()
+        }
+        #if canImport(Darwin)
+            pthread_join(thread!, nil)
+        #else
+            pthread_join(thread, nil)
+        #endif
+        return job.outcome!
     }
 
     /// Turns Yams nodes into `ConfigNode`s under the depth and node limits.

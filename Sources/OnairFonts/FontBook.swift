@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A font file and the face in it that drawtext loads.
 public struct FontFile: Hashable, Sendable {
@@ -25,18 +26,16 @@ public final class FontBook: Sendable {
 
     /// The file for a family.
     private let locate: @Sendable (String) -> FontFile?
-    private let faces = Shared<[FontFile: Result<FontFace, FontError>]>([:])
+    /// Whether `locate`'s answers are kept (a lookup starts `fc-match`).
+    private let remembers: Bool
+    private let answers = Mutex<[String: FontFile?]>([:])
+    private let faces = Mutex<[FontFile: Result<FontFace, FontError>]>([:])
 
     /// A book that resolves families with `locate` (by default fontconfig, then known paths),
     /// asking it once per family.
     public init(locate: @escaping @Sendable (String) -> FontFile? = FontBook.systemFile(forFamily:)) {
-        let answers = Shared<[String: FontFile?]>([:])
-        self.locate = { family in
-            if let known = answers.withLock({ $0[family] }) { return known }
-            let found = locate(family)
-            answers.withLock { $0[family] = .some(found) }
-            return found
-        }
+        self.locate = locate
+        remembers = true
     }
 
     /// A book that knows only `families` and looks nothing up: any other family has no file.
@@ -44,11 +43,16 @@ public final class FontBook: Sendable {
     /// neither start `fc-match` for each one nor remember them all.
     public init(families: [String: FontFile]) {
         locate = { families[$0] }
+        remembers = false
     }
 
     /// The file drawtext would load for `family`, or nil when none can be found.
     public func file(forFamily family: String) -> FontFile? {
-        locate(family)
+        guard remembers else { return locate(family) }
+        if let known = answers.withLock({ $0[family] }) { return known }
+        let found = locate(family)
+        answers.withLock { $0[family] = .some(found) }
+        return found
     }
 
     /// The face in `file`, read once per process.
@@ -98,13 +102,15 @@ public final class FontBook: Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
         do { try process.run() } catch { return nil }
         // Its answer is one short line, far below a pipe's buffer: waiting first can't stall it.
-        if finished.wait(timeout: .now() + 10) == .timedOut {
-            process.terminate()
-            return nil
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                return nil
+            }
+            Thread.sleep(forTimeInterval: 0.005)
         }
         // Foundation's Process (on Linux) and the run-loop source it makes at launch hold each
         // other until waitUntilExit() lets go of the source. Returns at once: it has exited.
@@ -137,19 +143,5 @@ public final class FontBook: Sendable {
     private static func executable(named name: String) -> String? {
         let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]
         return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-}
-
-/// A value shared between threads, reached only under its lock.
-final class Shared<State>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var state: State
-
-    init(_ state: State) { self.state = state }
-
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&state)
     }
 }

@@ -1,6 +1,7 @@
 @testable import AVBridge
 import CFFmpeg
 import Foundation
+import Synchronization
 import Testing
 
 /// Logs one message through libav's real `av_log` path (av_log itself is variadic).
@@ -56,7 +57,7 @@ private func libavLog(_ level: Int32, _ text: String) {
     }
 
     @Test func handlerGetsLinesNoCaptureClaims() async throws {
-        let received = Locked<[LibavLogLine]>([])
+        let received = Mutex<[LibavLogLine]>([])
         LibavLog.setHandler { line in received.withLock { $0.append(line) } }
         defer { LibavLog.setHandler(nil) }
         let marker = "handled-\(UUID().uuidString)"

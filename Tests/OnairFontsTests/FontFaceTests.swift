@@ -1,6 +1,7 @@
 import Foundation
 @testable import OnairFonts
 import Testing
+import Synchronization
 
 /// A minimal TrueType file built in memory: 1000 units per em, glyph 1 ('A', 500 units wide),
 /// glyph 2 ('V', 600 wide), glyph 3 (' ', 250 wide), and a `kern` table.
@@ -127,7 +128,7 @@ private func put16(_ bytes: inout [UInt8], _ offset: Int, _ value: Int) { bytes.
 
 @Suite struct FontBookTests {
     @Test func eachFamilyIsLookedUpOnce() {
-        let calls = Shared(0)
+        let calls = Mutex(0)
         let book = FontBook { family in
             calls.withLock { $0 += 1 }
             return family == "Known" ? FontFile(path: "/nonexistent/known.ttf") : nil
