@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -10,7 +11,7 @@ import Foundation
 /// over `--remote-debugging-pipe` (JSON messages separated by NUL bytes on file descriptors 3
 /// and 4), so a test can load a page, wait until its script has rendered what it should, read
 /// the DOM and take a screenshot. Started and stopped by its PID; ``close()`` it in a `defer`.
-public final class HeadlessBrowser: @unchecked Sendable {
+public final class HeadlessBrowser: Sendable {
     /// Why the browser could not do what was asked.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -24,9 +25,18 @@ public final class HeadlessBrowser: @unchecked Sendable {
     private let commands: Int32
     private let replies: Int32
     private let profile: URL
-    private var nextID = 0
-    private var pending: [UInt8] = []
-    private var session: String?
+    /// The DevTools conversation: held for a whole command and its reply, so that commands
+    /// from several threads take turns.
+    private let conversation = Mutex(Conversation())
+
+    private struct Conversation {
+        var nextID = 0
+        /// Bytes read past the last whole message.
+        var pending: [UInt8] = []
+        /// The page's session, once attached.
+        var session: String?
+        var closed = false
+    }
 
     /// Starts Chromium with an empty profile and a `width`×`height` window.
     public init(width: Int = 1440, height: Int = 1000) throws {
@@ -82,10 +92,19 @@ public final class HeadlessBrowser: @unchecked Sendable {
     public func send(_ method: String, _ params: [String: Any] = [:], inPage: Bool = true, timeout: Duration = .seconds(20)) throws
         -> [String: Any]
     {
-        nextID += 1
-        let id = nextID
-        var message: [String: Any] = ["id": id, "method": method, "params": params]
-        if inPage, let session { message["sessionId"] = session }
+        // As JSON: what crosses into the conversation's lock is a value no one else holds.
+        let params = try JSONSerialization.data(withJSONObject: params)
+        return try conversation.withLock { conversation in
+            try exchange(&conversation, method, params, inPage: inPage, timeout: timeout)
+        }
+    }
+
+    private func exchange(_ conversation: inout Conversation, _ method: String, _ params: Data, inPage: Bool,
+                          timeout: Duration) throws -> [String: Any] {
+        conversation.nextID += 1
+        let id = conversation.nextID
+        var message: [String: Any] = ["id": id, "method": method, "params": try JSONSerialization.jsonObject(with: params)]
+        if inPage, let session = conversation.session { message["sessionId"] = session }
         var bytes = [UInt8](try JSONSerialization.data(withJSONObject: message))
         bytes.append(0)
         var sent = 0
@@ -96,7 +115,7 @@ public final class HeadlessBrowser: @unchecked Sendable {
         }
         let deadline = ContinuousClock.now + timeout
         while true {
-            let reply = try nextMessage(until: deadline, waitingFor: method)
+            let reply = try nextMessage(&conversation.pending, until: deadline, waitingFor: method)
             guard reply["id"] as? Int == id else { continue }  // an event, or a late reply
             if let error = reply["error"] as? [String: Any] {
                 throw Failure(description: "\(method): \(error["message"] as? String ?? "\(error)")")
@@ -106,7 +125,9 @@ public final class HeadlessBrowser: @unchecked Sendable {
     }
 
     /// The next whole message from the browser.
-    private func nextMessage(until deadline: ContinuousClock.Instant, waitingFor method: String) throws -> [String: Any] {
+    private func nextMessage(_ pending: inout [UInt8], until deadline: ContinuousClock.Instant, waitingFor method: String) throws
+        -> [String: Any]
+    {
         while true {
             if let end = pending.firstIndex(of: 0) {
                 let data = Data(pending[..<end])
@@ -128,12 +149,13 @@ public final class HeadlessBrowser: @unchecked Sendable {
 
     /// Opens `url` in the browser's page (attaching to it the first time), `width`×`height`.
     public func open(_ url: String, width: Int = 1440, height: Int = 1000) throws {
-        if session == nil {
+        if conversation.withLock({ $0.session }) == nil {
             let targets = try send("Target.getTargets", inPage: false)["targetInfos"] as? [[String: Any]] ?? []
             guard let page = targets.first(where: { $0["type"] as? String == "page" })?["targetId"] as? String else {
                 throw Failure(description: "the browser has no page")
             }
-            session = try send("Target.attachToTarget", ["targetId": page, "flatten": true], inPage: false)["sessionId"] as? String
+            let session = try send("Target.attachToTarget", ["targetId": page, "flatten": true], inPage: false)["sessionId"] as? String
+            conversation.withLock { $0.session = session }
             try send("Page.enable")
             try send("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": false])
         }
@@ -188,8 +210,11 @@ public final class HeadlessBrowser: @unchecked Sendable {
     /// Closes the browser (politely, then by PID with every process it started) and removes
     /// its profile. Safe to call twice.
     public func close() {
-        guard !closed else { return }
-        closed = true
+        let first = conversation.withLock { conversation in
+            defer { conversation.closed = true }
+            return !conversation.closed
+        }
+        guard first else { return }
         let family = [pid] + Self.descendants(of: pid)
         _ = try? send("Browser.close", inPage: false, timeout: .seconds(3))
         Glibc.close(commands)
@@ -201,8 +226,6 @@ public final class HeadlessBrowser: @unchecked Sendable {
         waitpid(pid, &status, WNOHANG)
         try? FileManager.default.removeItem(at: profile)
     }
-
-    private var closed = false
 
     /// Every process below `pid` (Chromium's zygote, renderers, GPU and utility processes).
     static func descendants(of pid: pid_t) -> [pid_t] {

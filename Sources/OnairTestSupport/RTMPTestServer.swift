@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,7 @@ import Darwin
 /// Tests call ``stop()``; `deinit` stops the server too, as a safety net. A test process that
 /// is killed runs neither, so each new server first stops the servers of test processes that
 /// no longer exist (``reapOrphans()``).
-public final class RTMPTestServer: @unchecked Sendable {
+public final class RTMPTestServer: Sendable {
     /// Why the server could not start.
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
@@ -30,8 +31,8 @@ public final class RTMPTestServer: @unchecked Sendable {
     /// Whether everything published is recorded under `rec/`.
     public let records: Bool
 
-    private let lock = NSLock()
-    private var master: Subprocess?
+    /// The nginx master while it runs.
+    private let master = Mutex<Subprocess?>(nil)
 
     static let nginx = "/usr/sbin/nginx"
     static let rtmpModule = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
@@ -80,7 +81,7 @@ public final class RTMPTestServer: @unchecked Sendable {
 
     /// The PID of the running nginx master, nil while stopped.
     public var pid: pid_t? {
-        lock.withLock { master?.isRunning == true ? master?.pid : nil }
+        master.withLock { $0?.isRunning == true ? $0?.pid : nil }
     }
 
     /// The master's PID and its workers' PIDs (empty while stopped).
@@ -135,10 +136,7 @@ public final class RTMPTestServer: @unchecked Sendable {
     /// SIGTERM to the master's PID, SIGKILL (master and its workers) after 5 s; returns once
     /// nginx exited. Does nothing when stopped. A suspended server is resumed first.
     public func stop() {
-        let running = lock.withLock { () -> Subprocess? in
-            defer { master = nil }
-            return master
-        }
+        let running = master.withLock { $0.take() }
         guard let running, running.isRunning else { return }
         let workers = Self.children(of: running.pid)
         for process in [running.pid] + workers { kill(process, SIGCONT) }
@@ -160,7 +158,7 @@ public final class RTMPTestServer: @unchecked Sendable {
         // `ip netns exec` enters the namespace and execs nginx in place: the PID is nginx's.
         let child = try namespace.map { try Subprocess(ShapedLink.ip, ["netns", "exec", $0, Self.nginx] + arguments, currentDirectory: directory) }
             ?? Subprocess(Self.nginx, arguments, currentDirectory: directory)
-        lock.withLock { master = child }
+        master.withLock { $0 = child }
         let ready = LoopbackPort.waitUntilAccepting(port, host: host, timeout: .seconds(10)) { !child.isRunning }
         guard ready else {
             stop()

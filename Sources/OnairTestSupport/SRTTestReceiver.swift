@@ -9,7 +9,7 @@ import Darwin
 /// An SRT ingest for tests: ffmpeg listening (`mode=listener`) on a UDP port and recording what
 /// one caller sends into an MPEG-TS file, unchanged (`-c copy`). On loopback, or inside a
 /// ``ShapedLink``'s namespace on its far address. Started and stopped by PID.
-public final class SRTTestReceiver: @unchecked Sendable {
+public final class SRTTestReceiver: Sendable {
     /// Why the receiver could not start.
     public struct StartError: Error, CustomStringConvertible {
         public var description: String

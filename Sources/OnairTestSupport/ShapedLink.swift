@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ import Darwin
 /// (or `deinit`). A test process that is killed runs neither, so each new link first removes the
 /// links of test processes that no longer exist (``reapOrphans()``). Root is needed; where
 /// namespaces can't be made, ``unavailableReason`` says why and the tests using links skip.
-public final class ShapedLink: @unchecked Sendable {
+public final class ShapedLink: Sendable {
     /// Why a link could not be made.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -54,18 +55,16 @@ public final class ShapedLink: @unchecked Sendable {
     /// The namespace side's address, where the ingest listens.
     public let address: String
     /// The ingest inside the namespace (`ingest.url(stream:)` is reached through the link).
-    public private(set) var ingest: RTMPTestServer!
+    public let ingest: RTMPTestServer
     /// Whether the delay asked for is applied (false without netem in the kernel, or when no
     /// delay was asked for).
     public let delayApplied: Bool
 
-    private let lock = NSLock()
-    private var current: Shape
-    private var stopped = false
+    private let state: Mutex<(shape: Shape, stopped: Bool)>
     private let stateDirectory: URL
 
     /// The shape now.
-    public var shape: Shape { lock.withLock { current } }
+    public var shape: Shape { state.withLock { $0.shape } }
 
     /// Makes the namespace, the veth pair and its addresses, shapes the link and starts nginx
     /// inside; throws (having removed what it made) when any step fails.
@@ -84,7 +83,8 @@ public final class ShapedLink: @unchecked Sendable {
         self.id = id
         self.namespace = namespace
         self.interface = interface
-        current = Shape(rate: rate, delay: delay, queue: queue)
+        let shape = Shape(rate: rate, delay: delay, queue: queue)
+        state = Mutex((shape, false))
         delayApplied = delay != nil && Self.netemUnavailableReason == nil
         stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(Self.directoryPrefix + id)
         var made = (directory: false, namespace: false, interface: false)
@@ -109,7 +109,7 @@ public final class ShapedLink: @unchecked Sendable {
             try Self.command(Self.ip, ["-n", namespace, "link", "set", peer, "up"])
             try Self.command(Self.ip, ["-n", namespace, "link", "set", "lo", "up"])
             try Self.command(Self.ip, ["link", "set", interface, "up"])
-            try Self.command(Self.tc, ["qdisc", "add", "dev", interface, "root", "handle", "1:"] + Self.tbf(current))
+            try Self.command(Self.tc, ["qdisc", "add", "dev", interface, "root", "handle", "1:"] + Self.tbf(shape))
             if delayApplied, let delay {
                 try Self.command(Self.tc, ["-n", namespace, "qdisc", "add", "dev", peer, "root", "netem", "delay", "\(delay.milliseconds)ms"])
             }
@@ -128,9 +128,9 @@ public final class ShapedLink: @unchecked Sendable {
     /// Changes the rate at once, keeping the delay and the queue (the packets already queued
     /// stay queued).
     public func setRate(_ rate: Int) throws {
-        let shape = lock.withLock { () -> Shape in
-            current.rate = rate
-            return current
+        let shape = state.withLock { state in
+            state.shape.rate = rate
+            return state.shape
         }
         try Self.command(Self.tc, ["qdisc", "change", "dev", interface, "root", "handle", "1:"] + Self.tbf(shape))
     }
@@ -147,12 +147,12 @@ public final class ShapedLink: @unchecked Sendable {
     /// Stops the ingest, ends every process still in the namespace (by PID), and removes the
     /// veth pair, the namespace and the link's folder. Safe to call twice.
     public func stop() {
-        let first = lock.withLock { () -> Bool in
-            defer { stopped = true }
-            return !stopped
+        let first = state.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
         }
         guard first else { return }
-        ingest?.stop()
+        ingest.stop()
         Self.remove(namespace: namespace, interface: interface, stateDirectory: stateDirectory)
     }
 

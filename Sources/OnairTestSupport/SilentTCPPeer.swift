@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,13 +9,11 @@ import Darwin
 
 /// A TCP server on 127.0.0.1 that accepts every connection and never says a word: an ingest
 /// whose RTMP handshake never finishes. `stop()` it in a `defer`.
-public final class SilentTCPPeer: @unchecked Sendable {
+public final class SilentTCPPeer: Sendable {
     /// Its port.
     public let port: Int
     private let listening: Int32
-    private let lock = NSLock()
-    private var clients: [Int32] = []
-    private var stopped = false
+    private let state = Mutex((clients: [Int32](), stopped: false))
 
     /// Listens on a free loopback port and accepts on its own thread.
     public init() throws {
@@ -34,9 +33,9 @@ public final class SilentTCPPeer: @unchecked Sendable {
                     if errno == EINTR { continue }
                     return
                 }
-                let keep = lock.withLock { () -> Bool in
-                    if !stopped { clients.append(client) }
-                    return !stopped
+                let keep = state.withLock { state in
+                    if !state.stopped { state.clients.append(client) }
+                    return !state.stopped
                 }
                 if !keep { close(client) }
             }
@@ -46,15 +45,15 @@ public final class SilentTCPPeer: @unchecked Sendable {
     }
 
     /// Connections accepted so far.
-    public var connections: Int { lock.withLock { clients.count } }
+    public var connections: Int { state.withLock { $0.clients.count } }
 
     /// Closes every connection and stops listening; safe to call twice (`deinit` calls it
     /// after the `defer`): a descriptor closed twice may be another test's by then.
     public func stop() {
-        let open = lock.withLock { () -> [Int32]? in
-            guard !stopped else { return nil }
-            stopped = true
-            return clients
+        let open = state.withLock { state -> [Int32]? in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            return state.clients
         }
         guard let open else { return }
         for client in open { close(client) }

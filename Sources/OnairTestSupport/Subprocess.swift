@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,7 @@ import Darwin
 /// Foundation's `Process` starts the child in a process group of its own, whose id is the
 /// child's PID: a child killed for overrunning its time, or for not stopping when asked, is
 /// killed with everything it started (a shell's commands, nginx's workers).
-public final class Subprocess: @unchecked Sendable {
+public final class Subprocess: Sendable {
     /// What a finished child left behind.
     public struct Output: Sendable, CustomStringConvertible {
         /// Exit status, or the number of the signal that ended the child (see `signaled`).
@@ -47,8 +48,7 @@ public final class Subprocess: @unchecked Sendable {
     let process: Process
     private let stdoutFile: URL
     private let stderrFile: URL
-    private let lock = NSLock()
-    private var killedOnTimeout = false
+    private let killedOnTimeout = Mutex(false)
 
     /// The write end of the child's standard input, when it was started with `standardInput: true`.
     private let input: FileHandle?
@@ -210,12 +210,12 @@ public final class Subprocess: @unchecked Sendable {
         let running = process.isRunning
         let status = running ? -1 : process.terminationStatus
         let signaled = !running && process.terminationReason == .uncaughtSignal
-        let timedOut = lock.withLock { killedOnTimeout }
+        let timedOut = killedOnTimeout.withLock { $0 }
         return Output(status: status, signaled: signaled, stdout: Self.read(stdoutFile), stderr: Self.read(stderrFile), timedOut: timedOut)
     }
 
     private func markTimedOut() {
-        lock.withLock { killedOnTimeout = true }
+        killedOnTimeout.withLock { $0 = true }
     }
 
     private static func read(_ file: URL) -> String {

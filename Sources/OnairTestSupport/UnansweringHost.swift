@@ -1,16 +1,17 @@
 import Foundation
+import Synchronization
 
 /// An address nothing ever answers from: a network namespace joined to this one by a veth
 /// pair, with no way back (its route to us is a blackhole). Packets reach it and vanish, so a
 /// TCP connect to it hangs in SYN_SENT, as to a host behind a firewall that drops SYNs.
 ///
 /// Needs root and `ip` (iproute2); made and removed by the test (`remove()` in a `defer`).
-public final class UnansweringHost: @unchecked Sendable {
+public final class UnansweringHost: Sendable {
     /// The far end's IPv4 address.
     public let address: String
     private let namespace: String
     private let hostSide: String
-    private var removed = false
+    private let removed = Mutex(false)
 
     /// Whether one can be made here: root, and `ip` installed.
     public static var canBeMade: Bool {
@@ -57,8 +58,11 @@ public final class UnansweringHost: @unchecked Sendable {
 
     /// Removes the veth pair and the namespace (once).
     public func remove() {
-        guard !removed else { return }
-        removed = true
+        let first = removed.withLock { removed in
+            defer { removed = true }
+            return !removed
+        }
+        guard first else { return }
         _ = try? Subprocess.run("/usr/bin/env", ["ip", "link", "del", hostSide], timeout: .seconds(10))
         _ = try? Subprocess.run("/usr/bin/env", ["ip", "netns", "del", namespace], timeout: .seconds(10))
     }

@@ -2,6 +2,7 @@ import OnairConfig
 import OnairEngine
 import OnairTestSupport
 import Testing
+import Synchronization
 
 /// A retry policy with the given waits (the rest as standard).
 private func policy(initial: Int, max: Int, jitter: Double, attempts: Int? = nil) -> RetryPolicy {
@@ -20,7 +21,7 @@ private func waits(_ backoff: inout Backoff, _ count: Int) -> [Int?] {
 
 /// Random values played back in order, over and over.
 private func scripted(_ values: [Double]) -> @Sendable () -> Double {
-    let next = Shared(0)
+    let next = Mutex(0)
     return {
         let index = next.withLock { index in
             defer { index += 1 }

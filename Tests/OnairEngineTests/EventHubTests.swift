@@ -1,6 +1,7 @@
 import Foundation
 import OnairEngine
 import OnairTestSupport
+import Synchronization
 import Testing
 
 @Suite("EventHub: one run's events to any number of subscribers")
@@ -75,12 +76,12 @@ struct EventHubTests {
     @Test("subscribers cancelled while events are published: neither side waits for the other (an SSE client going away once deadlocked the run)")
     func cancelWhilePublishing() async throws {
         let hub = EventHub(subscriberBuffer: 4)
-        let publishing = Shared(true)
-        let rounds = Shared(0)
+        let publishing = Mutex(true)
+        let rounds = Mutex(0)
         // Publisher and canceller on threads of their own: were they to deadlock, the test
         // would still end (and fail) instead of hanging the concurrency pool.
         Thread.detachNewThread {
-            while publishing.current { hub.publish(StatusEvent(.runNote(message: "tick"))) }
+            while publishing.withLock({ $0 }) { hub.publish(StatusEvent(.runNote(message: "tick"))) }
         }
         Thread.detachNewThread {
             for _ in 0..<500 {
@@ -93,8 +94,9 @@ struct EventHubTests {
         }
         // The hub is not touched until the rounds are done: in a deadlock its lock is held for good.
         let deadline = ContinuousClock.now + .seconds(30)
-        while rounds.current < 500, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        try #require(rounds.current == 500, "publishing and cancelling deadlocked: \(rounds.current) of 500 subscribers cancelled in 30 s")
+        while rounds.withLock({ $0 }) < 500, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let cancelled = rounds.withLock { $0 }
+        try #require(cancelled == 500, "publishing and cancelling deadlocked: \(cancelled) of 500 subscribers cancelled in 30 s")
         let published = hub.lastID
         try await Task.sleep(for: .milliseconds(100))
         #expect(hub.lastID > published, "publishing stopped")

@@ -2,6 +2,7 @@ import Foundation
 import OnairEngine
 import OnairTestSupport
 import Testing
+import Synchronization
 
 /// Names of packets, `K0 v1 a2` style.
 private func names(_ packets: [TestPacket]) -> [String] {
@@ -227,7 +228,7 @@ struct PacketQueueTests {
     @Test("close wakes a consumer blocked in pop on another thread")
     func closeWakesPop() {
         let queue = PacketQueue<TestPacket>(capacityBytes: 100)
-        let outcome = Shared<(returned: Bool, packet: TestPacket?)>((false, nil))
+        let outcome = Mutex<(returned: Bool, packet: TestPacket?)>((false, nil))
         let done = DispatchSemaphore(value: 0)
         let start = ContinuousClock.now
         Thread.detachNewThread {
@@ -236,11 +237,11 @@ struct PacketQueueTests {
             done.signal()
         }
         Thread.sleep(forTimeInterval: 0.1)
-        #expect(!outcome.current.returned)
+        #expect(!outcome.withLock { $0 }.returned)
         queue.close()
         #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(outcome.current.returned)
-        #expect(outcome.current.packet == nil)
+        #expect(outcome.withLock { $0 }.returned)
+        #expect(outcome.withLock { $0 }.packet == nil)
         #expect(ContinuousClock.now - start < .seconds(30))
         #expect(queue.isClosed)
     }
@@ -248,7 +249,7 @@ struct PacketQueueTests {
     @Test("a push wakes a consumer blocked in pop")
     func pushWakesPop() {
         let queue = PacketQueue<TestPacket>(capacityBytes: 100)
-        let outcome = Shared<TestPacket?>(nil)
+        let outcome = Mutex<TestPacket?>(nil)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let packet = queue.pop(timeout: .seconds(60))
@@ -258,7 +259,7 @@ struct PacketQueueTests {
         Thread.sleep(forTimeInterval: 0.05)
         queue.push(.keyframe(7))
         #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(outcome.current == .keyframe(7))
+        #expect(outcome.withLock { $0 } == .keyframe(7))
     }
 
     @Test("a closed queue drains what it holds, then returns nil and ignores pushes")
@@ -277,8 +278,8 @@ struct PacketQueueTests {
     func producerAndConsumer() {
         let total = 10_000
         let queue = PacketQueue<OwnedPacket>(capacityBytes: 30_000)
-        let received = Shared<[Int]>([])
-        let intact = Shared(true)
+        let received = Mutex<[Int]>([])
+        let intact = Mutex(true)
         let finished = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             var ids: [Int] = []
@@ -298,9 +299,9 @@ struct PacketQueueTests {
             queue.close()
         }
         #expect(finished.wait(timeout: .now() + 60) == .success)
-        let ids = received.current
+        let ids = received.withLock { $0 }
         #expect(ids.count + queue.droppedPackets == total)
-        #expect(intact.current)
+        #expect(intact.withLock { $0 })
         #expect(resumesOnKeyframes(ids: ids) { $0 % 90 == 0 })
     }
 }

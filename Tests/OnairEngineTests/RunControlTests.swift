@@ -5,6 +5,7 @@ import OnairPlanner
 import OnairTestSupport
 import OnairValidation
 import Testing
+import Synchronization
 
 /// A pipeline run in this process, watched and steered only through ``RunControl``: a red and
 /// a blue camera (test sources), a combination whose avatar is not a picture, a recording that
@@ -83,25 +84,25 @@ final class ControlledRun {
 }
 
 /// Collects a subscription's events on a task.
-final class EventCollector: @unchecked Sendable {
-    private let events = Shared<[RunEvent]>([])
-    private let finished = Shared(false)
+final class EventCollector: Sendable {
+    private let events = Mutex<[RunEvent]>([])
+    private let finished = Mutex(false)
 
     init(_ subscription: EventSubscription) {
-        Task.detached { [events, finished] in
+        Task.detached { [self] in
             for await event in subscription { events.withLock { $0.append(event) } }
             finished.withLock { $0 = true }
         }
     }
 
-    var all: [RunEvent] { events.current }
+    var all: [RunEvent] { events.withLock { $0 } }
 
     /// Waits for the subscription to end (without blocking a thread of the concurrency pool,
     /// which the collecting task needs).
     func waitForEnd(timeout: Duration) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while !finished.current, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        return finished.current
+        while !finished.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return finished.withLock { $0 }
     }
 }
 

@@ -3,6 +3,7 @@ import OnairConfig
 import OnairEngine
 import OnairHTTP
 import OnairTestSupport
+import Synchronization
 import Testing
 
 /// Starts a server for `run` on 127.0.0.1 (a free port), hands `body` its base URL
@@ -90,7 +91,7 @@ struct APIServerTests {
             let reply = try await HTTP.send(base + "/api/v1/stop", method: "POST")
             #expect(reply.status == 202)
             #expect(try reply.decode(RunStatus.self).state == .draining)
-            #expect(run.stops.current == 1)
+            #expect(run.stops.withLock { $0 } == 1)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import OnairEngine
 import OnairHTTP
 import OnairTestSupport
+import Synchronization
 import Testing
 
 @Suite("GET /metrics: Prometheus text format, Prometheus naming")

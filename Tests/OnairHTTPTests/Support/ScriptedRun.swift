@@ -1,17 +1,18 @@
 import Foundation
 import OnairEngine
 import OnairTestSupport
+import Synchronization
 
 /// A `RunControl` whose answers a test sets: what the API handlers are checked against before
 /// a real run serves them (the end-to-end tests in OnairRunTests do that).
 final class ScriptedRun: RunControl, @unchecked Sendable {
     let pipeline = "show"
     let hub = EventHub(historyCapacity: 50)
-    let current = Shared(ScriptedRun.sampleStatus)
-    let ready = Shared(Readiness(ready: true, reasons: []))
-    let stops = Shared(0)
+    let current = Mutex(ScriptedRun.sampleStatus)
+    let ready = Mutex(Readiness(ready: true, reasons: []))
+    let stops = Mutex(0)
     /// Set to make previews fail (nil: a picture).
-    let previewProblem = Shared<PreviewError?>(nil)
+    let previewProblem = Mutex<PreviewError?>(nil)
 
     static let sampleStatus = RunStatus(
         pipeline: "show", state: .live, startedAt: Date(timeIntervalSince1970: 1_800_000_000), elapsed: .seconds(42),
@@ -38,12 +39,12 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
                 lastError: "Connection refused"),
         ])
 
-    func status() async -> RunStatus { current.current }
-    func readiness() async -> Readiness { ready.current }
+    func status() async -> RunStatus { current.withLock { $0 } }
+    func readiness() async -> Readiness { ready.withLock { $0 } }
     func subscribe(after lastEventID: UInt64?) -> EventSubscription { hub.subscribe(after: lastEventID) }
 
     func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus {
-        let choices = current.current.overlays
+        let choices = current.withLock { $0 }.overlays
         guard let choice = choices.first(where: { $0.name == name || String($0.number) == name }) else {
             throw .unknown(name: name, suggestion: name == "keyd" ? "did you mean 'keyed'?" : nil)
         }
@@ -69,8 +70,8 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
     )!
 
     func preview(of destination: String) async throws(PreviewError) -> PreviewPicture {
-        if let problem = previewProblem.current { throw problem }
-        guard current.current.destinations.contains(where: { $0.name == destination }) else { throw .unknownDestination(destination) }
+        if let problem = previewProblem.withLock({ $0 }) { throw problem }
+        guard current.withLock({ $0 }).destinations.contains(where: { $0.name == destination }) else { throw .unknownDestination(destination) }
         return PreviewPicture(destination: destination, rendition: "r0", jpeg: Self.jpeg, width: 8, height: 8, capturedAt: Date())
     }
 }

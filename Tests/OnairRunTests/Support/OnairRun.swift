@@ -1,5 +1,6 @@
 import Foundation
 import OnairTestSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -226,15 +227,15 @@ final class OnairRun: @unchecked Sendable {
 /// Samples a run's resident memory every `interval` on its own thread until stopped.
 final class MemorySampler: @unchecked Sendable {
     /// (seconds since start, bytes).
-    private let samples = Shared<[(seconds: Double, bytes: Int)]>([])
-    private let running = Shared(true)
+    private let samples = Mutex<[(seconds: Double, bytes: Int)]>([])
+    private let running = Mutex(true)
     private let done = DispatchSemaphore(value: 0)
 
     init(_ run: OnairRun, interval: TimeInterval = 0.5) {
         let start = Date()
-        Thread.detachNewThread { [samples, running, done] in
+        Thread.detachNewThread { [self] in
             // Not past the child's exit: its PID may be given to another process.
-            while running.current, run.child.isRunning {
+            while running.withLock({ $0 }), run.child.isRunning {
                 if let bytes = run.residentBytes {
                     samples.withLock { $0.append((Date().timeIntervalSince(start), bytes)) }
                 }
@@ -252,6 +253,6 @@ final class MemorySampler: @unchecked Sendable {
             return running
         }
         if wasRunning { _ = done.wait(timeout: .now() + 5) }
-        return samples.current
+        return samples.withLock { $0 }
     }
 }
