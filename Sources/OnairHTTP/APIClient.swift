@@ -1,5 +1,6 @@
 import Foundation
 import OnairEngine
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -37,19 +38,19 @@ public struct APIClient: Sendable {
     }
 
     /// `GET /api/v1/status`.
-    public func status(timeout: TimeInterval = 5) throws(Failure) -> RunStatus {
-        try decode(RunStatus.self, from: send("GET", "api/v1/status", timeout: timeout))
+    public func status(timeout: TimeInterval = 5) async throws(Failure) -> RunStatus {
+        try decode(RunStatus.self, from: await send("GET", "api/v1/status", timeout: timeout))
     }
 
     /// `POST /api/v1/overlay`: the status once `name` is on air.
-    public func switchOverlay(to name: String, timeout: TimeInterval = 30) throws(Failure) -> RunStatus {
+    public func switchOverlay(to name: String, timeout: TimeInterval = 30) async throws(Failure) -> RunStatus {
         let body: Data
         do {
             body = try JSONEncoder().encode(["name": name])
         } catch {
             throw .unreadable("\(error)")
         }
-        return try decode(RunStatus.self, from: send("POST", "api/v1/overlay", body: body, timeout: timeout))
+        return try decode(RunStatus.self, from: await send("POST", "api/v1/overlay", body: body, timeout: timeout))
     }
 
     private func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws(Failure) -> Value {
@@ -61,7 +62,7 @@ public struct APIClient: Sendable {
     }
 
     /// One request, waited for at most `timeout`; the body of a 2xx answer.
-    private func send(_ method: String, _ path: String, body: Data? = nil, timeout: TimeInterval) throws(Failure) -> Data {
+    private func send(_ method: String, _ path: String, body: Data? = nil, timeout: TimeInterval) async throws(Failure) -> Data {
         var request = URLRequest(url: base.appendingPathComponent(path), timeoutInterval: timeout)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -70,54 +71,73 @@ public struct APIClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         if let token { request.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization") }
-        let answer = Exchange()
-        let session = URLSession(configuration: .ephemeral, delegate: answer, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: request) { data, response, error in
-            answer.finish(data: data, response: response as? HTTPURLResponse, error: error)
-        }
-        task.resume()
-        guard answer.done.wait(timeout: .now() + timeout + 1) == .success else {
-            task.cancel()
+        let exchange = Exchange()
+        guard let answer = await exchange.answer(to: request, within: .seconds(timeout + 1)) else {
             throw .unreachable("no answer within \(Int(timeout)) s")
         }
-        let (data, response, error) = answer.result
-        if answer.challenged {
+        if exchange.challenged {
             throw .refused(
                 status: 401,
                 message: token == nil
                     ? "the run asks for its token; give the pipeline http: {token: …} and set it here too" : "the run refused the token")
         }
-        if let error { throw .unreachable(error.localizedDescription) }
-        guard let response else { throw .unreachable("no HTTP answer") }
-        let payload = data ?? Data()
-        guard (200..<300).contains(response.statusCode) else {
+        if let failure = answer.failure { throw .unreachable(failure) }
+        guard let status = answer.status else { throw .unreachable("no HTTP answer") }
+        let payload = answer.data ?? Data()
+        guard (200..<300).contains(status) else {
             let message = (try? JSONDecoder().decode([String: String].self, from: payload))?["error"]
-            throw .refused(status: response.statusCode, message: message ?? "HTTP \(response.statusCode)")
+            throw .refused(status: status, message: message ?? "HTTP \(status)")
         }
         return payload
     }
 }
 
-/// One request's outcome, handed from URLSession's queue to the waiting caller.
+/// One request and what came back, from URLSession's queue to the awaiting caller.
 ///
 /// A 401 arrives as an authentication challenge, which is refused: on Linux, URLSession left
 /// to its default handling of a challenge it has no credentials for never completes the task.
-private final class Exchange: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    let done = DispatchSemaphore(value: 0)
-    private(set) var result: (Data?, HTTPURLResponse?, (any Error)?) = (nil, nil, nil)
-    private(set) var challenged = false
+private final class Exchange: NSObject, URLSessionTaskDelegate, Sendable {
+    /// What URLSession handed the completion handler: the body, the HTTP status, or why not.
+    struct Answer: Sendable {
+        var data: Data?
+        var status: Int?
+        var failure: String?
+    }
+
+    private let challenge = Mutex(false)
+
+    /// Whether the server asked for credentials (and was refused them).
+    var challenged: Bool { challenge.withLock { $0 } }
+
+    /// Sends `request` and waits for its answer: nil when none came within `timeout` (the
+    /// request is then cancelled).
+    func answer(to request: URLRequest, within timeout: Duration) async -> Answer? {
+        let session = URLSession(configuration: .ephemeral, delegate: self, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let (answers, feed) = AsyncStream.makeStream(of: Answer.self, bufferingPolicy: .bufferingNewest(1))
+        let task = session.dataTask(with: request) { data, response, error in
+            feed.yield(Answer(data: data, status: (response as? HTTPURLResponse)?.statusCode, failure: error?.localizedDescription))
+            feed.finish()
+        }
+        task.resume()
+        let answer = await withTaskGroup(of: Answer?.self) { group in
+            group.addTask { await answers.first { _ in true } }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+        if answer == nil { task.cancel() }
+        return answer
+    }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        challenged = true
+        self.challenge.withLock { $0 = true }
         completionHandler(.cancelAuthenticationChallenge, nil)
-    }
-
-    func finish(data: Data?, response: HTTPURLResponse?, error: (any Error)?) {
-        result = (data, response, error)
-        done.signal()
     }
 }

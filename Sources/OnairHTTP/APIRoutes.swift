@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOConcurrencyHelpers
+import Synchronization
 import OnairEngine
 
 /// Every endpoint of a run's HTTP API (see `docs/openapi.yaml`), bound to one ``RunControl``.
@@ -121,15 +121,15 @@ struct APIRoutes: Sendable {
 /// (a closing connection's handlers, on event loop threads that live as long as the process)
 /// must not keep the ended run, its workers and its event history alive until the process exits.
 final class ControlHandle: Sendable {
-    private let current: NIOLockedValueBox<(any RunControl)?>
+    private let current: Mutex<(any RunControl)?>
 
     init(_ control: any RunControl) {
-        current = NIOLockedValueBox(control)
+        current = Mutex(control)
     }
 
     /// The run; a 503 once the server has stopped.
     func run() throws -> any RunControl {
-        guard let control = current.withLockedValue({ $0 }) else {
+        guard let control = current.withLock({ $0 }) else {
             throw HTTPError(.serviceUnavailable, message: "the run's API has stopped")
         }
         return control
@@ -137,7 +137,7 @@ final class ControlHandle: Sendable {
 
     /// Lets go of the run.
     func release() {
-        current.withLockedValue { $0 = nil }
+        current.withLock { $0 = nil }
     }
 }
 

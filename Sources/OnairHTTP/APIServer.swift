@@ -1,10 +1,10 @@
 import Foundation
 import Hummingbird
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import OnairConfig
 import OnairEngine
+import Synchronization
 
 /// The HTTP side of a running pipeline: its API, Prometheus metrics, health probes and
 /// dashboard, served by Hummingbird over the run's ``RunControl``.
@@ -56,7 +56,7 @@ public final class APIServer: Sendable {
     private let control: ControlHandle
     private let settings: Settings
     private let redact: @Sendable (String) -> String
-    private let running = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    private let running = Mutex<Task<Void, Never>?>(nil)
 
     /// A server for `control`; `redact` is applied to every text answered (the run's stream
     /// keys; the token is added to it here).
@@ -85,7 +85,7 @@ public final class APIServer: Sendable {
                 bound.resolve(.failure("\(error)"))
             }
         }
-        running.withLockedValue { $0 = task }
+        running.withLock { $0 = task }
         switch await bound.value {
         case .success(let port):
             return ListenAddress(host: settings.listen.host, port: port)
@@ -98,12 +98,7 @@ public final class APIServer: Sendable {
     /// Stops listening and ends every open request (event streams included); returns once the
     /// server is down, or after `timeout` whatever it is doing.
     public func stop(timeout: Duration = .seconds(2)) async {
-        guard
-            let task = running.withLockedValue({ current -> Task<Void, Never>? in
-                defer { current = nil }
-                return current
-            })
-        else { return }
+        guard let task = running.withLock({ $0.take() }) else { return }
         task.cancel()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await task.value }
@@ -139,10 +134,10 @@ private final class BindOutcome: Sendable {
         case failure(String)
     }
 
-    private let state = NIOLockedValueBox<(result: Result?, waiters: [CheckedContinuation<Result, Never>])>((nil, []))
+    private let state = Mutex<(result: Result?, waiters: [CheckedContinuation<Result, Never>])>((nil, []))
 
     func resolve(_ result: Result) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Result, Never>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Result, Never>] in
             guard state.result == nil else { return [] }
             state.result = result
             defer { state.waiters = [] }
@@ -154,7 +149,7 @@ private final class BindOutcome: Sendable {
     var value: Result {
         get async {
             await withCheckedContinuation { continuation in
-                let ready = state.withLockedValue { state -> Result? in
+                let ready = state.withLock { state -> Result? in
                     if let result = state.result { return result }
                     state.waiters.append(continuation)
                     return nil

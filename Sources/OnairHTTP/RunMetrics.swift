@@ -1,8 +1,8 @@
 import Foundation
 import Metrics
-import NIOConcurrencyHelpers
 import OnairEngine
 import Prometheus
+import Synchronization
 
 /// The run's Prometheus metrics (`GET /metrics`), brought up to date from a status snapshot at
 /// each scrape: nothing is spent between scrapes.
@@ -15,13 +15,13 @@ import Prometheus
 final class RunMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    private let state = NIOLockedValueBox(Seen())
+    private let state = Mutex(Seen())
 
-    /// What the counters were last brought to, by series. Only touched under `state`'s lock
-    /// (the metric objects are swift-metrics handlers, themselves thread-safe).
-    private struct Seen: @unchecked Sendable {
+    /// What the counters were last brought to, by series, and each series' metric object
+    /// (swift-metrics handlers, themselves thread-safe).
+    private struct Seen {
         var counters: [String: Double] = [:]
-        var metrics: [String: AnyObject] = [:]
+        var metrics: [String: any AnyObject & Sendable] = [:]
     }
 
     init() {
@@ -91,7 +91,7 @@ final class RunMetrics: Sendable {
 
     /// The Prometheus text exposition after bringing every metric up to `status`.
     func exposition(of status: RunStatus) -> String {
-        state.withLockedValue { seen in
+        state.withLock { seen in
             update(&seen, from: status)
             return Self.documented(registry.emitToString())
         }
@@ -198,7 +198,7 @@ final class RunMetrics: Sendable {
     }
 
     /// The series' metric object, made on its first scrape.
-    private static func metric<Metric: AnyObject>(_ seen: inout Seen, _ key: String, make: () -> Metric) -> Metric {
+    private static func metric<Metric: AnyObject & Sendable>(_ seen: inout Seen, _ key: String, make: () -> Metric) -> Metric {
         if let existing = seen.metrics[key] as? Metric { return existing }
         let made = make()
         seen.metrics[key] = made

@@ -3,7 +3,7 @@ import Foundation
 
 /// `onair`: YAML pipelines in, live broadcasts out.
 @main
-struct Onair: ParsableCommand {
+struct Onair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "onair",
         abstract: "Turn YAML pipelines into live broadcasts.",
@@ -16,7 +16,7 @@ struct Onair: ParsableCommand {
     )
 
     /// Runs the command line; usage errors exit with 2, as documented.
-    static func main() {
+    static func main() async {
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()
@@ -24,7 +24,11 @@ struct Onair: ParsableCommand {
             exit(reporting: error)
         }
         do {
-            try command.run()
+            if var running = command as? any AsyncParsableCommand {
+                try await running.run()
+            } else {
+                try command.run()
+            }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch where exitCode(for: error) == .success {

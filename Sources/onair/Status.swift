@@ -5,7 +5,7 @@ import OnairEngine
 
 /// `onair status NAME`: what a running pipeline is doing, from its HTTP API — the terminal's
 /// status block, or the API's JSON.
-struct Status: ParsableCommand {
+struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what a running pipeline is doing.",
         discussion: "Exit 0 with the status, 1 when no run of NAME is running or it did not answer, 2 on usage errors.")
@@ -18,11 +18,11 @@ struct Status: ParsableCommand {
     @Flag(help: "Print the API's JSON (GET /api/v1/status) instead of the status block.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let running = try RunningPipeline(name, project: projectOptions)
         let status: RunStatus
         do {
-            status = try running.client.status()
+            status = try await running.client.status()
         } catch {
             throw RunningPipeline.fail(error)
         }

@@ -6,7 +6,7 @@ import OnairHTTP
 /// `onair switch NAME COMBINATION`: puts another overlay combination on air in a pipeline that
 /// `onair run` is running (from another terminal, a script, a control surface), through the
 /// run's HTTP API.
-struct Switch: ParsableCommand {
+struct Switch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put another overlay combination on air in a running pipeline.",
         discussion: "Exit 0 when it is on air, 1 when the run refused (the reply says why) or no run of NAME is running, 2 on usage errors."
@@ -20,11 +20,11 @@ struct Switch: ParsableCommand {
     @Argument(help: "The overlay combination to put on air: its name, or its number in the pipeline.")
     var overlay: String
 
-    func run() throws {
+    func run() async throws {
         let running = try RunningPipeline(name, project: projectOptions)
         do {
             // A switch opens the new combination's inputs first: allow it time.
-            let status = try running.client.switchOverlay(to: overlay, timeout: 30)
+            let status = try await running.client.switchOverlay(to: overlay, timeout: 30)
             print("on air: \(status.overlay ?? overlay)")
         } catch {
             throw RunningPipeline.fail(error)
