@@ -14,7 +14,7 @@ public enum AutoQuality {
 
     /// Measures and picks a rung for every destination of `plan` that has a ladder; none when
     /// it has none.
-    public static func pick(for plan: PipelinePlan, keys: StreamKeys, duration: Duration = duration, uplink: Uplink = Uplink()) -> [RungChoice] {
+    public static func pick(for plan: PipelinePlan, keys: StreamKeys, duration: Duration = duration, uplink: Uplink = Uplink()) async -> [RungChoice] {
         guard plan.outputs.contains(where: { $0.ladder != nil }) else { return [] }
         let targets = ProbeTarget.targets(of: plan, keys: keys) { output in
             QualityFit.ceiling(for: output.ladder?.rungs.first?.bitrate ?? output.bitrate)
@@ -27,7 +27,7 @@ public enum AutoQuality {
             }
             return target
         }
-        let measured = uplink.measure(targets, duration: duration, together: true, redact: keys.redact)
+        let measured = await uplink.measure(targets, duration: duration, together: true, redact: keys.redact)
         return zip(targets, measured).compactMap { target, measurement in
             plan.outputs.first { $0.destination == target.destination }?.ladder.map { RungChoice(ladder: $0, measurement: measurement) }
         }

@@ -71,8 +71,8 @@ public struct ConnectionTest: Sendable {
 
     /// Pushes to every destination for `duration` (together, or one after another) and weighs
     /// each one's presets against what its link sustained.
-    public func run(duration: Duration, together: Bool, uplink: Uplink = Uplink(), redact: @escaping @Sendable (String) -> String) -> ConnectionReport {
-        let measured = uplink.measure(destinations.map(\.target), duration: duration, together: together, redact: redact)
+    public func run(duration: Duration, together: Bool, uplink: Uplink = Uplink(), redact: @escaping @Sendable (String) -> String) async -> ConnectionReport {
+        let measured = await uplink.measure(destinations.map(\.target), duration: duration, together: together, redact: redact)
         let entries = zip(destinations, measured).map { destination, measurement in
             ConnectionReport.Entry(destination: destination, measurement: measurement)
         }

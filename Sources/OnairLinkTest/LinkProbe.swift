@@ -13,14 +13,11 @@ import OnairPlanner
 /// the ceiling over a round trip of 250 ms), so the writer feels the link within a second
 /// rather than after filling megabytes of buffer, and every packet is handed to the socket at
 /// once (`flush_packets`), so what counts as written is what the socket took.
-final class LinkProbe: @unchecked Sendable {
+final class LinkProbe: Sendable {
     let target: ProbeTarget
     private let duration: Double
     private let redact: @Sendable (String) -> String
     private let interruption = Interruption()
-    private let finished = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var outcome: LinkMeasurement?
 
     /// A probe of `target` lasting `duration` once connected; `redact` cleans every message.
     init(_ target: ProbeTarget, duration: Duration, redact: @escaping @Sendable (String) -> String) {
@@ -29,27 +26,33 @@ final class LinkProbe: @unchecked Sendable {
         self.redact = redact
     }
 
-    /// Starts the thread.
-    func start() {
-        let thread = Thread { [self] in
-            let measured = measure()
-            lock.withLock { outcome = measured }
-            finished.signal()
+    /// Measures on a thread of its own (connecting and writing block in libav) and returns
+    /// what it measured.
+    func measurement() async -> LinkMeasurement {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { [self] in continuation.resume(returning: measure()) }
+            thread.name = "onair.linktest.\(target.destination)"
+            thread.start()
         }
-        thread.name = "onair.linktest.\(target.destination)"
-        thread.start()
+    }
+
+    /// Runs `probes` at the same time; their measurements in the order of `probes`.
+    static func measureTogether(_ probes: [LinkProbe]) async -> [LinkMeasurement] {
+        await withTaskGroup(of: (Int, LinkMeasurement).self) { group in
+            for (index, probe) in probes.enumerated() {
+                group.addTask { (index, await probe.measurement()) }
+            }
+            var measured = [LinkMeasurement?](repeating: nil, count: probes.count)
+            for await (index, measurement) in group { measured[index] = measurement }
+            return zip(probes, measured).map { probe, measurement in
+                measurement ?? .failed(probe.target.destination, "the test did not finish")
+            }
+        }
     }
 
     /// Ends the test at once (a blocked connect or write returns).
     func stop() {
         interruption.requestStop()
-    }
-
-    /// Waits for the measurement.
-    func wait() -> LinkMeasurement {
-        finished.wait()
-        finished.signal()
-        return lock.withLock { outcome } ?? .failed(target.destination, "the test did not finish")
     }
 
     private func measure() -> LinkMeasurement {

@@ -1,64 +1,73 @@
 import Foundation
 import OnairEngine
 import OnairPlanner
+import Synchronization
 
 /// Where a run talks to the operator: it follows the run's events and prints them as lines,
 /// and on a terminal keeps a live status block redrawn in place; or JSON lines for machines
-/// (the run's own `stats` events included). Thread-safe.
-final class Console: @unchecked Sendable {
+/// (the run's own `stats` events included). Safe from any task.
+final class Console: Sendable {
     private let format: Run.LogFormat
-    private let lock = NSLock()
     private let live: Bool
     private let color: Bool
-    private var drawnLines = 0
-    private var timer: (any DispatchSourceTimer)?
-    private var lastStatus: RunStatus?
-    private var run: PipelineRun?
-    /// Signalled when the run's event stream has ended and every event was written.
-    private let drained = DispatchSemaphore(value: 0)
+    /// The terminal's settings before the console hid `^C`, restored when the run ends.
+    private let savedTerminal: termios?
+    private let state = Mutex(State())
+
+    /// What is on screen, and what the live block shows.
+    private struct State {
+        var drawnLines = 0
+        /// The status the block shows (nil: no block).
+        var lastStatus: RunStatus?
+        /// The run's dashboard, shown in the block (known once the API serves).
+        var dashboard: String?
+        var terminalRestored = false
+    }
 
     /// Room for events the console has not written yet; more than a run emits in a burst, so
     /// that the log loses nothing (what it would lose is counted and said).
     private static let eventBuffer = 8192
 
-    /// The run's dashboard, shown in the live block (known once the API serves).
-    private var dashboard: String?
-
     init(format: Run.LogFormat) {
         self.format = format
         live = format == .text && Terminal.isInteractive(STDERR_FILENO)
         color = Terminal.wantsColor(fileDescriptor: STDERR_FILENO)
-        if live, isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &savedTerminal) == 0 {
+        var saved = termios()
+        if live, isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &saved) == 0 {
             // Don't echo ^C into the status block; restored when the run ends.
-            var quiet = savedTerminal
+            var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHOCTL)
             tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
-            restoreTerminal = true
+            savedTerminal = saved
+        } else {
+            savedTerminal = nil
         }
     }
 
-    private var savedTerminal = termios()
-    private var restoreTerminal = false
-
     deinit {
-        if restoreTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal) }
+        restoreTerminal()
     }
 
     /// Shows the run's dashboard at `url` in the live block from now on.
     func show(dashboard url: String) {
-        lock.withLock { dashboard = url }
+        state.withLock { $0.dashboard = url }
     }
 
-    /// Follows `run`'s events from its first one until it ends, and on a terminal redraws its
-    /// status block every second.
-    func follow(_ run: PipelineRun) {
-        lock.withLock { self.run = run }
-        let events = run.subscribe(after: 0, buffer: Self.eventBuffer)
-        Task.detached { [self] in
+    /// The run's events from its first one, with room for a burst: subscribe before the run
+    /// starts, then ``follow(_:of:)``.
+    static func events(of run: PipelineRun) -> EventSubscription {
+        run.subscribe(after: 0, buffer: eventBuffer)
+    }
+
+    /// Writes `events` of `run` until they end (with the run), and on a terminal redraws the
+    /// status block every second meanwhile.
+    func follow(_ events: EventSubscription, of run: PipelineRun) async {
+        await withTaskGroup(of: Void.self) { ticker in
+            if live { ticker.addTask { await self.redrawEverySecond(run) } }
             for await numbered in events {
                 // The block names the combination on air: show the new one now, not at the next tick.
                 switch numbered.event.kind {
-                case .overlayApplied, .overlayFailed, .overlayRestored: await refreshStatus()
+                case .overlayApplied, .overlayFailed, .overlayRestored: await refreshStatus(of: run)
                 default: break
                 }
                 write(numbered.event)
@@ -66,26 +75,19 @@ final class Console: @unchecked Sendable {
             if events.dropped > 0 {
                 write(StatusEvent(.runNote(message: "the console could not keep up and skipped \(events.dropped) event(s)")))
             }
-            drained.signal()
+            ticker.cancelAll()
         }
-        guard live else { return }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now() + 1, repeating: 1)
-        // The handler reads the run through `self.run`, which `finish` clears: a tick that is
-        // still queued when the timer is cancelled must not keep the ended run alive.
-        timer.setEventHandler { [self] in
-            guard let run = lock.withLock({ self.run }) else { return }
-            Task {
-                let snapshot = await run.status()
-                lock.withLock {
-                    lastStatus = snapshot
-                    clearBlock()
-                    redraw()
-                }
+    }
+
+    private func redrawEverySecond(_ run: PipelineRun) async {
+        while (try? await Task.sleep(for: .seconds(1))) != nil {
+            let snapshot = await run.status()
+            state.withLock { state in
+                state.lastStatus = snapshot
+                clearBlock(&state)
+                redraw(&state)
             }
         }
-        timer.resume()
-        self.timer = timer
     }
 
     /// Something the operator should know before the run exists (a `run.note` line, text or
@@ -100,30 +102,36 @@ final class Console: @unchecked Sendable {
         line("■ " + text)
     }
 
-    /// Waits until every event of the ended run is written, then leaves the final status
-    /// block (text) behind.
+    /// Leaves the final status block (text) behind, once the run's events are all written.
     func finish(status: RunStatus) {
-        drained.wait()
-        timer?.cancel()
-        if restoreTerminal {
-            tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
-            restoreTerminal = false
+        restoreTerminal()
+        state.withLock { state in
+            clearBlock(&state)
+            state.lastStatus = nil
+            if format == .text {
+                for text in StatusBoard.render(status, color: color, width: 100) { writeError(text) }
+            }
         }
-        lock.lock()
-        clearBlock()
-        lastStatus = nil
-        // The event task may outlive this call by a moment: holding the run, it would tear the
-        // run down on its thread while the process exits.
-        run = nil
-        if format == .text {
-            for text in StatusBoard.render(status, color: color, width: 100) { writeError(text) }
+    }
+
+    private func restoreTerminal() {
+        let first = state.withLock { state in
+            defer { state.terminalRestored = true }
+            return !state.terminalRestored
         }
-        lock.unlock()
+        guard first, var saved = savedTerminal else { return }
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+    }
+
+    /// Brings the live block's status up to date (when one is shown).
+    private func refreshStatus(of run: PipelineRun) async {
+        let snapshot = await run.status()
+        state.withLock { state in if state.lastStatus != nil { state.lastStatus = snapshot } }
     }
 
     private func write(_ event: StatusEvent) {
         if format == .json {
-            lock.withLock { FileHandle.standardOutput.write(Data((event.jsonLine(redact: { $0 }) + "\n").utf8)) }
+            state.withLock { _ in FileHandle.standardOutput.write(Data((event.jsonLine(redact: { $0 }) + "\n").utf8)) }
             return
         }
         switch event.kind {
@@ -142,24 +150,17 @@ final class Console: @unchecked Sendable {
         }
     }
 
-    /// Brings the live block's status up to date (when one is shown).
-    private func refreshStatus() async {
-        guard let run = lock.withLock({ self.run }) else { return }
-        let snapshot = await run.status()
-        lock.withLock { if lastStatus != nil { lastStatus = snapshot } }
-    }
-
     private func writeError(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
     /// Writes a line above the live block.
     private func line(_ text: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        clearBlock()
-        writeError(text)
-        redraw()
+        state.withLock { state in
+            clearBlock(&state)
+            writeError(text)
+            redraw(&state)
+        }
     }
 
     private static let clock: DateFormatter = {
@@ -168,18 +169,18 @@ final class Console: @unchecked Sendable {
         return formatter
     }()
 
-    /// Caller holds the lock.
-    private func clearBlock() {
-        guard live, drawnLines > 0 else { return }
-        FileHandle.standardError.write(Data("\u{1B}[\(drawnLines)A\u{1B}[J".utf8))
-        drawnLines = 0
+    /// Erases the live block (under the lock, as the screen is part of the state).
+    private func clearBlock(_ state: inout State) {
+        guard live, state.drawnLines > 0 else { return }
+        FileHandle.standardError.write(Data("\u{1B}[\(state.drawnLines)A\u{1B}[J".utf8))
+        state.drawnLines = 0
     }
 
-    /// Caller holds the lock.
-    private func redraw() {
-        guard live, let status = lastStatus else { return }
-        let lines = StatusBoard.render(status, color: color, width: 100, dashboard: dashboard)
+    /// Draws the live block below the lines written (under the lock).
+    private func redraw(_ state: inout State) {
+        guard live, let status = state.lastStatus else { return }
+        let lines = StatusBoard.render(status, color: color, width: 100, dashboard: state.dashboard)
         for text in lines { writeError(text) }
-        drawnLines = lines.count
+        state.drawnLines = lines.count
     }
 }

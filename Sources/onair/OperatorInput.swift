@@ -13,32 +13,32 @@ enum OperatorInput {
             }.joined(separator: " · ")
     }
 
-    /// Reads lines from standard input on its own thread until it closes, switching `run`.
-    static func listen(to run: PipelineRun) {
-        // Weakly: the thread waits on standard input until it closes, often after the run has
-        // ended; held strongly, the finished run and all it made stayed allocated until exit.
-        let thread = Thread { [weak run] in
-            while let line = readLine() {
-                guard let run else { return }
-                guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-                if case .failure(let refusal) = run.switchOverlayWaiting(to: line) { run.note(refusal.description) }
+    /// Switches `run` to each combination typed, until standard input closes or the task is
+    /// cancelled (the run has ended).
+    static func steer(_ run: PipelineRun) async {
+        for await line in lines() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            do {
+                _ = try await run.switchOverlay(to: line)
+            } catch {
+                run.note(error.description)
             }
+        }
+    }
+
+    /// Standard input's lines, read on a thread of their own: reading a terminal blocks, which
+    /// a task of the concurrency pool must not. The thread holds only the stream's end: it
+    /// waits on standard input until a line comes or it closes, often after the run has ended,
+    /// and then finds the stream gone and returns.
+    private static func lines() -> AsyncStream<String> {
+        let (lines, feed) = AsyncStream.makeStream(of: String.self)
+        let thread = Thread {
+            while let line = readLine() {
+                if case .terminated = feed.yield(line) { return }
+            }
+            feed.finish()
         }
         thread.name = "onair.operator"
         thread.start()
-    }
-}
-
-extension RunControl {
-    /// ``switchOverlay(to:)`` for a thread outside Swift concurrency (the terminal): waits for
-    /// the outcome.
-    func switchOverlayWaiting(to name: String) -> Result<RunStatus, OverlaySwitchError> {
-        do {
-            return .success(try blockingAwait { try await self.switchOverlay(to: name) })
-        } catch let error as OverlaySwitchError {
-            return .failure(error)
-        } catch {
-            return .failure(.refused(reason: "\(error)"))
-        }
+        return lines
     }
 }

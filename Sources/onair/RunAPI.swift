@@ -3,10 +3,14 @@ import Foundation
 import OnairConfig
 import OnairEngine
 import OnairHTTP
+import ServiceLifecycle
 
 /// The HTTP API of one `onair run`: the server (bound before the run starts) and the
 /// registration in `.onair/run/` through which `onair status` and `onair switch` find it.
-final class RunAPI: Sendable {
+///
+/// As a service of the run's group it serves until the group shuts it down, after the run
+/// (open event streams end with the run), then stops.
+final class RunAPI: Service {
     /// The dashboard's URL, as a client on this machine reaches it (`http://127.0.0.1:PORT/`).
     let url: String
     private let server: APIServer
@@ -14,7 +18,7 @@ final class RunAPI: Sendable {
     private let projectRoot: URL
 
     /// What the server will be: where it listens and the token it asks for.
-    struct Plan {
+    struct Plan: Sendable {
         var settings: APIServer.Settings
 
         /// `--http` over the pipeline's `http: {listen:}`, else 127.0.0.1 on a free port; the
@@ -56,11 +60,11 @@ final class RunAPI: Sendable {
 
     /// Binds the server for `control` and registers the run; on failure prints why and ends
     /// the command with exit status 1 (nothing has gone live yet).
-    init(plan: Plan, control: any RunControl, redact: @escaping @Sendable (String) -> String, projectRoot: URL) throws {
+    init(plan: Plan, control: any RunControl, redact: @escaping @Sendable (String) -> String, projectRoot: URL) async throws {
         let server = APIServer(control: control, settings: plan.settings, redact: redact)
         let bound: ListenAddress
         do {
-            bound = try blockingAwait { try await server.start() }
+            bound = try await server.start()
         } catch {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
@@ -71,7 +75,7 @@ final class RunAPI: Sendable {
         do {
             try registration.write(projectRoot: projectRoot)
         } catch {
-            try? blockingAwait { await server.stop() }
+            await server.stop()
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
@@ -79,10 +83,11 @@ final class RunAPI: Sendable {
         self.projectRoot = projectRoot
     }
 
-    /// Stops serving (open event streams end with the run) and removes the registration.
-    func close() {
+    /// Serves until the group shuts down (or is cancelled), then stops serving and removes
+    /// the registration.
+    func run() async {
+        try? await gracefulShutdown()
         registration.remove(projectRoot: projectRoot)
-        let server = server
-        try? blockingAwait { await server.stop() }
+        await server.stop()
     }
 }

@@ -5,9 +5,10 @@ import OnairEngine
 import OnairLinkTest
 import OnairPlanner
 import OnairValidation
+import ServiceLifecycle
 
 /// `onair test-connection NAME`: measures each network destination's link.
-struct TestConnection: ParsableCommand {
+struct TestConnection: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test-connection",
         abstract: "Measure each network destination's link and say which quality presets fit.",
@@ -35,7 +36,7 @@ struct TestConnection: ParsableCommand {
     @Flag(help: "Measure the destinations one after another instead of together.")
     var separately = false
 
-    func run() throws {
+    func run() async throws {
         guard let milliseconds = Units.duration(duration), milliseconds >= 2000, milliseconds <= 120_000 else {
             throw ValidationError("--duration must be from 2s to 2m, e.g. 10s")
         }
@@ -57,10 +58,16 @@ struct TestConnection: ParsableCommand {
             Terminal.printError("measuring \(test.destinations.map(\.target.destination).joined(separator: ", ")) for \(duration)"
                                 + (separately ? " each, one after another…" : ", together…"))
         }
-        let uplink = Uplink()
-        let signals = SignalHandlers { _ in uplink.stop() }
-        let report = test.run(duration: .milliseconds(milliseconds), together: !separately, uplink: uplink, redact: keys.redact)
-        withExtendedLifetime(signals) {}
+        // Ctrl-C or SIGTERM ends the measurement at once; what was not measured says "stopped".
+        let (together, redact) = (!separately, keys.redact)
+        let report = try await StopSignals.run {
+            let uplink = Uplink()
+            return await withGracefulShutdownHandler {
+                await test.run(duration: .milliseconds(milliseconds), together: together, uplink: uplink, redact: redact)
+            } onGracefulShutdown: {
+                uplink.stop()
+            }
+        }
         print(keys.redact(json ? report.json : report.text))
         if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
     }
