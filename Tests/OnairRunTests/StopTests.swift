@@ -34,19 +34,22 @@ extension EndToEnd {
             return (run, live.min()!)
         }
 
-        @Test("SIGTERM: onair exits 0 within a few seconds and every recording is complete", .timeLimit(.minutes(1)))
-        func terminate() async throws {
+        @Test("SIGTERM or Ctrl-C (SIGINT): onair drains, exits 0 within a few seconds, and every recording is complete",
+              .timeLimit(.minutes(1)), arguments: [SIGTERM, SIGINT])
+        func terminate(by signal: Int32) async throws {
             let project = try Self.project()
             defer { project.remove() }
             let (run, live) = try await Self.startLive(project)
             try await pause(until: live.addingTimeInterval(4))
-            run.send(SIGTERM)
+            run.send(signal)
             let signalled = Date()
             let output = await run.finish(timeout: .seconds(15))
             let exitedAfter = seconds(from: signalled, to: Date())
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
             #expect(exitedAfter < 5, "onair took \(exitedAfter) s to stop")
             #expect(run.events.last { $0.event == "run.stopped" }?.reason == "completed")
+            let notes = run.events.filter { $0.event == "run.note" }.compactMap(\.message)
+            #expect(notes.contains("stopping… (Ctrl-C again to stop at once)") && !notes.contains("stopping at once"), "\(notes)")
             #expect(run.states(of: "ts").last == "stopped" && run.states(of: "mkv").last == "stopped" && run.states(of: "mp4").last == "stopped")
 
             let wasLive = seconds(from: live, to: signalled)
@@ -60,6 +63,90 @@ extension EndToEnd {
                 let duration = await OwnThread.run { [path = project.file(recording).path] in FFprobe.duration(of: path) }
                 #expect(duration.map { abs($0 - wasLive) <= 1 } == true, "\(recording): container duration \(String(describing: duration))")
             }
+        }
+
+        /// The drain is made to last: the ingest's link carries 300 kb/s of the 800 kb/s sent,
+        /// so the destination still has seconds to send when the first Ctrl-C comes, and the run
+        /// waits its send budget (under 1.5 s) before it cuts it off. The second Ctrl-C comes
+        /// within that.
+        @Test("a second Ctrl-C while the run drains stops it at once: exit 4",
+              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
+        func interruptTwice() async throws {
+            let link = try await OwnThread.run { try ShapedLink(rate: 300_000) }
+            defer { link.stop() }
+            let project = try RunProject(destinations: [
+                ("ingest", "{kind: url, url: \"\(link.ingest.url(stream: "{key}"))\", key: {env: KEY_INGEST}}"),
+            ])
+            defer { project.remove() }
+            let run = try OnairRun(project, keys: ["KEY_INGEST": "stop-twice"], arguments: ["--duration", "60s"])
+            defer { run.child.terminate(grace: .seconds(2)) }
+            try #require(await run.waitFor("live", of: "ingest", timeout: .seconds(20)) != nil, "never live: \(run.child.stderrSoFar)")
+            try await Task.sleep(for: .seconds(3))
+            run.send(SIGINT)
+            let draining = await run.waitForEvent(timeout: .seconds(5)) { $0.message == "stopping… (Ctrl-C again to stop at once)" }
+            try #require(draining != nil, "no note after the first Ctrl-C: \(run.events.map(\.event))")
+            try await Task.sleep(for: .milliseconds(200))
+            run.send(SIGINT)
+            let output = await run.finish(timeout: .seconds(15))
+            #expect(output.status == 4 && !output.signaled && !output.timedOut, "\(output)")
+            #expect(run.events.contains { $0.message == "stopping at once" }, "\(run.events.compactMap(\.message))")
+            #expect(run.events.last { $0.event == "run.stopped" }?.reason == "aborted")
+        }
+
+        /// A project streaming to `silent`, an ingest that accepts the connection and never
+        /// answers: a measurement of it waits in the RTMP handshake for its connect timeout
+        /// (20 s) unless stopped.
+        static func project(measuring silent: SilentTCPPeer, quality: String? = nil) throws -> RunProject {
+            try RunProject(destinations: [
+                ("ingest", "{kind: url, url: \"rtmp://127.0.0.1:\(silent.port)/live/{key}\", key: {env: KEY_INGEST}, "
+                    + "retry: {connect_timeout: 20s}}"),
+            ], quality: quality, presets: linkPresets)
+        }
+
+        /// Whether `silent` accepted a connection within 15 s.
+        static func connected(_ silent: SilentTCPPeer) async throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(15)
+            while silent.connections == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            return silent.connections > 0
+        }
+
+        @Test("Ctrl-C during the quality: auto measurement ends it at once: nothing goes live, exit 0", .timeLimit(.minutes(1)))
+        func interruptMeasurement() async throws {
+            // It accepts the connection and never answers: the measurement waits in the RTMP
+            // handshake until its connect timeout (20 s), unless stopped.
+            let silent = try SilentTCPPeer()
+            defer { silent.stop() }
+            let project = try Self.project(measuring: silent, quality: "{auto: [540p30, 360p30]}")
+            defer { project.remove() }
+            let run = try OnairRun(project, keys: ["KEY_INGEST": "measured"], arguments: ["--duration", "60s"])
+            defer { run.child.terminate(grace: .seconds(2)) }
+            try #require(try await Self.connected(silent), "the measurement never connected: \(run.child.stderrSoFar)")
+            run.send(SIGINT)
+            let signalled = ContinuousClock.now
+            let output = await run.finish(timeout: .seconds(15))
+            #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
+            #expect(ContinuousClock.now - signalled < .seconds(5), "the measurement was not cut short")
+            #expect(!run.events.contains { $0.event == "run.started" }, "\(run.events.map(\.event))")
+        }
+
+        @Test("Ctrl-C during test-connection ends the measurement at once; what was not measured says so (exit 3)",
+              .timeLimit(.minutes(1)))
+        func interruptTestConnection() async throws {
+            guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
+            let silent = try SilentTCPPeer()
+            defer { silent.stop() }
+            let project = try Self.project(measuring: silent)
+            defer { project.remove() }
+            let child = try Subprocess(binary, ["test-connection", RunProject.pipeline, "--project", project.path, "--duration", "10s"],
+                                       environment: OnairRun.environment(keys: ["KEY_INGEST": "measured"]))
+            try #require(try await Self.connected(silent), "the test never connected: \(child.stderrSoFar)")
+            child.send(SIGINT)
+            let signalled = ContinuousClock.now
+            let exited = await child.exited(within: .seconds(15))
+            let output = child.output()
+            #expect(exited && output.status == 3 && !output.signaled, "\(output)")
+            #expect(ContinuousClock.now - signalled < .seconds(5), "the measurement was not cut short")
+            #expect(output.stdout.contains("stopped"), "\(output)")
         }
 
         /// Recordings reach the file packet by packet: a `.ts` loses only what was still being
