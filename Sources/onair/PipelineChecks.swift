@@ -1,35 +1,23 @@
-import Dispatch
 import Foundation
 import OnairConfig
 import OnairPlanner
 import OnairValidation
 
-/// Pipelines being checked on other threads (as many at once as there are cores) while the
-/// caller goes on, for instance decoding the next ones.
-final class PipelineChecks: @unchecked Sendable {
-    private let group = DispatchGroup()
-    private let lock = NSLock()
-    /// The findings, in the order the checks were started.
-    private var slots: [PipelineFindings?] = []
+/// Pipelines being checked on the concurrency pool (as many at once as there are cores) while
+/// the caller goes on, for instance decoding the next ones.
+final class PipelineChecks {
+    /// The checks, in the order they were started.
+    private var running: [Task<PipelineFindings, Never>] = []
 
     /// Starts checking `pipeline`.
     func start(_ pipeline: PipelineSpec, planner: CheckedPlanner) {
-        let index = locked { slots.append(nil); return slots.count - 1 }
-        DispatchQueue.global().async(group: group) {
-            let findings = planner.findings(for: pipeline)
-            self.locked { self.slots[index] = findings }
-        }
+        running.append(Task.detached { planner.findings(for: pipeline) })
     }
 
     /// Waits for every check started, and returns their findings in the order they were started.
-    func finish() -> [PipelineFindings] {
-        group.wait()
-        return locked { slots.compactMap { $0 } }
-    }
-
-    private func locked<R>(_ body: () -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+    func finish() async -> [PipelineFindings] {
+        var findings: [PipelineFindings] = []
+        for check in running { findings.append(await check.value) }
+        return findings
     }
 }

@@ -5,7 +5,7 @@ import OnairPlanner
 import OnairValidation
 
 /// `onair validate`: every problem in the project, at once, with locations and fixes.
-struct Validate: ParsableCommand {
+struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check pipelines and presets; report every problem with file:line:column.",
         discussion: "Exit 0 when valid, 1 on errors (and on warnings with --strict), 2 on usage errors.")
@@ -23,12 +23,12 @@ struct Validate: ParsableCommand {
     @Flag(help: "Treat warnings as errors.")
     var strict = false
 
-    func run() throws {
+    func run() async throws {
         let log = DiagnosticLog()
         var checked = 0
         var texts: [String: String] = [:]
         for check in try checks() {
-            // Each pipeline is checked on another thread as soon as it is decoded.
+            // Each pipeline is checked on the concurrency pool as soon as it is decoded.
             let checks = PipelineChecks()
             var planner: CheckedPlanner?
             let loaded = try check.options.load(only: check.names, extraPipelineFiles: check.files, log: log) { pipeline, catalogue in
@@ -44,7 +44,7 @@ struct Validate: ParsableCommand {
                 log.error("no-pipelines", "no pipeline files (*.yaml) in \(folder)", at: .start(of: folder),
                           suggestion: "run onair in the project folder, or pass the project folder or a pipeline file")
             }
-            for findings in checks.finish() {
+            for findings in await checks.finish() {
                 findings.report(into: log)
             }
             checked += loaded.project.pipelineNames.count
