@@ -225,34 +225,32 @@ final class OnairRun: @unchecked Sendable {
 }
 
 /// Samples a run's resident memory every `interval` on its own thread until stopped.
-final class MemorySampler: @unchecked Sendable {
-    /// (seconds since start, bytes).
-    private let samples = Mutex<[(seconds: Double, bytes: Int)]>([])
-    private let running = Mutex(true)
-    private let done = DispatchSemaphore(value: 0)
+final class MemorySampler: Sendable {
+    /// Whether it still samples, and the samples: (seconds since start, bytes).
+    private let state = Mutex((running: true, samples: [(seconds: Double, bytes: Int)]()))
 
     init(_ run: OnairRun, interval: TimeInterval = 0.5) {
         let start = Date()
         Thread.detachNewThread { [self] in
             // Not past the child's exit: its PID may be given to another process.
-            while running.withLock({ $0 }), run.child.isRunning {
-                if let bytes = run.residentBytes {
-                    samples.withLock { $0.append((Date().timeIntervalSince(start), bytes)) }
+            while run.child.isRunning {
+                let bytes = run.residentBytes
+                let sampling = state.withLock { state in
+                    if state.running, let bytes { state.samples.append((Date().timeIntervalSince(start), bytes)) }
+                    return state.running
                 }
+                guard sampling else { return }
                 Thread.sleep(forTimeInterval: interval)
             }
-            done.signal()
         }
     }
 
-    /// Stops sampling (once; later calls just return) and returns the samples.
+    /// Stops sampling (later calls just return the same) and returns the samples.
     @discardableResult
     func stop() -> [(seconds: Double, bytes: Int)] {
-        let wasRunning = running.withLock { running in
-            defer { running = false }
-            return running
+        state.withLock { state in
+            state.running = false
+            return state.samples
         }
-        if wasRunning { _ = done.wait(timeout: .now() + 5) }
-        return samples.withLock { $0 }
     }
 }
