@@ -48,6 +48,9 @@ let package = Package(
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         // C bodies a system library target can't hold (the av_log va_list trampoline).
         .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
+        // Watches libavformat's own calls to connect() and close() (its global offset table's
+        // entries), so that an RTMP output knows the very socket libavformat connected for it.
+        .target(name: "CConnectWatch", dependencies: ["CFFmpeg"]),
         // Per-pixel kernels libavfilter does too slowly for live 1080p (chroma key, auto lighting);
         // plain C on plane pointers, no FFmpeg.
         .target(name: "CFrameKernels"),
@@ -59,7 +62,7 @@ let package = Package(
         // because AVBridge may not depend on the planner, and one value must serve both.
         .target(name: "OnairEncoding", swiftSettings: strictness),
         // Owns every libav pointer; no C type leaves this module.
-        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CFrameKernels", "CSRT", "OnairEncoding"], swiftSettings: strictness),
+        .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CConnectWatch", "CFrameKernels", "CSRT", "OnairEncoding"], swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.
         .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
         // Font files: a family resolved once to the file drawtext loads, text measured from the

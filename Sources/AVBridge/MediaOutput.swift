@@ -9,7 +9,13 @@ public final class MediaOutput {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let interruption: Interruption
     /// The connection written to through an AVIO context of onair's own, if any.
-    private let connection: SRTConnection?
+    private let srtConnection: SRTConnection?
+    /// The TCP connection libavformat made for this output and kept (an RTMP or RTMPS
+    /// ingest's), known for certain: the one it connected on the opening thread, still
+    /// connected as it was made. Nil for a file, an ``SRTConnection``, a protocol of libsrt's,
+    /// and where it can't be watched (see `CConnectWatch`). Its descriptor is valid while the
+    /// output is open.
+    public private(set) var connection: TCPConnection?
     private var streamTimeBases: [TimeBase] = []
     private var opened = false
     private var finished = false
@@ -31,7 +37,7 @@ public final class MediaOutput {
                  interruption: Interruption) throws(LibavError) {
         LibAV.initialize()
         self.interruption = interruption
-        self.connection = connection
+        srtConnection = connection
         try LibavError.check(avformat_alloc_output_context2(&context, nil, format, url), "avformat_alloc_output_context2(\(format))")
         guard let context else { throw LibavError(function: "avformat_alloc_output_context2", code: .outOfMemory) }
         context.pointee.interrupt_callback = interruption.callback
@@ -45,12 +51,16 @@ public final class MediaOutput {
         if let connection {
             context.pointee.pb = try Self.writer(into: connection)
             context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        } else if let url, context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
-            var callback = interruption.callback
-            try LibavError.check(avio_open2(&context.pointee.pb, url, AVIO_FLAG_WRITE, &callback, &dictionary.pointer), "avio_open2")
         }
-        opened = true
-        try LibavError.check(avformat_write_header(context, &dictionary.pointer), "avformat_write_header")
+        // libavformat connects in avio_open2 (RTMP's handshake and publish included), on this thread.
+        self.connection = try ConnectWatch.connection { () throws(LibavError) in
+            if srtConnection == nil, let url, context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+                var callback = interruption.callback
+                try LibavError.check(avio_open2(&context.pointee.pb, url, AVIO_FLAG_WRITE, &callback, &dictionary.pointer), "avio_open2")
+            }
+            opened = true
+            try LibavError.check(avformat_write_header(context, &dictionary.pointer), "avformat_write_header")
+        }
         streamTimeBases = (0..<Int(context.pointee.nb_streams)).map { TimeBase(context.pointee.streams[$0]!.pointee.time_base) }
     }
 
@@ -78,7 +88,7 @@ public final class MediaOutput {
     /// stays open: its owner closes it.
     public func close() {
         guard let context else { return }
-        if connection != nil {
+        if srtConnection != nil {
             if context.pointee.pb != nil {
                 avio_flush(context.pointee.pb)
                 av_freep(&context.pointee.pb.pointee.buffer)
