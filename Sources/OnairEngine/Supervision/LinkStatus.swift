@@ -1,5 +1,6 @@
 /// A connected destination's path as its transport sees it, in its status: from the kernel for
-/// an adaptive RTMP destination, from libsrt for every SRT destination onair connects itself.
+/// an RTMP destination (its own connection's `TCP_INFO`), from libsrt for every SRT destination
+/// onair connects itself.
 public struct LinkStatus: Equatable, Sendable, Codable {
     /// The round trip now, ms (to a tenth: a local link's is under one).
     public var roundTripMilliseconds: Double
@@ -13,25 +14,30 @@ public struct LinkStatus: Equatable, Sendable, Codable {
     /// receiver's latency — media the destination never got. Counted here and in
     /// `onair_destination_srt_dropped_packets_total`.
     public var lateDroppedPackets: Int?
+    /// RTMP: the connection's local address and port (`127.0.0.1:54321`), as `ss` and tcpdump
+    /// show it: what tells two connections to the same ingest apart.
+    public var local: String?
 
     /// A link's status.
     public init(roundTripMilliseconds: Double, minRoundTripMilliseconds: Double, heldMilliseconds: Int, retransmittedPackets: Int? = nil,
-                lateDroppedPackets: Int? = nil) {
+                lateDroppedPackets: Int? = nil, local: String? = nil) {
         self.roundTripMilliseconds = roundTripMilliseconds
         self.minRoundTripMilliseconds = minRoundTripMilliseconds
         self.heldMilliseconds = heldMilliseconds
         self.retransmittedPackets = retransmittedPackets
         self.lateDroppedPackets = lateDroppedPackets
+        self.local = local
     }
 
-    /// The status of a link `sample`, with SRT's counters when known.
-    init(_ sample: LinkSample, retransmittedPackets: Int? = nil, lateDroppedPackets: Int? = nil) {
+    /// The status of a link `sample`, with SRT's counters or the TCP connection's local address when known.
+    init(_ sample: LinkSample, retransmittedPackets: Int? = nil, lateDroppedPackets: Int? = nil, local: String? = nil) {
         self.init(roundTripMilliseconds: Double(sample.roundTripMicros / 100) / 10, minRoundTripMilliseconds: Double(sample.minRoundTripMicros / 100) / 10,
-                  heldMilliseconds: sample.heldMilliseconds, retransmittedPackets: retransmittedPackets, lateDroppedPackets: lateDroppedPackets)
+                  heldMilliseconds: sample.heldMilliseconds, retransmittedPackets: retransmittedPackets, lateDroppedPackets: lateDroppedPackets,
+                  local: local)
     }
 
     private enum CodingKeys: String, CodingKey {
         case roundTripMilliseconds = "round_trip_ms", minRoundTripMilliseconds = "min_round_trip_ms", heldMilliseconds = "held_ms"
-        case retransmittedPackets = "retransmitted_packets", lateDroppedPackets = "late_dropped_packets"
+        case retransmittedPackets = "retransmitted_packets", lateDroppedPackets = "late_dropped_packets", local
     }
 }

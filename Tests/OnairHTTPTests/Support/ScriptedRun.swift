@@ -33,7 +33,7 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
                     reconnects: 1, bitsPerSecond: 2_600_000),
                 required: true, queueBytes: 2048, queueMilliseconds: 120,
                 link: LinkStatus(roundTripMilliseconds: 42.5, minRoundTripMilliseconds: 40, heldMilliseconds: 12, retransmittedPackets: 17,
-                                 lateDroppedPackets: 4)),
+                                 lateDroppedPackets: 4, local: "192.0.2.10:54321")),
             DestinationStatus(
                 name: "archive", state: .retrying(attempt: 2, nextTryIn: .seconds(2)), required: false,
                 lastError: "Connection refused"),

@@ -70,6 +70,8 @@ struct RunEvent: Decodable, Sendable {
         var held_ms: Int
         var retransmitted_packets: Int?
         var late_dropped_packets: Int?
+        /// RTMP: the connection's local address and port.
+        var local: String?
     }
 
     struct FailoverLine: Decodable, Sendable {
