@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import AVBridge
 
 /// What the transport knows about a connection's path: its round-trip time against the least
 /// seen, and the rate at which the peer acknowledges data — from the kernel for TCP
@@ -22,7 +20,7 @@ public struct LinkSample: Sendable, Equatable {
     /// Media the transport holds beyond what a round trip on the empty path needs, ms: what
     /// SRT's send buffer keeps waiting for an acknowledgement or a retransmission, which is a
     /// queue as much as the destination's own (libsrt takes whatever it is given at once). 0
-    /// for TCP, whose unsent bytes are kept small (``UnsentLimit``).
+    /// for TCP, whose unsent bytes are kept small (``TCPConnection/limitUnsent(to:)``).
     public var heldMilliseconds: Int
     /// How long the receiver waits for late media before it plays on without it, ms (an SRT
     /// receiver's latency); nil when media is never given up (TCP).
@@ -55,30 +53,9 @@ public struct LinkSample: Sendable, Equatable {
     /// How much the round trip exceeds the path's own, ms: the queue on the way.
     public var queueingMilliseconds: Double { Double(max(0, roundTripMicros - minRoundTripMicros)) / 1000 }
 
-    /// Reads `descriptor`'s `TCP_INFO`; nil when it is not a TCP socket or the kernel is older
-    /// than the delivery rate (Linux 4.9).
-    static func tcp(_ descriptor: Int32) -> LinkSample? {
-        #if os(Linux)
-        // linux/tcp.h's struct tcp_info (Glibc's copy stops before the fields used here); the
-        // kernel appends fields and never moves them, and says how much it filled.
-        var buffer = [UInt8](repeating: 0, count: 232)
-        var length = socklen_t(buffer.count)
-        let read = buffer.withUnsafeMutableBytes { getsockopt(descriptor, Int32(IPPROTO_TCP), Self.tcpInfo, $0.baseAddress, &length) }
-        guard read == 0, Int(length) >= Self.deliveryRateOffset + 8 else { return nil }
-        func u32(_ offset: Int) -> Int { Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }) }
-        func u64(_ offset: Int) -> UInt64 { buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) } }
-        return LinkSample(roundTripMicros: u32(Self.rttOffset), minRoundTripMicros: u32(Self.minRTTOffset),
-                             deliveryBitsPerSecond: Int(clamping: u64(Self.deliveryRateOffset) &* 8),
-                             appLimited: buffer[Self.flagsOffset] & 1 != 0)
-        #else
-        return nil
-        #endif
+    /// What the kernel says about an RTMP destination's connection (`TCP_INFO`).
+    init(_ info: TCPConnection.Info) {
+        self.init(roundTripMicros: info.roundTripMicros, minRoundTripMicros: info.minRoundTripMicros,
+                  deliveryBitsPerSecond: info.deliveryBitsPerSecond, appLimited: info.appLimited)
     }
-
-    /// `TCP_INFO` and the offsets in struct tcp_info of what is read (fields in the machine's byte order).
-    private static let tcpInfo: Int32 = 11
-    private static let flagsOffset = 7
-    private static let rttOffset = 68
-    private static let minRTTOffset = 148
-    private static let deliveryRateOffset = 160
 }

@@ -49,7 +49,7 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
 
     /// - Parameters:
     ///   - target: the URL with the key filled in, or the recording's absolute path.
-    ///   - unsentBytes: the most an RTMP connection's socket may hold unsent (see ``UnsentLimit``).
+    ///   - unsentBytes: the most an RTMP connection's socket may hold unsent (see ``TCPConnection/limitUnsent(to:)``).
     ///   - onChange: told after every state change (the supervisor watches for `live` and `failed`).
     init(output: PlannedOutput, target: String, streams: [StreamParameters], queueBytes: Int, unsentBytes: Int? = nil, events: EventSink,
          onChange: @escaping @Sendable () -> Void = {}) {
@@ -174,27 +174,21 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
             let path = Self.partPath(target, part: part, kind: output.kind)
             if !isNetwork { Self.createParentFolder(of: path) }
             let media: MediaOutput, srt: SRTConnection?
-            let sockets = unsentBytes != nil && output.kind == .rtmp ? UnsentLimit.before() : nil
             do {
                 (media, srt) = try connect(to: path)
             } catch {
                 if let failed = retry(after: error.description, backoff: &backoff) { return failed }
                 continue
             }
-            // The socket libav opened, read between two writes on this thread (it is closed here too).
-            var linkSocket: Int32?
-            if let sockets, let unsentBytes, let port = UnsentLimit.port(of: path) {
-                let limited = sockets.apply(peerPort: port, bytes: unsentBytes)
-                if limited.isEmpty {
-                    events.emit(.runNote(message: "\(output.destination): its connection's socket was not found; a narrow link shows "
-                                         + "later than it could (after what the system buffers)"))
-                }
-                // Two new connections to the same port at once: which is this one's is not known.
-                linkSocket = limited.count == 1 ? limited[0] : nil
+            // This connection's own socket (libav's, read between two writes on this thread, which closes it too).
+            let tcp = output.kind == .rtmp ? media.connection : nil
+            if output.kind == .rtmp, let unsentBytes, tcp?.limitUnsent(to: unsentBytes) != true {
+                events.emit(.runNote(message: "\(output.destination): its connection's socket is not known; a narrow link shows "
+                                     + "later than it could (after what the system buffers)"))
             }
             var linkSampled = -Double.infinity
             // Only a connection whose transport says something is sampled (not a recording's).
-            let sampled = srt != nil || linkSocket != nil
+            let sampled = srt != nil || tcp != nil
             var srtLink = SRTLinkTracker(connected: monotonicSeconds(), receiverLatency: srt?.receiverLatencyMilliseconds)
             var srtStatistics: SRTStatistics?
             let hadConnectionBefore = hadConnection
@@ -242,11 +236,11 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
                             currentLink = sample
                             currentLinkStatus = status
                         }
-                    } else if let linkSocket {
-                        let sample = LinkSample.tcp(linkSocket)
+                    } else if let tcp {
+                        let sample = tcp.info().map(LinkSample.init)
                         lock.withLock {
                             currentLink = sample
-                            currentLinkStatus = sample.map { LinkStatus($0) }
+                            currentLinkStatus = sample.map { LinkStatus($0, local: tcp.local.description) }
                         }
                     }
                 }
