@@ -60,7 +60,8 @@ public final class ShapedLink: Sendable {
     /// delay was asked for).
     public let delayApplied: Bool
 
-    private let state: Mutex<(shape: Shape, stopped: Bool)>
+    /// The shape now, whether stopped, and the source port ``narrow(sourcePort:to:)`` singled out.
+    private let state: Mutex<(shape: Shape, stopped: Bool, narrowedPort: Int?)>
     private let stateDirectory: URL
 
     /// The shape now.
@@ -84,7 +85,7 @@ public final class ShapedLink: Sendable {
         self.namespace = namespace
         self.interface = interface
         let shape = Shape(rate: rate, delay: delay, queue: queue)
-        state = Mutex((shape, false))
+        state = Mutex((shape, false, nil))
         delayApplied = delay != nil && Self.netemUnavailableReason == nil
         stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(Self.directoryPrefix + id)
         var made = (directory: false, namespace: false, interface: false)
@@ -126,22 +127,58 @@ public final class ShapedLink: Sendable {
     }
 
     /// Changes the rate at once, keeping the delay and the queue (the packets already queued
-    /// stay queued).
+    /// stay queued). After ``narrow(sourcePort:to:)``, the rate of everything else.
     public func setRate(_ rate: Int) throws {
-        let shape = state.withLock { state in
+        let (shape, narrowed) = state.withLock { state in
             state.shape.rate = rate
+            return (state.shape, state.narrowedPort != nil)
+        }
+        let shaper = narrowed ? ["parent", "1:2", "handle", "20:"] : ["root", "handle", "1:"]
+        try Self.command(Self.tc, ["qdisc", "change", "dev", interface] + shaper + Self.tbf(shape))
+    }
+
+    /// Narrows only the TCP connection from this side's `port` (its local port) to `rate`, with
+    /// the link's queue; everything else keeps the link's shape. Once per link: an htb root
+    /// sorts packets by a u32 filter on the source port into two classes, each shaped by a tbf
+    /// of its own.
+    public func narrow(sourcePort port: Int, to rate: Int) throws {
+        let shape = try state.withLock { state throws -> Shape in
+            guard state.narrowedPort == nil else { throw Failure(description: "a connection of this link is narrowed already") }
+            state.narrowedPort = port
             return state.shape
         }
-        try Self.command(Self.tc, ["qdisc", "change", "dev", interface, "root", "handle", "1:"] + Self.tbf(shape))
+        var narrow = shape
+        narrow.rate = rate
+        // htb only sorts (its classes are far wider than any test's link); the tbfs shape.
+        let unbounded = ["htb", "rate", "10gbit", "ceil", "10gbit", "quantum", "1514"]
+        // tc can't replace a qdisc by one of another kind: the tbf goes, then the htb comes.
+        try Self.command(Self.tc, ["qdisc", "del", "dev", interface, "root"])
+        try Self.command(Self.tc, ["qdisc", "add", "dev", interface, "root", "handle", "1:", "htb", "default", "2"])
+        for (band, shaped) in [(1, narrow), (2, shape)] {
+            try Self.command(Self.tc, ["class", "add", "dev", interface, "parent", "1:", "classid", "1:\(band)"] + unbounded)
+            try Self.command(Self.tc, ["qdisc", "add", "dev", interface, "parent", "1:\(band)", "handle", "\(band)0:"] + Self.tbf(shaped))
+        }
+        try Self.command(Self.tc, ["filter", "add", "dev", interface, "parent", "1:", "protocol", "ip", "prio", "1", "u32",
+                                   "match", "ip", "sport", "\(port)", "0xffff", "flowid", "1:1"])
     }
 
     /// Bytes the shaper has let through towards the ingest so far (headers included), from
     /// `tc -s`; nil when tc can't tell.
     public var bytesSent: Int? {
-        guard let output = try? Self.command(Self.tc, ["-s", "qdisc", "show", "dev", interface, "root"]),
-              let range = output.range(of: #"Sent [0-9]+ bytes"#, options: .regularExpression)
-        else { return nil }
-        return Int(output[range].split(separator: " ")[1])
+        Self.sent(in: try? Self.command(Self.tc, ["-s", "qdisc", "show", "dev", interface, "root"]))
+    }
+
+    /// Bytes let through so far of the connection ``narrow(sourcePort:to:)`` singled out; nil
+    /// before, or when tc can't tell.
+    public var narrowedBytesSent: Int? {
+        guard state.withLock({ $0.narrowedPort }) != nil else { return nil }
+        return Self.sent(in: try? Self.command(Self.tc, ["-s", "class", "show", "dev", interface, "classid", "1:1"]))
+    }
+
+    /// The first "Sent N bytes" of tc's statistics.
+    private static func sent(in statistics: String?) -> Int? {
+        guard let statistics, let range = statistics.range(of: #"Sent [0-9]+ bytes"#, options: .regularExpression) else { return nil }
+        return Int(statistics[range].split(separator: " ")[1])
     }
 
     /// Stops the ingest, ends every process still in the namespace (by PID), and removes the

@@ -134,6 +134,61 @@ extension EndToEnd {
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
         }
 
+        @Test("two destinations to one nginx port, each with its own adaptive rendition: narrowing one's connection (tc on its source port, from the status) cuts only that one's rendition; the other stays at its plan",
+              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
+        func cutsOnlyTheNarrowedConnection() async throws {
+            let link = try await OwnThread.run { try ShapedLink(rate: 40_000_000, delay: .milliseconds(20)) }
+            defer { link.stop() }
+            let url = link.ingest.url(stream: "{key}")
+            // Minimums apart, so each destination gets a rendition of its own: r0 for the first
+            // (renditions are numbered in the order destinations use them), r1 for the second.
+            let project = try RunProject(destinations: [
+                ("primary", "{kind: url, url: \"\(url)\", key: {env: KEY_PRIMARY}, adaptive: {min_bitrate: 500k}}"),
+                ("backup", "{kind: url, url: \"\(url)\", key: {env: KEY_BACKUP}, adaptive: {min_bitrate: 600k}}"),
+            ], bitrate: "2500k", scene: Self.noisyScene)
+            defer { project.remove() }
+            try await Self.writeNoisyClip(into: project)
+            let run = try OnairRun(project, keys: ["KEY_PRIMARY": "\(Self.key)-primary", "KEY_BACKUP": "\(Self.key)-backup"],
+                                   arguments: ["--duration", "60s", "--stats-interval", "1"])
+            defer { run.child.terminate(grace: .seconds(2)) }
+            for name in ["primary", "backup"] {
+                try #require(await run.waitFor("live", of: name, timeout: .seconds(20)) != nil, "\(name) never connected: \(run.child.stderrSoFar)")
+            }
+            // Each status names its own connection's local address.
+            let locals = { (name: String) in run.lastStats?.stats(of: name)?.link?.local }
+            try #require(await waitUntil(timeout: .seconds(10)) { locals("primary") != nil && locals("backup") != nil },
+                         "no local address in the status: \(String(describing: run.lastStats?.destinations))")
+            let primary = try #require(locals("primary")), backup = try #require(locals("backup"))
+            #expect(primary != backup)
+            let port = try #require(primary.split(separator: ":").last.flatMap { Int($0) }, "\(primary)")
+            #expect(primary.hasPrefix(link.localAddress + ":") && backup.hasPrefix(link.localAddress + ":"), "\(primary), \(backup)")
+
+            // Both fit the wide link: no cut. Then only the primary's connection narrows, under its stream.
+            try await Task.sleep(for: .seconds(3))
+            let changes = { run.events.filter { $0.event == "bitrate.changed" } }
+            #expect(changes().isEmpty, "a cut while 40 Mb/s carry 2 × 2.5: \(changes().map { ($0.rendition ?? "", $0.to_bps ?? 0) })")
+            try link.narrow(sourcePort: port, to: 1_200_000)
+            let cut = await waitForChange(in: run, after: changes().count, timeout: .seconds(20)) { $0.rendition == "r0" && ($0.to_bps ?? .max) < 1_200_000 }
+            try #require(cut != nil, "no cut of the primary's rendition under 1.2 Mb/s: \(changes().map { ($0.rendition ?? "", $0.to_bps ?? 0, $0.reason ?? "") })")
+            // What the narrowed class carried is the primary's stream: the filter matched its connection.
+            #expect((link.narrowedBytesSent ?? 0) > 100_000, "\(String(describing: link.narrowedBytesSent)) bytes through the narrowed class")
+            try await Task.sleep(for: .seconds(4))
+
+            print("two connections, one narrowed: \(changes().map { "\($0.rendition ?? "") \($0.from_bps ?? 0) → \($0.to_bps ?? 0): \($0.reason ?? "")" })")
+            #expect(!changes().contains { $0.rendition != "r0" }, "the backup's rendition changed too: \(changes().map { ($0.rendition ?? "", $0.to_bps ?? 0) })")
+            #expect(run.events.contains { $0.event == "destination.congested" && $0.destination == "primary" })
+            #expect(!run.events.contains { $0.event == "destination.congested" && $0.destination == "backup" })
+            let renditions = run.lastStats?.renditions ?? []
+            #expect(renditions.first { $0.id == "r1" }?.bitrate == 2_500_000, "the backup's rendition at its plan: \(renditions)")
+            #expect((renditions.first { $0.id == "r0" }?.bitrate ?? .max) < 2_500_000, "the primary's below its plan: \(renditions)")
+            #expect(run.lastStats?.stats(of: "backup")?.stats.reconnects == 0 && run.lastStats?.stats(of: "primary")?.stats.reconnects == 0)
+
+            run.send(SIGINT)
+            let output = await run.finish(timeout: .seconds(20))
+            #expect(output.status == 0, "\(output)")
+            #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
+        }
+
         /// A project streaming the noisy camera at 4.5 Mb/s, adaptive down to 500k, to `url`
         /// (its key in `KEY_INGEST`).
         private static func adaptiveProject(streamingTo url: String) async throws -> RunProject {
