@@ -234,7 +234,10 @@ extension EndToEnd {
         func switchChangesTheRecording() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunProject.redAndBlueScene)
             defer { project.remove() }
-            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "9s"])
+            // Stopped by SIGTERM 3 s after the last switch rather than by --duration: media time
+            // counts from before `live`, so on a busy machine a fixed duration left the last
+            // segment short of the two seconds asserted below.
+            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "60s"])
             defer { api.run.child.terminate() }
             _ = try #require(await api.run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(api.run.child.stderrSoFar)")
             try await Task.sleep(for: .seconds(3))
@@ -243,7 +246,9 @@ extension EndToEnd {
             try await Task.sleep(for: .seconds(3))
             let red = try await api.get("/api/v1/overlay", method: "POST", body: #"{"name": "1"}"#)
             #expect(red.status == 200 && red.json?["overlay"] as? String == "red", "\(red.text)")
-            let output = await api.run.finish(timeout: .seconds(60))
+            try await Task.sleep(for: .seconds(3))
+            api.run.send(SIGTERM)
+            let output = await api.run.finish(timeout: .seconds(30))
             #expect(output.status == 0, "\(output)")
 
             let segments = try await redAndBlueRuns(project, "out/rec.mkv")
