@@ -50,6 +50,8 @@ public enum ConfigSchema {
 
     static let failoverField = FieldSchema("failover", .object(failover), "Cut to backup sources when this one is lost, black or silent.")
 
+    static let previewField = FieldSchema("preview", .path, "An image onair preview shows in this live source's place (default: the input-loss slate).")
+
     /// A source of pictures and sound.
     public static let source = ObjectSchema(
         "source", doc: "Where pictures and sound come from.",
@@ -71,16 +73,19 @@ public enum ConfigSchema {
                 FieldSchema("url", .text, required: true, "The stream URL."),
                 FieldSchema("timeout", .duration(minimumMs: 100), "How long to wait for data before the input counts as lost (default 5s)."),
                 failoverField,
+                previewField,
             ]),
             .init("listen", "onair listens and a camera or phone pushes to it (rtmp or srt).", [
                 FieldSchema("url", .text, required: true, "Where to listen, e.g. srt://0.0.0.0:9000 or rtmp://0.0.0.0:1935/live/cam."),
                 FieldSchema("timeout", .duration(minimumMs: 100), "How long to wait for data before the input counts as lost (default 5s)."),
                 failoverField,
+                previewField,
             ]),
             .init("device", "A capture device.", [
                 FieldSchema("device", .text, required: true, "Device path or name, e.g. /dev/video0."),
                 FieldSchema("format", .choice(["v4l2", "alsa", "pulse", "x11grab", "decklink"]), "Capture API (default v4l2)."),
                 failoverField,
+                previewField,
             ]),
         ])
 
@@ -127,6 +132,8 @@ public enum ConfigSchema {
         ])
 
     static let layerPlacement: [FieldSchema] = [
+        FieldSchema("name", .text, "A name the schedule's show:/hide: use (letters, digits, - and _, starting with a letter)."),
+        FieldSchema("hidden", .boolean, "Start hidden, until the schedule shows it (needs a name; default false)."),
         FieldSchema("position", .choice(positions), "Anchor on the canvas."),
         FieldSchema("x", .integer(-8192...8192), "Left edge in pixels (instead of position)."),
         FieldSchema("y", .integer(-8192...8192), "Top edge in pixels (instead of position)."),
@@ -143,7 +150,7 @@ public enum ConfigSchema {
                 FieldSchema("scale", .number(0.01...1), "Width as a fraction of the canvas width (default: the image's own size)."),
                 FieldSchema("opacity", .number(0...1), "Opacity (default 1)."),
             ]),
-            .init("text", "Text, with placeholders {title}, {pipeline}, {clock}, {date}.", [
+            .init("text", "Text, with placeholders {title}, {pipeline}, {clock}, {date}, {countdown}, {countdown:NAME}, {next} and the schedule's set: variables.", [
                 FieldSchema("text", .text, required: true, "What to write."),
                 FieldSchema("font", .text, "Font family (fontconfig name, default \"DejaVu Sans\") or a .ttf/.otf path."),
                 FieldSchema("size", .integer(4...512), "Font size in pixels (default 32)."),
@@ -267,6 +274,8 @@ public enum ConfigSchema {
             FieldSchema("canvas", .object(canvas), "Crop of the scene, e.g. 9:16 for vertical platforms."),
             FieldSchema("required", .boolean, "Whether the broadcast fails when this destination fails for good (default true)."),
             FieldSchema("retry", .object(retry), "Reconnection policy (default: the pipeline's)."),
+            FieldSchema("start", .choice(DestinationSpec.Start.allCases.map(\.rawValue)),
+                        "When it starts: with the run (default), or when the schedule's start: action names it (scheduled)."),
         ],
         variants: [
             .init("platform", "A streaming platform from the catalogue.", [
@@ -291,6 +300,45 @@ public enum ConfigSchema {
             ]),
         ],
         extensible: true)
+
+    /// `play:` of a scheduled action.
+    public static let clip = ObjectSchema(
+        "clip", doc: "A video clip played in a source's place, picture and sound.",
+        fields: [
+            FieldSchema("clip", .path, required: true, "The video file, relative to this file."),
+            FieldSchema("in", .reference("source"), required: true, "The source whose place it takes until it ends (or the next action on that source)."),
+            FieldSchema("loop", .boolean, "Play it again from the start until the next action on that source (default false)."),
+        ])
+
+    /// `mute:`/`unmute:` of a scheduled action, when it names the picture or the sound alone.
+    public static let mute = ObjectSchema(
+        "mute", doc: "A source's picture (the slate is shown instead) or sound (silence instead).",
+        fields: [
+            FieldSchema("source", .reference("source"), required: true, "The source."),
+            FieldSchema("video", .boolean, "The picture: true mutes (or unmutes) it; without video: and audio:, both."),
+            FieldSchema("audio", .boolean, "The sound: true mutes (or unmutes) it; without video: and audio:, both."),
+        ])
+
+    /// One item of `schedule:`.
+    public static let action = ObjectSchema(
+        "scheduled action", doc: "One action at one time: at: (a clock time, +DURATION from the start, or an ISO time) or after: (the previous action).",
+        fields: [
+            FieldSchema("at", .actionTime, "When: \"18:00\" (the pipeline's timezone), +5m (from the run's start) or \"2026-12-01T18:00:00+01:00\"."),
+            FieldSchema("after", .duration(), "When: this long after the previous action, e.g. 30s."),
+            FieldSchema("name", .text, "A name for {countdown:NAME} in text layers."),
+            FieldSchema("overlay", .reference("overlay combination"), "Switch to this overlay combination."),
+            FieldSchema("show", .reference("layer"), "Show the layer with this name."),
+            FieldSchema("hide", .reference("layer"), "Hide the layer with this name."),
+            FieldSchema("for", .duration(minimumMs: 1), "With show: or hide:, undo it this long after, e.g. 10s."),
+            FieldSchema("play", .object(clip), "Play a clip in a source's place: {clip: PATH, in: SOURCE}."),
+            FieldSchema("mute", .nameOrObject("source", mute), "Mute a source: its name (picture and sound) or {source: NAME, audio: true}."),
+            FieldSchema("unmute", .nameOrObject("source", mute), "Unmute a source: its name (picture and sound) or {source: NAME, video: true}."),
+            FieldSchema("start", .reference("destination"), "Start a destination (one with start: scheduled, or one stopped before)."),
+            FieldSchema("stop", .reference("destination"), "Stop a destination."),
+            FieldSchema("set", .map(.text), "Set text variables shown by {NAME} in text layers, e.g. {title: \"Live now\"}."),
+            FieldSchema("end", .boolean, "end: true ends the run."),
+            FieldSchema("include", .reference("schedule"), "Take in the actions of a schedule from Presets/ (schedules:), in place of this item."),
+        ])
 
     /// What to do when an input stops delivering.
     public static let inputLoss = ObjectSchema(
@@ -317,6 +365,8 @@ public enum ConfigSchema {
             FieldSchema("retry", .object(retry), "Default reconnection policy of every destination."),
             FieldSchema("input_loss", .object(inputLoss), "What to show when an input is lost."),
             FieldSchema("http", .object(http), "Where the run serves its HTTP API, metrics and dashboard (onair run --http overrides listen)."),
+            FieldSchema("timezone", .text, "The time zone of the schedule's clock times, an IANA name such as Europe/Paris (default: the machine's)."),
+            FieldSchema("schedule", .list(.object(action)), "Actions at given times: switches, layers shown and hidden, clips, mutes, destinations started and stopped, text set."),
         ])
 
     /// A platform definition (built-in or from Presets/).
@@ -378,7 +428,7 @@ public enum ConfigSchema {
             sourceField,
         ])
 
-    /// A preset file: up to four sections of named presets.
+    /// A preset file: up to five sections of named presets.
     public static let presetFile = ObjectSchema(
         "preset file", doc: "Reusable presets, referred to by name from pipelines.",
         fields: [
@@ -386,5 +436,6 @@ public enum ConfigSchema {
             FieldSchema("overlays", .map(.object(overlay)), "Overlay combination presets."),
             FieldSchema("destinations", .map(.object(destination)), "Destination presets."),
             FieldSchema("platforms", .map(.object(platform)), "Platforms added to or overriding the built-in catalogue."),
+            FieldSchema("schedules", .map(.list(.object(action))), "Schedules a pipeline's schedule takes in with - include: NAME."),
         ])
 }

@@ -202,6 +202,16 @@ public struct DestinationSpec: Hashable, Sendable {
     public var required: Bool
     /// Reconnection policy.
     public var retry: RetryPolicy
+    /// When it starts.
+    public var start: Start = .immediately
+
+    /// When a destination starts.
+    public enum Start: String, CaseIterable, Hashable, Sendable {
+        /// With the run.
+        case immediately
+        /// When the schedule's `start:` action names it.
+        case scheduled
+    }
 
     /// Whether it streams over the network (a platform or a URL), not to disk.
     public var isNetwork: Bool {
@@ -246,7 +256,8 @@ extension DestinationSpec {
                               suggestion: "give it one quality preset, e.g. quality: \(ladder.names.first ?? "1080p30")")
         }
         self.init(name: name, location: location, kind: kind, quality: quality?.quality, ladder: quality?.ladder, chosenRung: nil,
-                  adaptive: adaptive, canvas: canvas, required: reader.boolean("required")?.value ?? true, retry: retry)
+                  adaptive: adaptive, canvas: canvas, required: reader.boolean("required")?.value ?? true, retry: retry,
+                  start: reader.choice("start", as: Start.self)?.value ?? .immediately)
     }
 
     /// Where the destination called `name` sends, by its `kind:`; nil (with diagnostics) when

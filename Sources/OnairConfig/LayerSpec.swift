@@ -42,8 +42,29 @@ public struct LayerSpec: Hashable, Sendable {
         public var padding: Int
     }
 
-    /// The placeholders text layers understand.
-    public static let placeholders = ["title", "pipeline", "clock", "date"]
+    /// The placeholders text layers understand, besides `{countdown:NAME}` and the text
+    /// variables the schedule sets.
+    public static let placeholders = ["title", "pipeline", "clock", "date", "countdown", "next"]
+
+    /// The placeholder `{countdown:NAME}` counts down to the action called NAME.
+    public static let countdownPrefix = "countdown:"
+
+    /// The placeholders written in `text`, in order, without braces (`title`, `countdown:live`).
+    public static func placeholders(in text: String) -> [String] {
+        var names: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+
+    /// The text a text layer writes, placeholders unexpanded; nil for other layers.
+    public var text: Located<String>? {
+        if case .text(let style) = kind { return style.text }
+        return nil
+    }
 
     /// What is drawn.
     public var kind: Kind
@@ -51,9 +72,13 @@ public struct LayerSpec: Hashable, Sendable {
     public var placement: Placement
     /// Where the layer was written.
     public var location: SourceLocation
+    /// The name the schedule's `show:`/`hide:` use.
+    public var name: Located<String>?
+    /// Whether it starts hidden.
+    public var hidden = false
 
-    /// Decodes one item of `layers:`.
-    init?(node: ConfigNode, index: Int, context: DecodingContext) {
+    /// Decodes one item of `layers:`; `variables` are the text variables the schedule sets.
+    init?(node: ConfigNode, index: Int, variables: Set<String> = [], context: DecodingContext) {
         let subject = "layer \(index + 1)"
         guard let reader = ObjectReader(node, ConfigSchema.layer, subject: subject, context: context),
               let kindName = reader.kind?.value else { return nil }
@@ -62,6 +87,18 @@ public struct LayerSpec: Hashable, Sendable {
             x: reader.integer("x")?.value, y: reader.integer("y")?.value,
             scale: 1, margin: reader.integer("margin")?.value ?? 24)
         location = node.location
+        name = reader.text("name")
+        if let name, !ActionSpec.isName(name.value) {
+            context.log.error("bad-name", "'\(name.value)' is not a name \(subject) can have", at: name.location,
+                              suggestion: "use letters, digits, - and _, starting with a letter")
+        }
+        if let hidden = reader.boolean("hidden") {
+            self.hidden = hidden.value
+            if hidden.value, name == nil {
+                context.log.error("hidden-unnamed", "\(subject) is hidden but has no name, so nothing can show it", at: hidden.location,
+                                  suggestion: "give it a name: the schedule shows it with show: NAME")
+            }
+        }
         switch kindName {
         case "image":
             guard let path = reader.path("image", mustExist: true) else { return nil }
@@ -72,7 +109,7 @@ public struct LayerSpec: Hashable, Sendable {
         case "text":
             guard let text = reader.text("text") else { return nil }
             let quoted = if case .scalar(_, plain: false)? = reader["text"]?.content { true } else { false }
-            Self.checkPlaceholders(in: text, quoted: quoted, lineWidth: context.lineWidth(at: text.location), log: context.log)
+            Self.checkPlaceholders(in: text, quoted: quoted, lineWidth: context.lineWidth(at: text.location), variables: variables, log: context.log)
             var font = FontChoice.family("DejaVu Sans")
             if let written = reader.text("font") {
                 let lowered = written.value.lowercased()
@@ -102,18 +139,22 @@ public struct LayerSpec: Hashable, Sendable {
     /// `lineWidth` is the width of the source line the text starts on, when known: a placeholder
     /// past it (in a text folded over several lines, where the value's offsets no longer match
     /// columns) is reported at the start of the text.
-    static func checkPlaceholders(in text: Located<String>, quoted: Bool = true, lineWidth: Int? = nil, log: DiagnosticLog) {
+    /// `{countdown:NAME}` is checked against the schedule's names by validation.
+    static func checkPlaceholders(in text: Located<String>, quoted: Bool = true, lineWidth: Int? = nil, variables: Set<String> = [],
+                                  log: DiagnosticLog) {
         var offset = 0
         var index = text.value.startIndex
+        let known = placeholders + variables.subtracting(placeholders).sorted()
         while index < text.value.endIndex {
             if text.value[index] == "{", let close = text.value[index...].firstIndex(of: "}") {
                 let name = String(text.value[text.value.index(after: index)..<close])
-                if !placeholders.contains(name) {
+                if !known.contains(name), !name.hasPrefix(countdownPrefix) {
                     var location = text.location
                     let column = location.column + offset + (quoted ? 1 : 0)
                     if column <= lineWidth ?? .max { location.column = column }
                     log.error("unknown-placeholder", "unknown placeholder '{\(name)}'", at: location,
-                              suggestion: Suggestion.phrase(for: name, in: placeholders))
+                              suggestion: Suggestion.phrase(for: name, in: known, listing: false)
+                                ?? "use one of " + known.map { "{\($0)}" }.joined(separator: ", ") + ", or set it in the schedule: set: {\(name): \"…\"}")
                 }
             }
             offset += 1

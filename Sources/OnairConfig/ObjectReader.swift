@@ -245,6 +245,26 @@ public struct ObjectReader {
         return Located(value, at: node.location)
     }
 
+    /// When a scheduled action happens.
+    public func actionTime(_ key: String) -> Located<ActionTime>? {
+        guard let (node, text) = scalarText(key, .actionTime) else { return nil }
+        guard let value = Units.actionTime(text) else {
+            let suggestion: String
+            if text.hasPrefix("-") {
+                suggestion = "an action can't happen before the run starts: write +\(text.dropFirst()) or a clock time"
+            } else if Units.duration(text) != nil {
+                suggestion = "write +\(text) for \(text) after the run's start, or after: \(text) for after the previous action"
+            } else if text.contains("T") {
+                suggestion = "give the offset from UTC, e.g. \"\(text.prefix(19))+01:00\", or write a clock time such as \"18:00\" (in the pipeline's timezone)"
+            } else {
+                suggestion = "write \"18:00\" or \"18:00:30\" (24-hour clock), +5m, or \"2026-12-01T18:00:00+01:00\""
+            }
+            wrongValue(key, node, .actionTime, suggestion: suggestion)
+            return nil
+        }
+        return Located(value, at: node.location)
+    }
+
     /// 0xRRGGBB.
     public func color(_ key: String) -> Located<Int>? {
         guard let (node, text) = scalarText(key, .color) else { return nil }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A named pipeline, decoded and with every preset reference resolved: what the planner compiles.
 public struct PipelineSpec: Hashable, Sendable {
     /// False when some part failed to decode (and was reported): such a pipeline is checked
@@ -30,6 +32,15 @@ public struct PipelineSpec: Hashable, Sendable {
     public var inputLoss: InputLossPolicy
     /// Where a run serves its HTTP API (nil: not written, 127.0.0.1 on a free port).
     public var http: HTTPSpec?
+    /// The IANA time zone of the schedule's clock times (nil: the machine's).
+    public var timeZone: Located<String>?
+    /// The schedule's actions in written order, preset schedules taken in.
+    public var schedule: [ActionSpec] = []
+
+    /// The named layer called `name`.
+    public func layer(named name: String) -> LayerSpec? { layers.first { $0.name?.value == name } }
+    /// The destination called `name`.
+    public func destination(_ name: String) -> DestinationSpec? { destinations.first { $0.name == name } }
 
     /// The source called `name`.
     public func source(_ name: String) -> SourceSpec? { sources.first { $0.name == name } }
@@ -116,11 +127,16 @@ extension PipelineSpec {
         let audio = reader.reference("audio")
         if let audio { checkSource(audio, role: "audio") }
 
-        var layers: [LayerSpec] = []
-        for (index, item) in reader.items("layers").enumerated() {
-            guard let layer = LayerSpec(node: item, index: index, context: context) else { continue }
+        let schedule = ActionSpec.decodeList(reader.items("schedule"), subject: "the schedule", presets: presets, context: context)
+        let layers = decodeLayers(reader.items("layers"), variables: ActionSpec.variables(set: schedule), context: context)
+        for layer in layers {
             if case .pip(let source, _) = layer.kind { checkSource(source, role: "picture-in-picture") }
-            layers.append(layer)
+        }
+        let timeZone = reader.text("timezone")
+        if let timeZone, TimeZone(identifier: timeZone.value) == nil {
+            log.error("unknown-value", "unknown time zone '\(timeZone.value)'", at: timeZone.location,
+                      suggestion: Suggestion.phrase(for: timeZone.value, in: TimeZone.knownTimeZoneIdentifiers, listing: false)
+                        ?? "write an IANA name such as Europe/Paris or America/New_York, or leave it out for the machine's")
         }
 
         let qualityChoice = reader["quality"].flatMap { presets.qualityChoice($0, context: context) }
@@ -138,7 +154,22 @@ extension PipelineSpec {
             isComplete: log.errorCount == errorsBefore,
             name: name, file: root.location.file, title: reader.text("title")?.value ?? name,
             sources: sources, overlays: overlays, active: active, audio: audio, layers: layers, quality: quality,
-            ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http)
+            ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http,
+            timeZone: timeZone, schedule: schedule)
+    }
+
+    /// The layers, each name given once; `variables` are the text variables the schedule sets.
+    private static func decodeLayers(_ items: [ConfigNode], variables: Set<String>, context: DecodingContext) -> [LayerSpec] {
+        var layers: [LayerSpec] = []
+        for (index, item) in items.enumerated() {
+            guard let layer = LayerSpec(node: item, index: index, variables: variables, context: context) else { continue }
+            if let name = layer.name, let first = layers.first(where: { $0.name?.value == name.value }) {
+                context.log.error("duplicate-name", "two layers are called '\(name.value)' (the other at \(first.location))", at: name.location,
+                                  suggestion: "give each layer its own name")
+            }
+            layers.append(layer)
+        }
+        return layers
     }
 
     /// The overlay combinations, each after those it extends, in written order; those that fail

@@ -1,9 +1,9 @@
 /// The named presets of a project's `Presets/` folder (and the built-in platforms), and how
 /// `extends:` chains resolve against them.
 public struct PresetLibrary: Sendable {
-    /// The four kinds of preset.
+    /// The kinds of preset.
     public enum Section: String, CaseIterable, Sendable {
-        case quality, overlays, destinations, platforms
+        case quality, overlays, destinations, platforms, schedules
 
         /// How messages name one preset of this section.
         public var noun: String {
@@ -12,6 +12,7 @@ public struct PresetLibrary: Sendable {
             case .overlays: "overlay combination"
             case .destinations: "destination preset"
             case .platforms: "platform"
+            case .schedules: "schedule"
             }
         }
     }

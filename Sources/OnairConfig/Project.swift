@@ -137,6 +137,9 @@ public struct Project: Sendable {
                 DestinationSpec(name: entry.name, node: $0, location: entry.location, defaultRetry: .standard, presets: presets, context: context)
             }
         }
+        for entry in presets.userEntries(in: .schedules) {
+            _ = ActionSpec.decodePreset(entry, presets: presets, context: context)
+        }
         return presets.decodePlatforms(context: context)
     }
 

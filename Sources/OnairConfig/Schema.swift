@@ -41,6 +41,9 @@ public indirect enum ValueType: Sendable {
     case countOrUnlimited(ClosedRange<Int>)
     /// A number, or one of a few words (e.g. `auto_lighting: true` or `0.5`).
     case booleanOrNumber(ClosedRange<Double>)
+    /// When a scheduled action happens: `"18:00"` (a clock time), `+5m` (from the run's start)
+    /// or `"2026-12-01T18:00:00+01:00"` (an instant).
+    case actionTime
 
     /// How messages describe the expected value.
     public var expectation: String {
@@ -64,6 +67,7 @@ public indirect enum ValueType: Sendable {
         case .nameOrObject(let what, _, _): "the name of a \(what) or a mapping"
         case .countOrUnlimited(let range): "a whole number from \(range.lowerBound) to \(range.upperBound) or 'unlimited'"
         case .booleanOrNumber(let range): "true, false or a number from \(range.lowerBound.formatted) to \(range.upperBound.formatted)"
+        case .actionTime: "a time such as \"18:00\", +5m or \"2026-12-01T18:00:00+01:00\""
         }
     }
 }

@@ -26,6 +26,8 @@ public struct SourceSpec: Hashable, Sendable {
     public var fps: Int?
     /// The backups that stand in for it when it fails (live sources only).
     public var failover: FailoverSpec?
+    /// The image `onair preview` shows in a live source's place (nil: the input-loss slate).
+    public var preview: AssetPath?
 
     /// Creates a source.
     public init(name: String, location: SourceLocation, kind: Kind, size: PixelSize?, fps: Int?, failover: FailoverSpec? = nil) {
@@ -114,5 +116,11 @@ extension SourceSpec {
                 FailoverSpec.decode($0, source: entry.key, location: reader.location(of: "failover"))
             }
         self.init(name: entry.key, location: entry.keyLocation, kind: kind, size: size, fps: fps, failover: failover)
+        if kindName != "test", kindName != "file", let preview = reader.path("preview", mustExist: true) {
+            if AssetKind.of(preview) != .image {
+                context.log.error("wrong-media", "'\(preview.written)' is not an image (PNG, JPEG…)", at: preview.location)
+            }
+            self.preview = preview
+        }
     }
 }

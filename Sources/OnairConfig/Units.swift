@@ -31,6 +31,32 @@ public enum Units {
         return nil
     }
 
+    /// When a scheduled action happens: `+5m` (from the run's start), `18:00` or `18:00:30` (a
+    /// clock time), or an ISO 8601 time with an offset (`2026-12-01T18:00:00+01:00`, `…Z`).
+    /// An ISO time without an offset is refused: which zone it means would be a guess.
+    public static func actionTime(_ text: String) -> ActionTime? {
+        let body = text.trimmingCharacters(in: .whitespaces)
+        if body.hasPrefix("+") { return duration(String(body.dropFirst())).map { .fromStart(milliseconds: $0) } }
+        let parts = body.split(separator: ":", omittingEmptySubsequences: false)
+        if !body.contains("T"), parts.count == 2 || parts.count == 3 {
+            guard parts.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy { $0.isASCII && $0.isNumber } }), parts.dropFirst().allSatisfy({ $0.count == 2 }),
+                  let hour = Int(parts[0]), let minute = Int(parts[1]), hour < 24, minute < 60 else { return nil }
+            let second = parts.count == 3 ? Int(parts[2]) ?? 60 : 0
+            return second < 60 ? .clock(hour: hour, minute: minute, second: second) : nil
+        }
+        return instant(body).map { .instant($0) }
+    }
+
+    /// An ISO 8601 date and time with an offset, with or without fractions of a second.
+    static func instant(_ text: String) -> Date? {
+        let offset = text.hasSuffix("Z") || text.range(of: "[+-][0-9]{2}:?[0-9]{2}$", options: .regularExpression) != nil
+        guard offset, text.range(of: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T", options: .regularExpression) != nil else { return nil }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions.insert(.withFractionalSeconds)
+        return formatter.date(from: text)
+    }
+
     /// An RGB colour from `#RRGGBB` (or `#RGB`), as 0xRRGGBB.
     public static func color(_ text: String) -> Int? {
         var body = Substring(text.trimmingCharacters(in: .whitespaces))
@@ -61,6 +87,18 @@ public enum Units {
         if bitsPerSecond >= 10_000_000, bitsPerSecond % 1_000_000 == 0 { return "\(bitsPerSecond / 1_000_000)M" }
         if bitsPerSecond % 1000 == 0 { return "\(bitsPerSecond / 1000)k" }
         return "\(bitsPerSecond)"
+    }
+
+    /// Renders milliseconds as a schedule shows an offset: `5m`, `1h2m`, `1m30s`, `2.5s`, `0s`.
+    public static func formatOffset(_ milliseconds: Int) -> String {
+        let sign = milliseconds < 0 ? "-" : ""
+        var rest = abs(milliseconds)
+        guard rest >= 60_000 else { return sign + formatDuration(rest) }
+        var text = sign
+        if rest >= 3_600_000 { text += "\(rest / 3_600_000)h"; rest %= 3_600_000 }
+        if rest >= 60_000 { text += "\(rest / 60_000)m"; rest %= 60_000 }
+        if rest > 0 { text += formatDuration(rest) }
+        return text
     }
 
     /// Renders milliseconds the way users write them: `2s`, `500ms`, `1.5s`.

@@ -62,7 +62,7 @@ struct JSONSchemaTests {
         let root = try Self.parse(.pipeline)
         let properties = try #require(root["properties"] as? [String: Any])
         #expect(Set(properties.keys) == ["title", "sources", "overlays", "active", "audio", "layers", "quality",
-                                         "destinations", "retry", "input_loss", "http"])
+                                         "destinations", "retry", "input_loss", "http", "timezone", "schedule"])
         #expect(root["required"] as? [String] == ["sources", "overlays", "active", "quality", "destinations"])
         #expect(root["additionalProperties"] as? Bool == false)
 
@@ -109,7 +109,10 @@ struct JSONSchemaTests {
         let durations = try pattern(at: ".retry.properties.initial_delay")
         let colours = try pattern(at: ".properties.slate.properties.color")
         let aspects = try pattern(at: ".properties.canvas.properties.aspect")
+        let times = try pattern(at: ".schedule.items.properties.at")
         for (regex, good, bad) in [(durations, ["2s", "500ms", "1.5s", "2m"], ["2", "2 s", "s"]),
+                                   (times, ["18:00", "18:00:30", "+5m", "+1.5s", "2026-12-01T18:00:00+01:00", "2026-12-01T17:00:00Z"],
+                                    ["18", "5m", "-5m", "2026-12-01T18:00:00", "18h00"]),
                                    (colours, ["#00FF00", "#0f0"], ["green", "00FF00", "#00FF0"]),
                                    (aspects, ["9:16", "16:9"], ["9/16", "916"])] {
             for text in good { #expect(text.range(of: regex, options: .regularExpression) != nil, "\(text) ~ \(regex)") }
@@ -120,7 +123,7 @@ struct JSONSchemaTests {
     @Test func presetsSchema() throws {
         let root = try Self.parse(.presets)
         let properties = try #require(root["properties"] as? [String: Any])
-        #expect(Set(properties.keys) == ["quality", "overlays", "destinations", "platforms"])
+        #expect(Set(properties.keys) == ["quality", "overlays", "destinations", "platforms", "schedules"])
         #expect(root["required"] == nil)
         let quality = try #require((properties["quality"] as? [String: Any])?["additionalProperties"] as? [String: Any])
         // Presets may leave out required keys when they extend another.
