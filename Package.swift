@@ -133,6 +133,8 @@ let package = Package(
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairValidationTests", dependencies: ["OnairValidation", "OnairConfig", "OnairPlanner", "OnairTestSupport"],
+                    swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]
 )

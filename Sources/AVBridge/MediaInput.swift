@@ -118,6 +118,23 @@ public final class MediaInput {
         }
     }
 
+    /// The input's length in microseconds, as its container says; nil when it does not (a live
+    /// stream, a still image).
+    public var durationMicros: Int64? {
+        guard let value = optionalTimestamp(context!.pointee.duration), value > 0 else { return nil }
+        return value
+    }
+
+    /// Moves to the last keyframe at or before `micros` from the start and drops what the
+    /// decoders held: the next frames decode from there (those before `micros` included, for
+    /// the caller to skip).
+    public func seek(toMicros micros: Int64) throws(LibavError) {
+        let start = optionalTimestamp(context!.pointee.start_time) ?? 0
+        try LibavError.check(avformat_seek_file(context, -1, Int64.min, start + micros, start + micros, 0), "avformat_seek_file")
+        for decoder in decoders.values { decoder.flush() }
+        draining = false
+    }
+
     /// Starts again from the beginning (for looped files).
     public func rewind() throws(LibavError) {
         try LibavError.check(avformat_seek_file(context, -1, Int64.min, 0, 0, 0), "avformat_seek_file")

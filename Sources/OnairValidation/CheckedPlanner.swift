@@ -3,29 +3,42 @@ import OnairConfig
 import OnairPlanner
 
 /// The planner of one project, whose plans are also checked against libav itself: the filter
-/// graph configures, the local files it reads decode, libx264 takes its `x264_params`, and its
-/// SRT destinations suit onair's own SRT connection.
+/// graph configures, the local files it reads decode, libx264 takes its `x264_params`, its
+/// SRT destinations suit onair's own SRT connection, and its schedule plays clips that decode
+/// and makes sense for the run.
 public struct CheckedPlanner: Sendable {
     /// The pure planner.
     public var planner: Planner
     /// The folder plan paths are relative to.
     public var projectRoot: URL
+    /// When the run a schedule is checked for starts (by default: the nominal start, checked now).
+    public var runStart: RunStart
 
     /// A planner for the project at `projectRoot`.
-    public init(planner: Planner, projectRoot: URL) {
+    public init(planner: Planner, projectRoot: URL, runStart: RunStart = RunStart(now: Date())) {
         self.planner = planner
         self.projectRoot = projectRoot
+        self.runStart = runStart
     }
 
-    /// Plans `spec` and checks the plan; problems go to `log`. Nil when `spec` could not be
-    /// planned.
+    /// Plans `spec` and checks the plan and its schedule; problems go to `log`. Nil when `spec`
+    /// could not be planned.
     @discardableResult
     public func plan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
+        // The schedule is checked even when the rest does not plan: its names need no plan.
+        ScheduleCheck.run(spec, start: runStart, projectRoot: projectRoot, log: log)
         guard let plan = planner.plan(spec, log: log) else { return nil }
         PlanGraphCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         PlanMediaCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         PlanEncoderCheck.run(plan, pipelineFile: spec.file, log: log)
         PlanSRTCheck.run(plan, spec: spec, log: log)
         return plan
+    }
+
+    /// `spec`'s schedule resolved for the run ``runStart`` describes, clips' lengths probed
+    /// (without a schedule, the state the run starts in). Problems go to `log`.
+    public func timeline(of spec: PipelineSpec, log: DiagnosticLog) -> ShowTimeline {
+        ScheduleCheck.run(spec, start: runStart, projectRoot: projectRoot, log: log)
+            ?? ShowTimeline(spec, clock: runStart.clock(for: spec))
     }
 }
