@@ -12,6 +12,8 @@
 #   avatar.png           400x400  RGBA, a friendly round face, transparent outside the circle
 #   logo.png             320x120  RGBA, "onair" with a red on-air dot, transparent background
 #   slate.png           1280x720  "We'll be right back", shown while an input is lost
+#   starting-soon.png   1280x720  "Starting soon", the holding picture of Pipelines/evening.yaml
+#   brb.mp4             640x360   10 s "Be right back" clip with a 660 Hz tone, played by its schedule
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -135,8 +137,27 @@ drawtext=fontfile=$FONT_BOLD:text='We’ll be right back':fontsize=84:fontcolor=
 drawtext=fontfile=$FONT_BOOK:text='The stream resumes in a moment':fontsize=34:fontcolor=0xB8BFD8:x=(w-tw)/2:y=h*0.62+36"
 }
 
+# --- starting-soon.png: the holding picture before a show ------------------------------------
+starting_soon() {
+  render starting-soon.png "color=c=black:s=1280x720,format=rgb24,
+geq=r='40+20*Y/H':g='18+10*Y/H':b='52+24*Y/H',
+drawbox=x=(iw-360)/2:y=ih*0.42:w=360:h=4:color=0xE53935:t=fill,
+drawtext=fontfile=$FONT_BOLD:text='Starting soon':fontsize=96:fontcolor=white:x=(w-tw)/2:y=h*0.42-th-40"
+}
+
+# --- brb.mp4: a short clip with sound, small enough to keep in git ---------------------------
+brb() {
+  ffmpeg -hide_banner -loglevel error -y \
+    -f lavfi -i "color=c=0x1E3A5F:s=640x360:r=15:d=10,drawtext=fontfile=$FONT_BOLD:text='Be right back':fontsize=56:fontcolor=white:x=(w-tw)/2:y=(h-th)/2" \
+    -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=10" \
+    -c:v libx264 -preset veryslow -crf 30 -g 150 -pix_fmt yuv420p -c:a aac -b:a 24k -ac 1 -movflags +faststart -shortest brb.mp4
+  printf '%-20s %6d bytes\n' brb.mp4 "$(wc -c <brb.mp4)"
+}
+
 studio
 presenter
 avatar
 logo
 slate
+starting_soon
+brb

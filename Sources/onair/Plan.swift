@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairValidation
 
 /// `onair plan NAME`: what a pipeline compiles to, in several renderings.
 struct Plan: ParsableCommand {
@@ -10,6 +11,8 @@ struct Plan: ParsableCommand {
         discussion: """
             Formats: text (summary), json (the PipelinePlan value), filtergraph (for ffmpeg -filter_complex), \
             ffmpeg (an equivalent ffmpeg command line, keys as ${VAR} expansions), dot (Graphviz).
+            With --timeline: the schedule resolved for a run starting at --start (text or json); with --at: \
+            what is on air at that moment (text or json).
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -32,13 +35,24 @@ struct Plan: ParsableCommand {
     @Flag(help: "With --format ffmpeg: encode every rendition but write to ffmpeg's null muxer (for benchmarks).")
     var nullOutputs = false
 
+    @Flag(help: "Print the schedule resolved: each action's time and what is on air after it.")
+    var timeline = false
+
+    @OptionGroup var showTime: ShowTimeOptions
+
     func run() throws {
         var seconds: Double?
         if let duration {
             guard let milliseconds = Units.duration(duration) else { throw ValidationError("--duration must look like 10s or 500ms") }
             seconds = Double(milliseconds) / 1000
         }
-        let plan = try projectOptions.compile(choice, mode: .validate).plan
+        let runStart = try showTime.runStart(durationMs: seconds.map { Int($0 * 1000) })
+        let compiled = try projectOptions.compile(choice, mode: .validate, runStart: runStart)
+        if timeline || showTime.at != nil {
+            try printSchedule(of: compiled.pipeline, planner: compiled.planner)
+            return
+        }
+        let plan = compiled.plan
         switch format {
         case .text: print(PlanSummary.render(plan))
         case .json:
@@ -54,6 +68,23 @@ struct Plan: ParsableCommand {
             options.nullOutputs = nullOutputs
             print(FFmpegCommand(plan: plan, options: options).shell(multiline: true))
         case .dot: print(PlanGraphviz.render(plan))
+        }
+    }
+
+    /// `--timeline` and `--at`: the schedule resolved, or one moment of it.
+    private func printSchedule(of pipeline: PipelineSpec, planner: CheckedPlanner) throws {
+        guard format == .text || format == .json else { throw ValidationError("--timeline and --at print text or json") }
+        let resolved = planner.timeline(of: pipeline, log: DiagnosticLog())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        if showTime.at != nil {
+            let moment = try showTime.moment(in: resolved)
+            print(format == .json ? String(decoding: try encoder.encode(moment.report), as: UTF8.self)
+                : TimelineSummary.render(moment, pipeline: pipeline.name))
+        } else {
+            print(format == .json ? String(decoding: try encoder.encode(resolved), as: UTF8.self)
+                : TimelineSummary.render(resolved, pipeline: pipeline.name))
         }
     }
 }

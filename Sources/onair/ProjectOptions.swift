@@ -88,7 +88,8 @@ extension ProjectOptions {
     /// Returns the plan, the pipeline it was compiled from (with the chosen combination active),
     /// the planner that compiled it, for planning the other combinations the same way, and the
     /// project.
-    func compile(_ choice: PipelineChoice, mode: Planner.Mode)
+    /// `runStart` says when the run whose schedule is checked starts (default: the nominal start).
+    func compile(_ choice: PipelineChoice, mode: Planner.Mode, runStart: RunStart? = nil)
         throws -> (plan: PipelinePlan, pipeline: PipelineSpec, planner: CheckedPlanner, project: Project) {
         let log = DiagnosticLog()
         let loaded = try load(only: [choice.name], log: log)
@@ -102,7 +103,8 @@ extension ProjectOptions {
             }
             pipeline = chosen
         }
-        let planner = loaded.planner(mode: mode)
+        var planner = loaded.planner(mode: mode)
+        if let runStart { planner.runStart = runStart }
         let plan = pipeline.flatMap { planner.plan($0, log: log) }
         guard let plan, let pipeline, log.errorCount == 0 else {
             // Without a plan, warnings may explain why (a part that could not be read).

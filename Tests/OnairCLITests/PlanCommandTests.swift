@@ -81,7 +81,7 @@ import Testing
         let none = try await onair("plan", "nosuch", "--project", repositoryRoot.path)
         #expect(none.status == 2, "\(none)")
         #expect(none.stderr.contains("no pipeline named 'nosuch'"), "\(none)")
-        #expect(none.stderr.contains("expected one of 'demo', 'studio'"), "\(none)")
+        #expect(none.stderr.contains("expected one of 'demo', 'evening', 'studio'"), "\(none)")
         // The pointer goes to the subcommand's help, not to the root's usage line.
         #expect(none.stderr.contains("See 'onair plan --help'"), "\(none)")
         #expect(!none.stderr.contains("<subcommand>"), "\(none)")
@@ -147,7 +147,7 @@ import Testing
         #expect(twitch["maxKeyframeInterval"] as? String == "2s")
         #expect(twitch["builtin"] as? Bool == true)
         let pipelines = try #require(listing["pipelines"] as? [[String: Any]])
-        #expect(pipelines.compactMap { $0["name"] as? String } == ["demo", "studio"])
+        #expect(pipelines.compactMap { $0["name"] as? String } == ["demo", "evening", "studio"])
         let demo = try #require(pipelines.first)
         #expect(demo["active"] as? String == "virtual-studio")
         #expect(demo["overlays"] as? [String] == ["virtual-studio", "room", "avatar"])

@@ -26,17 +26,18 @@ struct ShippedProjectTests {
     @Test func loadsWithoutAnyDiagnostic() throws {
         let loaded = Self.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
-        #expect(loaded.project.pipelineNames == ["demo", "studio"])
-        #expect(loaded.project.pipelines.map(\.name) == ["demo", "studio"])
+        #expect(loaded.project.pipelineNames == ["demo", "evening", "studio"])
+        #expect(loaded.project.pipelines.map(\.name) == ["demo", "evening", "studio"])
         #expect(loaded.project.pipelines.allSatisfy { $0.isComplete })
         #expect(Set(loaded.project.files.keys) == [
-            "Pipelines/demo.yaml", "Pipelines/studio.yaml",
-            "Presets/destinations.yaml", "Presets/overlays.yaml", "Presets/quality.yaml",
+            "Pipelines/demo.yaml", "Pipelines/evening.yaml", "Pipelines/studio.yaml",
+            "Presets/destinations.yaml", "Presets/overlays.yaml", "Presets/quality.yaml", "Presets/schedules.yaml",
         ])
         let presets = loaded.project.presets
         #expect(presets.names(in: .quality) == ["1080p30", "1080p60", "720p30", "720p60", "vertical-1080", "vertical-720"])
         #expect(presets.names(in: .overlays) == ["avatar-corner", "green-screen", "room-auto-light"])
         #expect(presets.names(in: .destinations) == ["archive", "tiktok-vertical", "twitch-main", "youtube-main"])
+        #expect(presets.names(in: .schedules) == ["sign-off"])
     }
 
     @Test func demoPipeline() throws {

@@ -17,10 +17,11 @@ struct FuzzTargetTests {
     @Test func everySeedKeepsEveryInvariant() throws {
         let seeds = FuzzSeeds.all(shipped: repositoryRoot)
         #expect(seeds.keys.filter { !$0.hasPrefix("finding-") }.sorted() == [
-            "pair-builtin-demo", "pair-demo", "pair-studio",
+            "pair-builtin-demo", "pair-demo", "pair-evening", "pair-studio",
             "pipeline-builtin-demo", "pipeline-builtin-demo-run", "pipeline-demo", "pipeline-demo-run",
-            "pipeline-studio", "pipeline-studio-run",
+            "pipeline-evening", "pipeline-evening-run", "pipeline-studio", "pipeline-studio-run",
             "presets-all", "presets-all-and-platforms", "presets-destinations", "presets-overlays", "presets-quality",
+            "presets-schedules",
         ])
         #expect(seeds.keys.contains("finding-end-without-line-break"))
         try withTarget { target in
