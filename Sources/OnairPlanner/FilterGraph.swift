@@ -97,6 +97,9 @@ public struct Filter: Codable, Equatable, Sendable, CustomStringConvertible {
     public var purpose: String
     /// The YAML that asked for it, so libavfilter's complaints can point at it.
     public var origin: SourceLocation?
+    /// Its instance name (`name@instance` in the graph), for a filter changed while the graph
+    /// runs (`avfilter_graph_send_command` addresses it so): a named layer's `layer_NAME`.
+    public var instance: String?
 
     /// Creates a filter.
     public init(_ name: String, _ options: [FilterOption] = [], purpose: String, origin: SourceLocation? = nil) {
@@ -106,10 +109,12 @@ public struct Filter: Codable, Equatable, Sendable, CustomStringConvertible {
         self.origin = origin
     }
 
-    /// `name=key=value:key=value`, each value escaped for both parsing levels.
+    /// `name=key=value:key=value` (`name@instance=…` with an instance name), each value
+    /// escaped for both parsing levels.
     public var description: String {
-        guard !options.isEmpty else { return name }
-        return name + "=" + options.map { option in
+        let head = instance.map { "\(name)@\($0)" } ?? name
+        guard !options.isEmpty else { return head }
+        return head + "=" + options.map { option in
             let value = FilterEscaping.graphLevel(FilterEscaping.optionLevel(option.value))
             return option.key.map { "\($0)=\(value)" } ?? value
         }.joined(separator: ":")

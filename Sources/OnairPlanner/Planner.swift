@@ -24,6 +24,9 @@ public struct Planner: Sendable {
     public var fonts: FontBook
     /// The folder project-relative font files are read from (nil: the working directory).
     public var projectRoot: URL?
+    /// The moment of the show the graph is planned for: its layers shown or hidden, its text
+    /// variables, `{next}` and the countdowns' targets (nil: no schedule, or its start unknown).
+    public var moment: ShowMoment?
 
     /// Creates a planner.
     public init(
@@ -51,7 +54,7 @@ public struct Planner: Sendable {
         checkRungs(of: targets, in: spec, rules: rules, log: log)
         guard spec.isComplete, log.errorCount == errorsBefore, targets.count == spec.destinations.count else { return nil }
 
-        var compiler = SceneCompiler(spec: spec, fonts: fonts, projectRoot: projectRoot)
+        var compiler = SceneCompiler(spec: spec, fonts: fonts, projectRoot: projectRoot, moment: moment)
         let renditions = RenditionTable(targets: targets)
         let graph = compiler.compile(renditions: renditions, log: log)
         guard log.errorCount == errorsBefore else { return nil }

@@ -22,6 +22,8 @@ struct SceneCompiler {
     let fonts: FontBook
     /// The folder project-relative font files are read from (nil: the working directory).
     let projectRoot: URL?
+    /// The layers at the moment of the show planned: shown or not, what their text says.
+    let layerStates: LayerStates
     private(set) var inputs: [PlannedInput] = []
     private(set) var usedSources: Set<String> = []
     private(set) var hasAudio = false
@@ -41,8 +43,9 @@ struct SceneCompiler {
     /// them (a background under a camera): computed once, then repeated by `loop`.
     private var frozenPads: [(pad: GraphPad, isBase: Bool)] = []
 
-    init(spec: PipelineSpec, fonts: FontBook = .shared, projectRoot: URL? = nil) {
+    init(spec: PipelineSpec, fonts: FontBook = .shared, projectRoot: URL? = nil, moment: ShowMoment? = nil) {
         self.spec = spec
+        layerStates = LayerStates(spec: spec, moment: moment)
         width = spec.quality.width.value
         height = spec.quality.height.value
         fps = spec.quality.fps.value
@@ -224,8 +227,9 @@ struct SceneCompiler {
 
     /// Draws a layer on one picture (a rendition size of one canvas), fitted to it: text
     /// shrunk until it fits, images scaled to fit inside the margins, positions moved inside.
-    private mutating func draw(_ layer: LayerSpec, named name: String, font: LayerFont?, over base: GraphPad,
+    private mutating func draw(_ index: Int, named name: String, font: LayerFont?, over base: GraphPad,
                                on canvas: LayerCanvas, picture: Int, of pictures: Int, log: DiagnosticLog) -> GraphPad {
+        let layer = spec.layers[index]
         let origin = layer.location
         switch layer.kind {
         case .image(let path, let scale, let opacity):
@@ -235,10 +239,11 @@ struct SceneCompiler {
                 filters.append(Filter("colorchannelmixer", [FilterOption("aa", FFmpegCommand.number(opacity))], purpose: "opacity", origin: origin))
             }
             let picturePad = chain([shared(stillPad(path), copy: picture, of: pictures)], filters, "logo")
-            return overlayPad(picturePad, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "image layer", origin: origin, label: "layer")
+            return addressingLast(overlayPad(picturePad, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "image layer", origin: origin, label: "layer"),
+                                  layer: index, picture: picture)
         case .text(let style):
             guard let font else { return base }
-            let text = LayerText(style.text.value, title: spec.title, pipeline: spec.name)
+            let text = LayerText(style.text.value, values: layerStates.values)
             let fitted = FittedText(text, style: style, placement: layer.placement, canvas: canvas, face: font.face, name: name)
             for problem in fitted.problems {
                 log.warning("layer-fit", problem.message, at: origin, suggestion: problem.suggestion)
@@ -251,13 +256,35 @@ struct SceneCompiler {
                 options.append(FilterOption("boxborderw", String(fitted.padding)))
             }
             options += [FilterOption("x", fitted.x), FilterOption("y", fitted.y)]
-            return chain([base], [Filter("drawtext", options, purpose: "text layer", origin: origin)], "layer")
+            return chain([base], [addressable(Filter("drawtext", options, purpose: "text layer", origin: origin), layer: index, picture: picture)], "layer")
         case .pip(let source, let scale):
             let inset = chain([shared(videoPad(named: source.value), copy: picture, of: pictures)],
                               [fittedScale(fraction: scale, placement: layer.placement, canvas: canvas, purpose: "fit the inset", origin: origin)],
                               "pip")
-            return overlayPad(inset, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "picture-in-picture", origin: origin, label: "layer")
+            return addressingLast(overlayPad(inset, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "picture-in-picture", origin: origin, label: "layer"),
+                                  layer: index, picture: picture)
         }
+    }
+
+    /// `filter` as the filter that draws layer `index` on picture `picture` (one per size of
+    /// each canvas): with the instance name a running graph addresses it by, when the layer has
+    /// one (`layer_NAME` on the first picture, `layer_NAME.2`… on the others, each fitted to its
+    /// own), and disabled (`enable=0`: the picture passes through undrawn) when the layer is
+    /// hidden at the moment planned.
+    private func addressable(_ filter: Filter, layer index: Int, picture: Int) -> Filter {
+        guard let instance = LayerStates.instance(ofLayer: index, in: spec) else { return filter }
+        var filter = filter
+        filter.instance = picture == 0 ? instance : "\(instance).\(picture + 1)"
+        if !layerStates.isShown(spec.layers[index]) { filter.options.append(FilterOption("enable", "0")) }
+        return filter
+    }
+
+    /// `pad` after making the filter that produced it (the layer's overlay) addressable.
+    private mutating func addressingLast(_ pad: GraphPad, layer index: Int, picture: Int) -> GraphPad {
+        if let chain = chains.lastIndex(where: { $0.outputs == [pad] }), let last = chains[chain].filters.indices.last {
+            chains[chain].filters[last] = addressable(chains[chain].filters[last], layer: index, picture: picture)
+        }
+        return pad
     }
 
     /// Scales a layer's picture to `fraction` of the canvas width (nil: its own size, in scene
@@ -334,7 +361,7 @@ struct SceneCompiler {
                 let layerCanvas = LayerCanvas(width: size.width, height: size.height, sceneWidth: width, sceneHeight: height,
                                               destinations: members.flatMap { audience[$0] })
                 let index = pictures.firstIndex(of: size)!
-                for (layer, (name, font)) in zip(spec.layers, zip(names, layerFonts)) {
+                for (layer, (name, font)) in zip(spec.layers.indices, zip(names, layerFonts)) {
                     pad = draw(layer, named: name, font: font, over: pad, on: layerCanvas, picture: index, of: pictures.count, log: log)
                 }
                 splitRates(pad, for: members, of: keys)

@@ -26,7 +26,10 @@ public struct CheckedPlanner: Sendable {
     @discardableResult
     public func plan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
         // The schedule is checked even when the rest does not plan: its names need no plan.
-        ScheduleCheck.run(spec, start: runStart, projectRoot: projectRoot, log: log)
+        let timeline = ScheduleCheck.run(spec, start: runStart, projectRoot: projectRoot, log: log)
+        var planner = planner
+        // The graph the run starts with: its layers and text as they are at the start.
+        if planner.moment == nil, let timeline { planner.moment = ShowMoment(timeline: timeline, offsetMs: 0) }
         guard let plan = planner.plan(spec, log: log) else { return nil }
         PlanGraphCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
         PlanMediaCheck.run(plan, projectRoot: projectRoot, pipelineFile: spec.file, log: log)
