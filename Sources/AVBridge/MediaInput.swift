@@ -125,6 +125,12 @@ public final class MediaInput {
         return value
     }
 
+    /// When the input's first picture or sound is, in microseconds (its timestamps count from
+    /// there: an MPEG-TS file may start at 1.4 s).
+    public var startMicros: Int64 {
+        optionalTimestamp(context!.pointee.start_time) ?? 0
+    }
+
     /// Moves to the last keyframe at or before `micros` from the start and drops what the
     /// decoders held: the next frames decode from there (those before `micros` included, for
     /// the caller to skip).
