@@ -75,6 +75,9 @@ let package = Package(
         // takes its options, SRT options suit onair's connection). Makes the findings `validate`
         // reports and the planned combinations `run` switches between.
         .target(name: "OnairValidation", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "AVBridge"], swiftSettings: strictness),
+        // Pictures of every destination at a moment of a show, without going live: the plan of
+        // that moment built by libavfilter, fed one picture per source, encoded as PNG.
+        .target(name: "OnairPreview", dependencies: ["OnairConfig", "OnairPlanner", "OnairValidation", "AVBridge"], swiftSettings: strictness),
         // Runs plans through libav. Consumes PipelinePlan values and planned combinations, never a
         // PipelineSpec; reads a plan's graph inputs through OnairValidation's PlannedSource, so the
         // graph that runs is the graph that was checked.
@@ -134,6 +137,8 @@ let package = Package(
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairValidationTests", dependencies: ["OnairValidation", "OnairConfig", "OnairPlanner", "OnairTestSupport"],
+                    swiftSettings: strictness),
+        .testTarget(name: "OnairPreviewTests", dependencies: ["OnairPreview", "OnairValidation", "OnairConfig", "OnairPlanner", "AVBridge", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]
