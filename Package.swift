@@ -116,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairValidation", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest", "CAllocator",
+                "OnairConfig", "OnairPlanner", "OnairValidation", "OnairPreview", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest", "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

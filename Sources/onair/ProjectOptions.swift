@@ -79,6 +79,12 @@ struct PipelineChoice: ParsableArguments {
 
     @Option(help: "Put this overlay combination on air instead of the one the pipeline's 'active:' names.")
     var overlay: String?
+
+    /// The usage error for a combination `spec` doesn't have, with "did you mean".
+    func unknownOverlay(_ overlay: String, in spec: PipelineSpec) -> ValidationError {
+        ValidationError("pipeline '\(name)' has no overlay combination '\(overlay)'"
+            + (Suggestion.phrase(for: overlay, in: spec.overlays.map(\.name)).map { "; \($0)" } ?? ""))
+    }
 }
 
 extension ProjectOptions {
@@ -96,11 +102,7 @@ extension ProjectOptions {
         guard loaded.project.pipelineNames.contains(choice.name) else { throw unknownPipeline(choice.name) }
         var pipeline = loaded.project.pipeline(choice.name)
         if let overlay = choice.overlay, let spec = pipeline {
-            guard let chosen = spec.activating(overlay) else {
-                let known = spec.overlays.map(\.name)
-                throw ValidationError("pipeline '\(choice.name)' has no overlay combination '\(overlay)'"
-                    + (Suggestion.phrase(for: overlay, in: known).map { "; \($0)" } ?? ""))
-            }
+            guard let chosen = spec.activating(overlay) else { throw choice.unknownOverlay(overlay, in: spec) }
             pipeline = chosen
         }
         var planner = loaded.planner(mode: mode)
