@@ -21,7 +21,7 @@ public struct DestinationPicture: Sendable {
 /// the pipeline is planned as it is then (its combination, its layers shown or hidden, their
 /// text), its filter graph is built by libavfilter as a run builds it, fed one picture per
 /// source (``SourcePicture``), and each rendition's picture is encoded as PNG: its crop, its
-/// size, its layers. What `onair preview` writes, and what a dashboard can show before a run.
+/// size, its layers. What `onair preview` writes.
 public struct ShowPreview {
     /// The pipeline.
     public var spec: PipelineSpec

@@ -42,21 +42,35 @@ struct Preview: ParsableCommand {
         var asWritten = choice
         asWritten.overlay = nil
         let compiled = try projectOptions.compile(asWritten, mode: .validate, runStart: try showTime.runStart())
-        if let overlay = choice.overlay, compiled.pipeline.overlay(overlay) == nil {
-            throw choice.unknownOverlay(overlay, in: compiled.pipeline)
+        try checkNames(in: compiled.pipeline)
+        let moment = try showTime.moment(in: compiled.planner.timeline(of: compiled.pipeline, log: DiagnosticLog()))
+        let preview = ShowPreview(spec: compiled.pipeline, moment: moment, planner: compiled.planner.planner,
+                                  projectRoot: compiled.project.root, overlay: choice.overlay)
+        let log = DiagnosticLog()
+        let pictures: [DestinationPicture]
+        do {
+            pictures = try preview.pictures(log: log).filter { destinations.isEmpty || destinations.contains($0.destination) }
+        } catch PreviewError.notPlanned {
+            // The schedule's state at --at (another combination, a clip) may plan where the start did not.
+            Terminal.printError(DiagnosticReport.render(log.sorted, format: .human, files: compiled.project.files,
+                                                        color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
+            throw ExitCode.failure
         }
-        let known = compiled.pipeline.destinations.map(\.name)
+        let written = try write(pictures)
+        print(format == .markdown ? PreviewReport.markdown(written, pipeline: compiled.pipeline.name, moment: moment)
+            : PreviewReport.files(written))
+    }
+
+    /// Usage errors for an --overlay or --destination the pipeline doesn't have.
+    private func checkNames(in pipeline: PipelineSpec) throws {
+        if let overlay = choice.overlay, pipeline.overlay(overlay) == nil {
+            throw choice.unknownOverlay(overlay, in: pipeline)
+        }
+        let known = pipeline.destinations.map(\.name)
         for name in destinations where !known.contains(name) {
             throw ValidationError("pipeline '\(choice.name)' has no destination '\(name)'"
                 + (Suggestion.phrase(for: name, in: known).map { "; \($0)" } ?? ""))
         }
-        let moment = try showTime.moment(in: compiled.planner.timeline(of: compiled.pipeline, log: DiagnosticLog()))
-        let preview = ShowPreview(spec: compiled.pipeline, moment: moment, planner: compiled.planner.planner,
-                                  projectRoot: compiled.project.root, overlay: choice.overlay)
-        let pictures = try preview.pictures().filter { destinations.isEmpty || destinations.contains($0.destination) }
-        let written = try write(pictures)
-        print(format == .markdown ? PreviewReport.markdown(written, pipeline: compiled.pipeline.name, moment: moment)
-            : PreviewReport.files(written))
     }
 
     /// Writes each picture to `out`/DESTINATION.png; when one can't be written, removes those
