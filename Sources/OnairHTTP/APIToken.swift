@@ -1,12 +1,6 @@
 import Foundation
 import OnairConfig
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The bearer token a run's API asks every client for (except the health probes), read at
 /// start from an environment variable or a file only its owner can read.
 ///
@@ -43,36 +37,12 @@ public struct APIToken: Sendable, CustomStringConvertible {
     /// Reads the token `reference` names: `env:NAME` from `environment`, `file:PATH` (relative
     /// to `projectRoot`) from a regular file no one else can read or write (mode 0600 or 0400).
     public static func resolve(_ reference: SecretReference, environment: [String: String], projectRoot: URL) throws(Problem) -> APIToken {
-        let value: String
-        switch reference.origin {
-        case .environment(let name):
-            guard let text = environment[name], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw Problem(description: "the API token's environment variable \(name) is not set")
-            }
-            value = text
-        case .file(let file):
-            let path = reference.origin.filePath(inProject: projectRoot) ?? file
-            let written = reference.file?.written ?? file
-            var info = stat()
-            guard stat(path, &info) == 0 else {
-                throw Problem(description: "the API token file \(written) can't be read: \(String(cString: strerror(errno)))")
-            }
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                throw Problem(description: "the API token file \(written) is not a regular file")
-            }
-            let mode = info.st_mode & 0o777
-            guard mode & 0o077 == 0 else {
-                throw Problem(
-                    description:
-                        "the API token file \(written) can be read by others (mode \(String(mode, radix: 8))); run: chmod 600 \(written)"
-                )
-            }
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw Problem(description: "the API token file \(written) can't be read")
-            }
-            value = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let token: String
+        do {
+            token = try reference.read(environment: environment, projectRoot: projectRoot, what: "the API token")
+        } catch {
+            throw Problem(description: error.description)
         }
-        let token = value.trimmingCharacters(in: .whitespaces)
         guard token.count >= minimumLength else {
             throw Problem(
                 description:
