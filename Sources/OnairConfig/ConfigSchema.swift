@@ -367,6 +367,7 @@ public enum ConfigSchema {
             FieldSchema("http", .object(http), "Where the run serves its HTTP API, metrics and dashboard (onair run --http overrides listen)."),
             FieldSchema("timezone", .text, "The time zone of the schedule's clock times, an IANA name such as Europe/Paris (default: the machine's)."),
             FieldSchema("schedule", .list(.object(action)), "Actions at given times: switches, layers shown and hidden, clips, mutes, destinations started and stopped, text set."),
+            notifyField,
         ])
 
     /// A platform definition (built-in or from Presets/).
@@ -428,7 +429,7 @@ public enum ConfigSchema {
             sourceField,
         ])
 
-    /// A preset file: up to five sections of named presets.
+    /// A preset file: up to six sections of named presets.
     public static let presetFile = ObjectSchema(
         "preset file", doc: "Reusable presets, referred to by name from pipelines.",
         fields: [
@@ -437,5 +438,6 @@ public enum ConfigSchema {
             FieldSchema("destinations", .map(.object(destination)), "Destination presets."),
             FieldSchema("platforms", .map(.object(platform)), "Platforms added to or overriding the built-in catalogue."),
             FieldSchema("schedules", .map(.list(.object(action))), "Schedules a pipeline's schedule takes in with - include: NAME."),
+            FieldSchema("notify", .map(.object(notifyTarget)), "Notify target presets."),
         ])
 }

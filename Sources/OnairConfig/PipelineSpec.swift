@@ -36,6 +36,8 @@ public struct PipelineSpec: Hashable, Sendable {
     public var timeZone: Located<String>?
     /// The schedule's actions in written order, preset schedules taken in.
     public var schedule: [ActionSpec] = []
+    /// Where alerts about the run's events go, in the order written.
+    public var notify: [NotifySpec] = []
 
     /// The named layer called `name`.
     public func layer(named name: String) -> LayerSpec? { layers.first { $0.name?.value == name } }
@@ -155,7 +157,8 @@ extension PipelineSpec {
             name: name, file: root.location.file, title: reader.text("title")?.value ?? name,
             sources: sources, overlays: overlays, active: active, audio: audio, layers: layers, quality: quality,
             ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http,
-            timeZone: timeZone, schedule: schedule)
+            timeZone: timeZone, schedule: schedule,
+            notify: NotifySpec.decodeAll(reader.namedEntries("notify"), presets: presets, context: context))
     }
 
     /// The layers, each name given once; `variables` are the text variables the schedule sets.

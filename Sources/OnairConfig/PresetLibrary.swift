@@ -3,7 +3,7 @@
 public struct PresetLibrary: Sendable {
     /// The kinds of preset.
     public enum Section: String, CaseIterable, Sendable {
-        case quality, overlays, destinations, platforms, schedules
+        case quality, overlays, destinations, platforms, schedules, notify
 
         /// How messages name one preset of this section.
         public var noun: String {
@@ -13,6 +13,7 @@ public struct PresetLibrary: Sendable {
             case .destinations: "destination preset"
             case .platforms: "platform"
             case .schedules: "schedule"
+            case .notify: "notify target"
             }
         }
     }

@@ -118,7 +118,7 @@ public struct Project: Sendable {
         }
     }
 
-    /// Decodes every preset once: the user's quality, overlay and destination presets on their
+    /// Decodes every preset once: the user's quality, overlay, destination and notify presets on their
     /// own, so a broken one is reported even when no pipeline uses it, and every platform.
     /// A preset is checked after the presets it extends, and a mistake is reported by the check
     /// of the preset that writes it, not again by everything that extends it.
@@ -139,6 +139,11 @@ public struct Project: Sendable {
         }
         for entry in presets.userEntries(in: .schedules) {
             _ = ActionSpec.decodePreset(entry, presets: presets, context: context)
+        }
+        for entry in presets.userEntriesInCheckOrder(in: .notify) {
+            _ = presets.decode(entry, in: .notify, context: context) {
+                NotifySpec.decode(name: entry.name, node: $0, location: entry.location, context: context)
+            }
         }
         return presets.decodePlatforms(context: context)
     }

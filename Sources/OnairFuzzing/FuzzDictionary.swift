@@ -40,6 +40,8 @@ public enum FuzzDictionary {
         walk(ConfigSchema.pipeline)
         walk(ConfigSchema.presetFile)
         for platform in PlatformCatalogue.builtinNode["platforms"]?.entries ?? [] { add(platform.key) }
+        // `notify:` events are free text to the schema; the names and patterns it accepts.
+        (NotifyEventFilter.eventNames + ["*", "input.*", "destination.*", "whsec_"]).forEach(add)
         yamlWords.forEach(add)
         return words
     }

@@ -124,7 +124,7 @@ import Testing
         #expect(schema["$schema"] as? String == "http://json-schema.org/draft-07/schema#")
         let properties = try #require(schema["properties"] as? [String: Any])
         if arguments == ["presets"] {
-            #expect(Set(properties.keys) == ["quality", "overlays", "destinations", "platforms", "schedules"])
+            #expect(Set(properties.keys) == ["quality", "overlays", "destinations", "platforms", "schedules", "notify"])
         } else {
             #expect(properties["destinations"] != nil && properties["sources"] != nil && properties["quality"] != nil)
         }

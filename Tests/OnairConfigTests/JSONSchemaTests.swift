@@ -62,7 +62,7 @@ struct JSONSchemaTests {
         let root = try Self.parse(.pipeline)
         let properties = try #require(root["properties"] as? [String: Any])
         #expect(Set(properties.keys) == ["title", "sources", "overlays", "active", "audio", "layers", "quality",
-                                         "destinations", "retry", "input_loss", "http", "timezone", "schedule"])
+                                         "destinations", "retry", "input_loss", "http", "timezone", "schedule", "notify"])
         #expect(root["required"] as? [String] == ["sources", "overlays", "active", "quality", "destinations"])
         #expect(root["additionalProperties"] as? Bool == false)
 
@@ -123,7 +123,7 @@ struct JSONSchemaTests {
     @Test func presetsSchema() throws {
         let root = try Self.parse(.presets)
         let properties = try #require(root["properties"] as? [String: Any])
-        #expect(Set(properties.keys) == ["quality", "overlays", "destinations", "platforms", "schedules"])
+        #expect(Set(properties.keys) == ["quality", "overlays", "destinations", "platforms", "schedules", "notify"])
         #expect(root["required"] == nil)
         let quality = try #require((properties["quality"] as? [String: Any])?["additionalProperties"] as? [String: Any])
         // Presets may leave out required keys when they extend another.
