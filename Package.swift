@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // FFmpeg's C libraries (Debian 12: FFmpeg 5.1) plus a shim for the macros Swift can't import.
@@ -86,6 +88,21 @@ let package = Package(
         // Measures destinations' links: a test pattern pushed to each ingest with a rising
         // bitrate, the throughput it sustains, which qualities fit, which ladder rung to stream.
         .target(name: "OnairLinkTest", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairEngine", "AVBridge"], swiftSettings: strictness),
+        // Alerts: a run's events, filtered per `notify:` target, written as JSON, Slack or Discord
+        // messages, signed as Standard Webhooks says, delivered through a bounded queue per
+        // target with retries; never in the run's way.
+        .target(
+            name: "OnairNotify",
+            dependencies: [
+                "OnairConfig", "OnairEngine",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictness
+        ),
         // The HTTP API, Prometheus metrics, health probes and dashboard of a running pipeline,
         // served over RunControl (Hummingbird 2).
         .target(
@@ -106,7 +123,13 @@ let package = Package(
         .target(name: "OnairExport", dependencies: ["OnairConfig", "OnairPlanner", "Yams"], swiftSettings: strictness),
         // What the tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback ports, the
         // built onair executable, golden files, seeded randomness. Only test targets depend on it.
-        .target(name: "OnairTestSupport", swiftSettings: strictness),
+        .target(
+            name: "OnairTestSupport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictness),
         // Coverage-guided fuzzing of the configuration language (scripts/fuzz): the target libFuzzer
         // calls, the invariants every input must keep, the seeds and the dictionary.
         .target(name: "OnairFuzzing", dependencies: ["OnairConfig", "OnairPlanner", "OnairFonts"], swiftSettings: strictness),
@@ -140,6 +163,10 @@ let package = Package(
                     swiftSettings: strictness),
         .testTarget(name: "OnairPreviewTests", dependencies: ["OnairPreview", "OnairValidation", "OnairConfig", "OnairPlanner", "AVBridge", "OnairTestSupport"],
                     swiftSettings: strictness),
+        .testTarget(
+            name: "OnairNotifyTests",
+            dependencies: ["OnairNotify", "OnairEngine", "OnairConfig", "OnairTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]
 )
