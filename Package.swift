@@ -103,12 +103,19 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // The record of every run (its events and a status sample a second, under
+        // .onair/runs/), the list of runs and the report of one (text, JSON, one HTML file).
+        .target(
+            name: "OnairRecord",
+            dependencies: ["OnairEngine", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strictness
+        ),
         // The HTTP API, Prometheus metrics, health probes and dashboard of a running pipeline,
         // served over RunControl (Hummingbird 2).
         .target(
             name: "OnairHTTP",
             dependencies: [
-                "OnairEngine",
+                "OnairEngine", "OnairRecord",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -167,6 +174,7 @@ let package = Package(
             name: "OnairNotifyTests",
             dependencies: ["OnairNotify", "OnairEngine", "OnairConfig", "OnairTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictness),
+        .testTarget(name: "OnairRecordTests", dependencies: ["OnairRecord", "OnairEngine", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import OnairEngine
+import OnairRecord
 import Prometheus
 import Synchronization
 

@@ -36,6 +36,8 @@ public final class HeadlessBrowser: Sendable {
         /// The page's session, once attached.
         var session: String?
         var closed = false
+        /// What the page's console reported wrong, once ``watchConsole()`` asked.
+        var consoleProblems: [String] = []
     }
 
     /// Starts Chromium with an empty profile and a `width`×`height` window.
@@ -116,11 +118,47 @@ public final class HeadlessBrowser: Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             let reply = try nextMessage(&conversation.pending, until: deadline, waitingFor: method)
-            guard reply["id"] as? Int == id else { continue }  // an event, or a late reply
+            guard reply["id"] as? Int == id else {
+                // An event, or a late reply; what the console and the runtime say went wrong is kept.
+                if reply["id"] == nil, let problem = Self.consoleProblem(in: reply) { conversation.consoleProblems.append(problem) }
+                continue
+            }
             if let error = reply["error"] as? [String: Any] {
                 throw Failure(description: "\(method): \(error["message"] as? String ?? "\(error)")")
             }
             return reply["result"] as? [String: Any] ?? [:]
+        }
+    }
+
+    /// Starts collecting the page's console messages and uncaught exceptions (after `open`).
+    public func watchConsole() throws {
+        try send("Log.enable")
+        try send("Runtime.enable")
+    }
+
+    /// What the page's console said was wrong since ``watchConsole()``: each error or warning,
+    /// as text. Reading it first lets queued events arrive.
+    public func consoleProblems() throws -> [String] {
+        _ = try evaluate("1")
+        return conversation.withLock { $0.consoleProblems }
+    }
+
+    /// The problem a console or runtime event reports: an error or warning logged, an exception
+    /// thrown, a resource refused; nil for any other event.
+    private static func consoleProblem(in event: [String: Any]) -> String? {
+        let params = event["params"] as? [String: Any] ?? [:]
+        switch event["method"] as? String {
+        case "Log.entryAdded":
+            let entry = params["entry"] as? [String: Any] ?? [:]
+            guard ["error", "warning"].contains(entry["level"] as? String ?? "") else { return nil }
+            return "\(entry["level"] ?? ""): \(entry["text"] ?? "") \(entry["url"] ?? "")"
+        case "Runtime.exceptionThrown":
+            return "exception: \((params["exceptionDetails"] as? [String: Any])?["text"] ?? params)"
+        case "Runtime.consoleAPICalled":
+            guard ["error", "warning", "assert"].contains(params["type"] as? String ?? "") else { return nil }
+            return "console.\(params["type"] ?? ""): \(params["args"] ?? "")"
+        default:
+            return nil
         }
     }
 

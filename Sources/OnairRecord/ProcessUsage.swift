@@ -7,16 +7,18 @@ import OnairEngine
     import Darwin
 #endif
 
-/// What this process uses: CPU time so far, resident memory and live allocations now.
-struct ProcessUsage {
+/// What this process uses: CPU time so far, resident memory and live allocations now. The
+/// run's metrics and its record sample it.
+public struct ProcessUsage: Sendable {
     /// User and system CPU time since the process started.
-    var cpuSeconds: Double
+    public var cpuSeconds: Double
     /// Resident set size.
-    var residentBytes: Int
+    public var residentBytes: Int
     /// Bytes in live allocations, when the allocator says (jemalloc, in the onair executable).
-    var allocatedBytes: Int?
+    public var allocatedBytes: Int?
 
-    static func now() -> ProcessUsage {
+    /// Now.
+    public static func now() -> ProcessUsage {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6

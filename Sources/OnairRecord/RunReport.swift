@@ -1,0 +1,167 @@
+import Foundation
+
+/// The summary of one run: what `onair report --format json` prints (its schema is
+/// docs/run-report.schema.json) and what the text and HTML forms show.
+///
+/// Series are `[seconds since the start, value]` pairs, at most ``maxPoints`` each (averaged
+/// over equal spans of time when the run has more samples).
+public struct RunReport: Codable, Sendable {
+    /// The schema's name and version.
+    public var schema = "onair-run-report/1"
+    public var pipeline: String
+    public var run: String
+    public var started: Date
+    public var ended: Date?
+    public var durationSeconds: Double
+    /// `stopped`, `failed`, `running` or `interrupted`.
+    public var outcome: String
+    public var reason: String?
+    public var destinations: [DestinationSummary]
+    /// Failovers, overlay switches, destination and input changes, the run's start and stop.
+    public var timeline: [Moment]
+    /// The slowest rendition's speed (1 is real time).
+    public var speed: [[Double]]
+    /// Cores busy.
+    public var cpu: [[Double]]
+    /// Resident memory, bytes.
+    public var memory: [[Double]]
+    public var samples: Int
+    public var events: Int
+    /// Record lines that could not be read (the last of a killed run).
+    public var unreadableLines: Int
+
+    /// Points per series at most.
+    public static let maxPoints = 1000
+
+    /// One destination over the run.
+    public struct DestinationSummary: Codable, Sendable {
+        public var name: String
+        /// The rendition feeding it, when the record names it.
+        public var rendition: String?
+        public var liveSeconds: Double
+        public var reconnects: Int
+        public var gopsDropped: Int
+        public var bytes: Int
+        /// Send rate, bits per second.
+        public var bitrate: [[Double]]
+        /// Reconnections so far, over time.
+        public var reconnectsSeries: [[Double]]
+        /// GOPs dropped so far (its queue was full), over time.
+        public var gopsDroppedSeries: [[Double]]
+        /// Its rendition's bitrate changes (adaptive bitrate), and its congestion.
+        public var cuts: [Cut]
+
+        enum CodingKeys: String, CodingKey {
+            case name, rendition, liveSeconds = "live_seconds", reconnects, gopsDropped = "gops_dropped", bytes, bitrate, cuts,
+                reconnectsSeries = "reconnects_series", gopsDroppedSeries = "gops_dropped_series"
+        }
+    }
+
+    /// An adaptive bitrate cut: the rendition's target moved from `fromBps` to `toBps`.
+    public struct Cut: Codable, Sendable {
+        public var t: Double
+        public var fromBps: Int
+        public var toBps: Int
+        public var reason: String
+
+        enum CodingKeys: String, CodingKey { case t, fromBps = "from_bps", toBps = "to_bps", reason }
+    }
+
+    /// Something that happened, for the timeline strip.
+    public struct Moment: Codable, Sendable {
+        public var t: Double
+        /// `run`, `failover`, `overlay`, `destination` or `input`.
+        public var kind: String
+        /// The event's name.
+        public var event: String
+        public var text: String
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schema, pipeline, run, started, ended, durationSeconds = "duration_seconds", outcome, reason, destinations, timeline, speed, cpu,
+            memory, samples, events, unreadableLines = "unreadable_lines"
+    }
+}
+
+extension RunReport {
+    /// The report of `record`.
+    public init(_ record: RunRecord) {
+        let meta = record.meta
+        let start = meta.started
+        func at(_ date: Date) -> Double { (date.timeIntervalSince(start) * 10).rounded() / 10 }
+        pipeline = meta.pipeline
+        run = meta.id
+        started = start
+        ended = meta.ended
+        durationSeconds = (record.duration * 10).rounded() / 10
+        outcome = record.outcome
+        reason = meta.reason ?? record.events.last { $0.name == "run.stopped" }?.fields["reason"]
+        let samples = record.samples
+        destinations = Self.destinations(in: record, at: at)
+        timeline = record.events.compactMap { event in Self.moment(event).map { Moment(t: at(event.time), kind: $0.kind, event: event.name, text: $0.text) } }
+        speed = Self.series(samples) { sample in sample.renditions.map(\.speed).min() }
+        cpu = Self.series(samples) { $0.cpu }
+        memory = Self.series(samples) { Double($0.rss) }
+        self.samples = samples.count
+        events = record.events.count
+        unreadableLines = record.unreadableLines
+    }
+
+    private static func destinations(in record: RunRecord, at: (Date) -> Double) -> [DestinationSummary] {
+        let samples = record.samples
+        let names = samples.last?.destinations.map(\.name) ?? []
+        return names.map { name in
+            let rendition = record.meta.renditions[name]
+            func of(_ sample: RunSample) -> RunSample.Destination? { sample.destinations.first { $0.name == name } }
+            var live = 0.0
+            for (previous, sample) in zip(samples, samples.dropFirst()) where of(sample)?.state == "live" {
+                live += max(sample.t - previous.t, 0)
+            }
+            let last = samples.last.flatMap(of)
+            return DestinationSummary(
+                name: name, rendition: rendition, liveSeconds: (live * 10).rounded() / 10, reconnects: last?.reconnects ?? 0,
+                gopsDropped: last?.gopsDropped ?? 0, bytes: last?.bytes ?? 0, bitrate: series(samples) { of($0)?.bps },
+                reconnectsSeries: series(samples) { of($0).map { Double($0.reconnects) } },
+                gopsDroppedSeries: series(samples) { of($0).map { Double($0.gopsDropped) } }, cuts: cuts(of: rendition, in: record, at: at))
+        }
+    }
+
+    /// The bitrate changes of `rendition` (every one when the record doesn't say which feeds
+    /// the destination).
+    private static func cuts(of rendition: String?, in record: RunRecord, at: (Date) -> Double) -> [Cut] {
+        record.events.compactMap { event -> Cut? in
+            guard event.name == "bitrate.changed", rendition == nil || event.fields["rendition"] == rendition else { return nil }
+            return Cut(t: at(event.time), fromBps: Int(event.fields["from_bps"] ?? "") ?? 0, toBps: Int(event.fields["to_bps"] ?? "") ?? 0,
+                       reason: event.fields["reason"] ?? "")
+        }
+    }
+
+    /// Which events go on the timeline, and how they read there.
+    static func moment(_ event: RecordedEvent) -> (kind: String, text: String)? {
+        let fields = event.fields
+        switch event.name {
+        case "run.started", "run.stopped", "run.note":
+            return ("run", fields["reason"] ?? fields["message"] ?? fields["overlay"].map { "overlay \($0) on air" } ?? event.name)
+        case "input.failover": return ("failover", "\(fields["input"] ?? ""): \(fields["to"] ?? "") in place of \(fields["from"] ?? "") (\(fields["reason"] ?? ""))")
+        case "input.restored": return ("failover", "\(fields["input"] ?? ""): back on air")
+        case "overlay.applied", "overlay.failed", "overlay.restored":
+            return ("overlay", (fields["overlay"] ?? "") + (event.name == "overlay.applied" ? " on air" : " " + event.name.dropFirst(8)))
+        case "input.lost", "input.failed", "input.connected": return ("input", "\(fields["input"] ?? ""): \(event.name.dropFirst(6))" + (fields["reason"].map { " (\($0))" } ?? ""))
+        case "destination.live", "destination.retrying", "destination.failed", "destination.congested":
+            return ("destination", "\(fields["destination"] ?? ""): \(event.name.dropFirst(12))" + (fields["reason"].map { " (\($0))" } ?? ""))
+        default: return nil
+        }
+    }
+
+    /// `[t, value]` pairs of `value` over `samples`, averaged down to ``maxPoints``.
+    static func series(_ samples: [RunSample], _ value: (RunSample) -> Double?) -> [[Double]] {
+        let points = samples.compactMap { sample in value(sample).flatMap { $0.isFinite ? [sample.t, $0] : nil } }
+        guard points.count > maxPoints else { return points }
+        let bucket = Double(points.count) / Double(maxPoints)
+        return (0..<maxPoints).map { index in
+            let slice = points[Int(Double(index) * bucket)..<min(Int(Double(index + 1) * bucket), points.count)]
+            let count = Double(max(slice.count, 1))
+            return [slice.map { $0[0] }.reduce(0, +) / count, slice.map { $0[1] }.reduce(0, +) / count]
+        }
+    }
+}
