@@ -15,7 +15,7 @@ struct APIRoutes: Sendable {
         [
             ("/healthz", [.get]), ("/readyz", [.get]), ("/metrics", [.get]), ("/openapi.yaml", [.get]),
             ("/api/v1/status", [.get]), ("/api/v1/events", [.get]), ("/api/v1/overlay", [.post]), ("/api/v1/stop", [.post]),
-            ("/api/v1/destinations/{name}/preview.jpg", [.get]),
+            ("/api/v1/destinations/{name}/preview.jpg", [.get]), ("/report", [.get]),
         ] + Dashboard.files.map { ($0.path, [.get]) }
 
     /// `docs/openapi.yaml` (embedded at build time) in a buffer made once, shared by every answer.
@@ -80,11 +80,12 @@ struct APIRoutes: Sendable {
             }
         }
         router.get("/metrics") { _, _ in
-            let text = redact(metrics.exposition(of: try await control.run().status()))
+            let text = redact(metrics.exposition(of: try await control.run().status(), notifications: settings.notifyCounts?() ?? []))
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))
         }
+        RunReportPage.add(to: router, archive: settings.runArchive)
         router.get("/openapi.yaml") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/yaml"],

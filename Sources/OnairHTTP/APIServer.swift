@@ -4,6 +4,8 @@ import Logging
 import NIOCore
 import OnairConfig
 import OnairEngine
+import OnairNotify
+import OnairRecord
 import Synchronization
 
 /// The HTTP side of a running pipeline: its API, Prometheus metrics, health probes and
@@ -20,6 +22,10 @@ public final class APIServer: Sendable {
         public var token: APIToken?
         /// How often an idle event stream gets a comment line, so proxies keep it open.
         public var heartbeat: Duration
+        /// The run's alert deliveries so far, per target, for the metrics; nil without `notify:`.
+        public var notifyCounts: (@Sendable () -> [DeliveryCounts])?
+        /// Where the pipeline's runs are recorded, for `GET /report` (the latest run's report).
+        public var runArchive: RunArchive?
 
         /// Settings.
         public init(listen: ListenAddress = .loopbackAnyPort, token: APIToken? = nil, heartbeat: Duration = .seconds(15)) {

@@ -1,6 +1,7 @@
 import Foundation
 import Metrics
 import OnairEngine
+import OnairNotify
 import OnairRecord
 import Prometheus
 import Synchronization
@@ -88,12 +89,22 @@ final class RunMetrics: Sendable {
             "onair_process_allocated_memory_bytes", "gauge", "",
             "Memory in live allocations (the allocator's count); resident memory far above it is held by the allocator, not leaked"
         ),
+        ("onair_notify_sent_total", "counter", "target", "Alerts the notify: target's receiver took (2xx)"),
+        ("onair_notify_failed_total", "counter", "target", "Alerts given up after every attempt failed (or a 410 Gone)"),
+        ("onair_notify_dropped_total", "counter", "target", "Alerts dropped unsent: the oldest of a full queue, or left when the run ended"),
     ]
 
-    /// The Prometheus text exposition after bringing every metric up to `status`.
-    func exposition(of status: RunStatus) -> String {
+    /// The Prometheus text exposition after bringing every metric up to `status` and the
+    /// alert deliveries `notifications`.
+    func exposition(of status: RunStatus, notifications: [DeliveryCounts] = []) -> String {
         state.withLock { seen in
             update(&seen, from: status)
+            for target in notifications {
+                let labels = [("target", target.target)]
+                counter(&seen, "onair_notify_sent_total", labels, Double(target.sent))
+                counter(&seen, "onair_notify_failed_total", labels, Double(target.failed))
+                counter(&seen, "onair_notify_dropped_total", labels, Double(target.dropped))
+            }
             return Self.documented(registry.emitToString())
         }
     }
