@@ -12,7 +12,10 @@ struct Onair: AsyncParsableCommand {
             Exit codes: 0 success, 1 configuration errors (or warnings with --strict), 2 usage errors.
             """,
         version: "0.1.0",
-        subcommands: [Validate.self, Plan.self, Preview.self, Run.self, TestConnection.self, Status.self, Switch.self, Export.self, List.self, Schema.self]
+        subcommands: [
+            Validate.self, Plan.self, Preview.self, Run.self, TestConnection.self, Status.self, Switch.self, Export.self, List.self, Schema.self,
+            Notify.self, Runs.self, Report.self,
+        ]
     )
 
     /// Runs the command line; usage errors exit with 2, as documented.

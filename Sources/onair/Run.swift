@@ -59,7 +59,8 @@ struct Run: AsyncParsableCommand {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
-        let apiPlan = try RunAPI.Plan(listen: http, pipeline: compiled.pipeline, projectRoot: projectOptions.root)
+        var apiPlan = try RunAPI.Plan(listen: http, pipeline: compiled.pipeline, projectRoot: projectOptions.root)
+        let notifyTargets = try RunServices.targets(of: compiled.pipeline, projectRoot: projectOptions.root)
         try RunAPI.checkNotRunning(pipeline: choice.name, projectRoot: projectOptions.root)
         // One publisher per stream key: held until this process exits.
         let keyLock: StreamKeyLock
@@ -79,10 +80,12 @@ struct Run: AsyncParsableCommand {
             await console.follow(Console.events(of: run), of: run)
             console.finish(status: await run.status())
         case .ready(let run):
+            let services = RunServices(run: run, targets: notifyTargets, projectRoot: projectOptions.root)
+            services.serve(on: &apiPlan.settings)
             let api = try await RunAPI(plan: apiPlan, control: run, redact: keys.redact, projectRoot: projectOptions.root)
             console.show(dashboard: api.url)
             let broadcast = Broadcast(pipelineRun: run, console: console, api: api.url, steerable: run.combinations.all.count > 1)
-            try await StopSignals.group([api, broadcast]).run()
+            try await StopSignals.group([api, broadcast], companions: services.all).run()
             try Self.exit(after: await run.outcome())
         }
     }

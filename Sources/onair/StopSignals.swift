@@ -15,8 +15,13 @@ enum StopSignals {
 
     /// A group of `services` that these signals shut down gracefully, the last one first; a
     /// service that ends (the run, by its duration or a failure) shuts the others down too.
-    static func group(_ services: [any Service]) -> ServiceGroup {
-        let configurations = services.map {
+    ///
+    /// `companions` follow the run and end on their own once its events have (its alerts, its
+    /// record). They come first, so they are shut down last and see the run to its end, and
+    /// each waits for its turn to be shut down before it returns (a service that ends out of
+    /// turn during a shutdown is an error to the group).
+    static func group(_ services: [any Service], companions: [any Service] = []) -> ServiceGroup {
+        let configurations = (companions.map { Companion(service: $0) } + services).map {
             ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .gracefullyShutdownGroup)
         }
         return ServiceGroup(configuration: ServiceGroupConfiguration(services: configurations, gracefulShutdownSignals: all, logger: quiet))
@@ -40,6 +45,16 @@ enum StopSignals {
     static func next() async -> UnixSignal? {
         for await signal in await UnixSignalsSequence(trapping: all) { return signal }
         return nil
+    }
+
+    /// A service that ends on its own, held until the group shuts it down.
+    private struct Companion: Service {
+        let service: any Service
+
+        func run() async throws {
+            try await service.run()
+            try? await gracefulShutdown()
+        }
     }
 
     /// ServiceLifecycle logs through swift-log; onair does not (see `APIServer`): what the

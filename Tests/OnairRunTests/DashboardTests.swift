@@ -64,6 +64,13 @@ extension EndToEnd {
                     "the newest event is first")
             let status = try await api.get("/api/v1/status")
             #expect(status.json?["overlay"] as? String == "room")
+
+            // The header links to this run's report, as recorded so far: a destination plot each.
+            #expect(try browser.evaluate("document.querySelector('header a.report')?.getAttribute('href')") as? String == "/report")
+            try await OwnThread.run { try browser.open(api.base + "/report") }
+            #expect(try await OwnThread.run { try browser.waitUntil(
+                "document.querySelectorAll('svg.plot polyline').length >= 4 && document.title.includes('demo')", timeout: .seconds(15)) },
+                    "the report: \(((try? browser.dom()) ?? "").prefix(2000))")
         }
     }
 }

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import OnairConfig
+import OnairNotify
+
+/// `onair notify NAME --test`: checks a pipeline's alert targets by sending each a test message.
+struct Notify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send a test alert to every notify: target of a pipeline.",
+        discussion: """
+            Each target gets one message (event notify.test), signed with its secret as alerts are, and one attempt; \
+            what each receiver answered is printed.
+            Exit codes: 0 every target took it (2xx), 1 a target did not (or configuration errors), 2 usage errors.
+            """)
+
+    @OptionGroup var projectOptions: ProjectOptions
+
+    @Argument(help: "The pipeline's name (Pipelines/NAME.yaml).")
+    var name: String
+
+    @Flag(help: "Send a test message to every target (the only action for now).")
+    var test = false
+
+    func run() async throws {
+        guard test else { throw ValidationError("say what to do: onair notify \(name) --test") }
+        let log = DiagnosticLog()
+        let loaded = try projectOptions.load(only: [name], log: log)
+        guard let pipeline = loaded.project.pipeline(name) else { throw projectOptions.unknownPipeline(name) }
+        let errors = log.sorted.filter { $0.severity == .error }
+        guard errors.isEmpty else {
+            Terminal.printError(DiagnosticReport.render(errors, format: .human, files: loaded.project.files, color: false))
+            throw ExitCode.failure
+        }
+        guard !pipeline.notify.isEmpty else {
+            Terminal.printError("error: pipeline '\(name)' has no notify: targets")
+            throw ExitCode.failure
+        }
+        let targets: [NotifyTarget]
+        do {
+            targets = try NotifyTarget.resolve(pipeline.notify, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
+        } catch {
+            Terminal.printError("error: \(error)")
+            throw ExitCode.failure
+        }
+        let results = await TestAlert.send(to: targets, pipeline: pipeline.name)
+        for result in results {
+            let outcome = result.problem.map { "FAILED  \($0)" } ?? "ok      HTTP \(result.status ?? 0)"
+            print("\(result.target.padding(toLength: max(12, result.target.count + 1), withPad: " ", startingAt: 0))\(outcome)  \(result.url)")
+        }
+        if results.contains(where: { !$0.delivered }) { throw ExitCode.failure }
+    }
+}
