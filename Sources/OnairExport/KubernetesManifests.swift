@@ -24,7 +24,8 @@ import OnairPlanner
 /// - A Service for the HTTP API (with Prometheus scrape annotations) and, when cameras push
 ///   to the pipeline, one for its listening ports (SRT over UDP, RTMP over TCP).
 /// - Non-root, read-only root filesystem, no privilege escalation, no capabilities; writable
-///   volumes only for recordings (a PersistentVolumeClaim), the runtime folder and `/tmp`.
+///   volumes only for recordings and the record of runs (one PersistentVolumeClaim), the
+///   runtime folder and `/tmp`.
 public struct KubernetesManifests: Sendable {
     /// Settings of an export.
     public struct Options: Sendable {
@@ -95,7 +96,7 @@ public struct KubernetesManifests: Sendable {
     /// The manifests, in the order to apply them.
     public var documents: [YAMLValue] {
         var documents = [configMap]
-        if !pipeline.recordingFolders.isEmpty { documents.append(recordingClaim) }
+        documents.append(recordingClaim)
         documents.append(deployment)
         documents.append(apiService)
         if !pipeline.listenPorts.isEmpty { documents.append(ingestService) }
@@ -149,11 +150,21 @@ public struct KubernetesManifests: Sendable {
         return folders
     }
 
-    // MARK: - Recordings
+    // MARK: - Recordings and the record of runs
 
+    /// Room for the record of runs (`.onair/runs/`) on the claim: a day of a two-destination
+    /// show takes about 40 MB, so the 30 runs kept fit while each lasts under about 20 hours
+    /// (a run is capped at 256 MiB by its rotation, `RecordLimits`).
+    static let runRecordGibibytes = 1
+    /// The claim's folder the runs are kept in.
+    static let runRecordSubPath = "onair-runs"
+
+    /// The pod's one claim: its recordings (sized for `recordingHours` at the plan's disk rate)
+    /// and the record of its runs, so both outlive the pod.
     private var recordingClaim: YAMLValue {
-        let bitsPerSecond = Double(max(pipeline.plan.diskBitrate, 1))
-        let gibibytes = max(1, Int((bitsPerSecond / 8 * 3600 * Double(options.recordingHours) / Double(1 << 30)).rounded(.up)))
+        let bitsPerSecond = Double(pipeline.plan.diskBitrate)
+        let recordings = pipeline.recordingFolders.isEmpty ? 0 : max(1, Int((bitsPerSecond / 8 * 3600 * Double(options.recordingHours) / Double(1 << 30)).rounded(.up)))
+        let gibibytes = recordings + Self.runRecordGibibytes
         return [
             "apiVersion": "v1", "kind": "PersistentVolumeClaim",
             "metadata": metadata(name + "-recordings"),
@@ -266,14 +277,13 @@ public struct KubernetesManifests: Sendable {
         mounts.append(["name": "runtime", "mountPath": .string(Self.projectPath + "/.onair")])
         volumes.append(["name": "tmp", "emptyDir": ["sizeLimit": "256Mi"]])
         mounts.append(["name": "tmp", "mountPath": "/tmp"])
-        if !pipeline.recordingFolders.isEmpty {
-            volumes.append(["name": "recordings", "persistentVolumeClaim": ["claimName": .string(name + "-recordings")]])
-            for folder in pipeline.recordingFolders {
-                let subPath = folder == "." ? "" : folder.split(separator: "/").filter { $0 != ".." && $0 != "." }.joined(separator: "-")
-                var mount: [(key: String, value: YAMLValue)] = [("name", "recordings"), ("mountPath", .string(Self.containerPath(folder)))]
-                if !subPath.isEmpty { mount.append(("subPath", .string(subPath))) }
-                mounts.append(.mapping(mount))
-            }
+        volumes.append(["name": "recordings", "persistentVolumeClaim": ["claimName": .string(name + "-recordings")]])
+        mounts.append(["name": "recordings", "mountPath": .string(Self.projectPath + "/.onair/runs"), "subPath": .string(Self.runRecordSubPath)])
+        for folder in pipeline.recordingFolders {
+            let subPath = folder == "." ? "" : folder.split(separator: "/").filter { $0 != ".." && $0 != "." }.joined(separator: "-")
+            var mount: [(key: String, value: YAMLValue)] = [("name", "recordings"), ("mountPath", .string(Self.containerPath(folder)))]
+            if !subPath.isEmpty { mount.append(("subPath", .string(subPath))) }
+            mounts.append(.mapping(mount))
         }
 
         var ports: [YAMLValue] = [["name": "http", "containerPort": .integer(options.httpPort), "protocol": "TCP"]]
