@@ -85,6 +85,8 @@ let package = Package(
         // graph that runs is the graph that was checked.
         .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairValidation", "AVBridge"],
                 swiftSettings: strictness),
+        // What a terminal shows of a run: the live status block the console redraws.
+        .target(name: "OnairTerminal", dependencies: ["OnairEngine"], swiftSettings: strictness),
         // Measures destinations' links: a test pattern pushed to each ingest with a rising
         // bitrate, the throughput it sustains, which qualities fit, which ladder rung to stream.
         .target(name: "OnairLinkTest", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairEngine", "AVBridge"], swiftSettings: strictness),
@@ -147,7 +149,7 @@ let package = Package(
             name: "onair",
             dependencies: [
                 "OnairConfig", "OnairPlanner", "OnairValidation", "OnairPreview", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest", "OnairNotify",
-                "OnairRecord", "CAllocator",
+                "OnairRecord", "OnairTerminal", "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -165,7 +167,7 @@ let package = Package(
         .testTarget(name: "OnairLinkTestTests", dependencies: ["OnairLinkTest", "OnairConfig", "OnairPlanner", "OnairEngine", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
-        .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairEngine", "OnairTerminal", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairNotify", "OnairRecord", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairValidationTests", dependencies: ["OnairValidation", "OnairConfig", "OnairPlanner", "OnairTestSupport"],
                     swiftSettings: strictness),

@@ -1,5 +1,6 @@
 import Foundation
 import OnairEngine
+import OnairTerminal
 import OnairPlanner
 import Synchronization
 

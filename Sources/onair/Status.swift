@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OnairHTTP
 import OnairEngine
+import OnairTerminal
 
 /// `onair status NAME`: what a running pipeline is doing, from its HTTP API — the terminal's
 /// status block, or the API's JSON.

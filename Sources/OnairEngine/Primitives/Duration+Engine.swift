@@ -1,4 +1,4 @@
-/// Conversions the supervision types use to report and encode waits.
+/// Conversions the engine uses to report and encode waits.
 extension Duration {
     /// The duration in seconds, as a floating-point number.
     public var inSeconds: Double {
