@@ -19,7 +19,7 @@ struct HandoffTests {
         for round in 0..<50 {
             // Alternate between filling up and taking a few, so head and tail go round the ring.
             while handoff.count < 3 {
-                #expect(handoff.push(next, timeout: 0))
+                #expect(handoff.push(next, timeout: .zero))
                 next += 1
             }
             for _ in 0..<(1 + round % 3) {
@@ -40,8 +40,8 @@ struct HandoffTests {
             let picture = Picture(number)
             weak let weakPicture = picture
             watched.append { weakPicture }
-            #expect(handoff.push(picture, timeout: 0))
-            #expect(handoff.pop(timeout: 0)?.number == number)
+            #expect(handoff.push(picture, timeout: .zero))
+            #expect(handoff.pop(timeout: .zero)?.number == number)
         }
         // Every picture the consumer let go of is gone; a queue that kept taken elements until it
         // compacted used to hold dozens of frames (hundreds of MB at 1080p) per handoff.
@@ -51,7 +51,7 @@ struct HandoffTests {
         do {
             let waiting = Picture(-1)
             weakWaiting = waiting
-            handoff.push(waiting, timeout: 0)
+            handoff.push(waiting, timeout: .zero)
         }
         #expect(weakWaiting != nil)
         _ = handoff.tryPop()
@@ -59,25 +59,36 @@ struct HandoffTests {
     }
 
     @Test("a full handoff refuses after its timeout; close wakes a waiting consumer")
-    func boundsAndClose() {
+    func boundsAndClose() async throws {
         let handoff = Handoff<Int>(capacity: 2)
-        #expect(handoff.push(1, timeout: 0))
-        #expect(handoff.push(2, timeout: 0))
-        #expect(!handoff.push(3, timeout: 0.05))
+        #expect(handoff.push(1, timeout: .zero))
+        #expect(handoff.push(2, timeout: .zero))
+        #expect(!handoff.push(3, timeout: .milliseconds(50)))
         #expect(handoff.count == 2)
 
         let empty = Handoff<Int>(capacity: 1)
-        let woken = DispatchSemaphore(value: 0)
-        let result = Monitor<Int?>(0)
-        Thread.detachNewThread {
-            let value = empty.pop(timeout: 10)
-            result.withLock { $0 = value }
-            woken.signal()
+        // Timed on the consumer's own thread: a busy concurrency pool may run this task late.
+        async let waited = onOwnThread { () -> (Int?, Duration) in
+            let asked = ContinuousClock.now
+            let value = empty.pop(timeout: .seconds(60))
+            return (value, ContinuousClock.now - asked)
         }
-        Thread.sleep(forTimeInterval: 0.05)
+        try? await Task.sleep(for: .milliseconds(50))
         empty.close()
-        #expect(woken.wait(timeout: .now() + 5) == .success)
-        #expect(result.withLock { $0 } == nil)
-        #expect(!empty.push(4, timeout: 0))
+        let (value, took) = try await waited
+        #expect(value == nil)
+        #expect(took < .seconds(50), "close did not wake the consumer: it waited out its timeout")
+        #expect(!empty.push(4, timeout: .zero))
+    }
+
+    @Test("a full handoff makes its producer wait until the consumer takes one")
+    func backpressure() async throws {
+        let handoff = Handoff<Int>(capacity: 1)
+        #expect(handoff.push(1, timeout: .zero))
+        async let pushed = onOwnThread { handoff.push(2, timeout: .seconds(60)) }
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(handoff.tryPop() == 1)
+        #expect(try await pushed)
+        #expect(handoff.tryPop() == 2)
     }
 }

@@ -13,7 +13,7 @@ extension RunControlTests {
         let run = controlled.run
         await run.start()
         try await controlled.waitForStatus { $0.state == .live && $0.inputs.allSatisfy { $0.state == .connected } }
-        let onAir = run.watchedInputs
+        let onAir = await run.watchedInputs
         #expect(onAir > 0)
 
         for _ in 0..<6 {
@@ -22,10 +22,11 @@ extension RunControlTests {
         }
         // The inputs left behind end on their own threads, shortly after the switch.
         let deadline = ContinuousClock.now + .seconds(5)
-        while run.watchedInputs > onAir, ContinuousClock.now < deadline {
+        while await run.watchedInputs > onAir, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(run.watchedInputs == onAir, "watched \(run.watchedInputs) inputs after 12 switches, \(onAir) on air")
+        let watched = await run.watchedInputs
+        #expect(watched == onAir, "watched \(watched) inputs after 12 switches, \(onAir) on air")
 
         await run.stop()
         #expect(await run.outcome() == .completed)

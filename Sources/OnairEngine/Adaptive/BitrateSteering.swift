@@ -1,13 +1,17 @@
 import Foundation
 import OnairPlanner
+import Synchronization
 
-/// Adaptive bitrate in a running pipeline, on a thread of its own: every ``tick`` each adaptive
+/// Adaptive bitrate in a running pipeline, a task of the run's supervisor: every ``tick`` each adaptive
 /// rendition's ``BitrateController`` is shown how the rendition's destinations keep up (media
 /// waiting in each queue, what each sent over the last second, whether it is live) and what
 /// the encoder made; a bitrate it decides is handed to the rendition's encoder, which applies
 /// it before its next picture. `destination.congested` and `bitrate.changed` go to the run's
 /// subscribers (the JSON log, SSE, the dashboard).
-final class BitrateSteering: RunWorker, @unchecked Sendable {
+///
+/// It calls no libav and blocks nothing: it reads the destinations' and encoders' shared
+/// figures and hands a bitrate over, so it runs on the concurrency pool, not a thread.
+final class BitrateSteering: Sendable {
     /// How often the controllers look: they are tuned for 100 ms (three rising ticks of a
     /// queue make a cut well within half a second of a link narrowing).
     static let tick: Duration = .milliseconds(100)
@@ -19,15 +23,15 @@ final class BitrateSteering: RunWorker, @unchecked Sendable {
         var controller: BitrateController
     }
 
-    let end = WorkerEnd()
-    /// Only touched on the steering thread once started.
-    private var steered: [Steered]
+    /// The controllers; only its task steers.
+    private let steered: Mutex<[Steered]>
     private let events: EventSink
-    private let stopping = Monitor(false)
+    /// Set when the run drains: bitrates stay where they are.
+    private let stopped = Mutex(false)
 
     /// Steering for the adaptive renditions among `encoders`; nil when there is none.
     init?(encoders: [RenditionEncoder], destinations: [DestinationWorker], events: EventSink) {
-        steered = encoders.compactMap { encoder in
+        let steered = encoders.compactMap { encoder -> Steered? in
             let rendition = encoder.rendition
             guard let adaptive = rendition.video.adaptive else { return nil }
             return Steered(encoder: encoder, destinations: destinations.filter { $0.output.rendition == rendition.id },
@@ -35,6 +39,7 @@ final class BitrateSteering: RunWorker, @unchecked Sendable {
                                                          minimum: adaptive.minBitrate, audio: rendition.audio?.bitrate ?? 0))
         }
         guard !steered.isEmpty else { return nil }
+        self.steered = Mutex(steered)
         self.events = events
     }
 
@@ -47,34 +52,23 @@ final class BitrateSteering: RunWorker, @unchecked Sendable {
         return max(16 << 10, bitsPerSecond / 8 / 40)
     }
 
-    var workerName: String { "adaptive bitrate" }
-
-    func start() {
-        startThread(named: "onair.bitrate") { [self] in
-            run()
-            end.finish(.finished)
-        }
-    }
-
-    /// The run is draining: bitrates stay where they are.
-    func requestStop() {
-        stopping.withLock { $0 = true }
-    }
-
-    func abort() {
-        requestStop()
-    }
-
-    private func run() {
+    /// Steers every ``tick`` until ``stop()`` or the task is cancelled.
+    func run() async {
         var next = ContinuousClock.now
         while true {
             next += Self.tick
             if next < .now { next = .now + Self.tick }
-            let stop = stopping.withLock(waitingUntil: { $0 }, deadline: next) { $0 }
-            if stop { return }
+            guard (try? await Task.sleep(until: next)) != nil, !stopped.withLock({ $0 }) else { return }
             let now = monotonicSeconds()
-            for index in steered.indices { steer(&steered[index], at: now) }
+            steered.withLock { steered in
+                for index in steered.indices { steer(&steered[index], at: now) }
+            }
         }
+    }
+
+    /// The run is draining: bitrates stay where they are.
+    func stop() {
+        stopped.withLock { $0 = true }
     }
 
     /// One tick of one rendition's controller.

@@ -1,5 +1,5 @@
 /// Where a run's events go: redacted, then numbered and fanned out by the run's hub.
-final class EventSink: @unchecked Sendable {
+final class EventSink: Sendable {
     private let keys: StreamKeys
     /// Every subscriber (the console, the HTTP API) reads from here.
     let hub: EventHub

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One event of a run with its place in the run's sequence: ids start at 1 and grow by one, so
 /// a client that saw id N can ask for what came after it (SSE's `Last-Event-ID`).
@@ -38,14 +39,13 @@ public struct EventSubscription: AsyncSequence, Sendable {
 }
 
 /// What a subscription lost, shared between the hub (which counts) and the subscriber.
-final class SubscriptionCounters: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lost = 0
+final class SubscriptionCounters: Sendable {
+    private let lost = Mutex(0)
 
-    var dropped: Int { lock.withLock { lost } }
+    var dropped: Int { lost.withLock { $0 } }
 
     func add(_ count: Int) {
-        lock.withLock { lost += count }
+        lost.withLock { $0 += count }
     }
 }
 
@@ -54,16 +54,19 @@ final class SubscriptionCounters: @unchecked Sendable {
 ///
 /// Publishing never blocks: each subscriber has its own bounded buffer that drops its oldest
 /// undelivered events when full (counted per subscriber).
-public final class EventHub: @unchecked Sendable {
-    private let lock = NSLock()
+public final class EventHub: Sendable {
+    private struct State {
+        var history: [RunEvent] = []
+        var nextID: UInt64 = 1
+        var subscribers: [UInt64: (continuation: AsyncStream<RunEvent>.Continuation, counters: SubscriptionCounters)] = [:]
+        var nextSubscriber: UInt64 = 0
+        var finished = false
+    }
+
+    private let state = Mutex(State())
     /// Held while an event is handed to the subscribers, so that they get events in the order of
-    /// their ids; never while `lock` is taken (see ``publish(_:)``).
-    private let delivery = NSLock()
-    private var history: [RunEvent] = []
-    private var nextID: UInt64 = 1
-    private var subscribers: [UInt64: (continuation: AsyncStream<RunEvent>.Continuation, counters: SubscriptionCounters)] = [:]
-    private var nextSubscriber: UInt64 = 0
-    private var finished = false
+    /// their ids; never while `state` is locked (see ``publish(_:)``).
+    private let delivery = Mutex(())
     /// Events retained for replay.
     public let historyCapacity: Int
     /// Undelivered events each subscriber may have waiting.
@@ -79,33 +82,33 @@ public final class EventHub: @unchecked Sendable {
 
     /// Numbers `event`, retains it and hands it to every subscriber; returns it numbered.
     ///
-    /// The subscribers get it outside `lock`: yielding resumes a subscriber's task, which takes
-    /// that task's own lock, and a task being cancelled holds that lock while its stream's
-    /// `onTermination` takes `lock` — yielding under `lock` deadlocked the run (an SSE client
-    /// that went away while an event was published).
+    /// The subscribers get it outside `state`'s lock: yielding resumes a subscriber's task, which
+    /// takes that task's own lock, and a task being cancelled holds that lock while its stream's
+    /// `onTermination` takes `state`'s — yielding under it deadlocked the run (an SSE client that
+    /// went away while an event was published).
     @discardableResult
     public func publish(_ event: StatusEvent) -> RunEvent {
-        delivery.lock()
-        defer { delivery.unlock() }
-        let (numbered, current) = lock.withLock {
-            let numbered = RunEvent(id: nextID, event: event)
-            nextID += 1
-            history.append(numbered)
-            if history.count > historyCapacity { history.removeFirst(history.count - historyCapacity) }
-            return (numbered, subscribers.values)
+        delivery.withLock { _ in
+            let (numbered, current) = state.withLock { state in
+                let numbered = RunEvent(id: state.nextID, event: event)
+                state.nextID += 1
+                state.history.append(numbered)
+                if state.history.count > historyCapacity { state.history.removeFirst(state.history.count - historyCapacity) }
+                return (numbered, Array(state.subscribers.values))
+            }
+            for subscriber in current {
+                if case .dropped = subscriber.continuation.yield(numbered) { subscriber.counters.add(1) }
+            }
+            return numbered
         }
-        for subscriber in current {
-            if case .dropped = subscriber.continuation.yield(numbered) { subscriber.counters.add(1) }
-        }
-        return numbered
     }
 
     /// The id the last published event got (0 before any).
-    public var lastID: UInt64 { lock.withLock { nextID - 1 } }
+    public var lastID: UInt64 { state.withLock { $0.nextID - 1 } }
 
     /// The retained events with an id above `id`.
     public func retained(after id: UInt64) -> [RunEvent] {
-        lock.withLock { history.filter { $0.id > id } }
+        state.withLock { $0.history.filter { $0.id > id } }
     }
 
     /// A new subscription: retained events after `lastEventID` (none when nil), then live ones.
@@ -119,42 +122,43 @@ public final class EventHub: @unchecked Sendable {
         precondition(buffer > 0)
         let counters = SubscriptionCounters()
         let (stream, continuation) = AsyncStream.makeStream(of: RunEvent.self, bufferingPolicy: .bufferingNewest(buffer))
-        lock.lock()
-        defer { lock.unlock() }
-        if let lastEventID {
-            let replay = history.filter { $0.id > lastEventID }
-            // Ids the history no longer holds were lost to this subscriber.
-            let firstRetained = replay.first?.id ?? nextID
-            if firstRetained > lastEventID + 1 { counters.add(Int(firstRetained - lastEventID - 1)) }
-            for event in replay {
-                if case .dropped = continuation.yield(event) { counters.add(1) }
+        let key = state.withLock { state -> UInt64? in
+            if let lastEventID {
+                let replay = state.history.filter { $0.id > lastEventID }
+                // Ids the history no longer holds were lost to this subscriber.
+                let firstRetained = replay.first?.id ?? state.nextID
+                if firstRetained > lastEventID + 1 { counters.add(Int(firstRetained - lastEventID - 1)) }
+                for event in replay {
+                    if case .dropped = continuation.yield(event) { counters.add(1) }
+                }
             }
+            guard !state.finished else { return nil }
+            let key = state.nextSubscriber
+            state.nextSubscriber += 1
+            state.subscribers[key] = (continuation, counters)
+            return key
         }
-        if finished {
-            continuation.finish()
-        } else {
-            let key = nextSubscriber
-            nextSubscriber += 1
-            subscribers[key] = (continuation, counters)
+        if let key {
             continuation.onTermination = { [weak self] _ in
-                guard let self else { return }
-                self.lock.withLock { _ = self.subscribers.removeValue(forKey: key) }
+                self?.state.withLock { _ = $0.subscribers.removeValue(forKey: key) }
             }
+        } else {
+            continuation.finish()
         }
         return EventSubscription(stream: stream, counters: counters)
     }
 
     /// Subscribers now.
-    public var subscriberCount: Int { lock.withLock { subscribers.count } }
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Ends every subscription (after what they have buffered); later subscribers get the
     /// retained history and end at once.
     public func finish() {
-        lock.lock()
-        finished = true
-        let current = subscribers
-        subscribers = [:]
-        lock.unlock()
-        for (_, subscriber) in current { subscriber.continuation.finish() }
+        let current = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers = [:] }
+            return state.subscribers.values.map(\.continuation)
+        }
+        for continuation in current { continuation.finish() }
     }
 }

@@ -1,11 +1,12 @@
 import AVBridge
 import OnairConfig
 import OnairPlanner
+import Synchronization
 
 /// A failover group at work in one combination's graph: the primary input whose graph pads it
 /// feeds, its backups, which of them is on air (``FailoverSwitch``), and the latest picture of
 /// each member that is not, kept to stand in at the cut. Used by the compositor's thread only
-/// (its status is read through ``status``).
+/// (its status is read through ``report``).
 final class FailoverGroup {
     /// The primary's and the backups' input indices, primary first.
     let members: [Int]
@@ -16,15 +17,15 @@ final class FailoverGroup {
     /// The latest picture each member decoded while not on air.
     private var latest: [InputFrame?]
     /// What operators see; written on this graph's thread, read by the status.
-    let status: Monitor<FailoverStatus>
+    let report: FailoverReport
 
     init(plan: FailoverPlan, inputs: [InputWorker]) {
         members = [plan.primary] + plan.backups
         workers = members.map { inputs[$0] }
         selector = FailoverSwitch(members: members.count, clear: Int64(plan.clearMs) * 1000)
         latest = Array(repeating: nil, count: members.count)
-        status = Monitor(FailoverStatus(input: inputs[plan.primary].input.name, onAir: inputs[plan.primary].input.name,
-                                        backups: plan.backups.map { inputs[$0].input.name }))
+        report = FailoverReport(FailoverStatus(input: inputs[plan.primary].input.name, onAir: inputs[plan.primary].input.name,
+                                               backups: plan.backups.map { inputs[$0].input.name }))
         for worker in workers { worker.watchSignal(after: Int64(plan.afterMs) * 1000, watching: plan.when) }
     }
 
@@ -39,12 +40,12 @@ final class FailoverGroup {
     func takeOver(from other: FailoverGroup) {
         guard zip(workers, other.workers).allSatisfy({ $0 === $1 }), workers.count == other.workers.count else { return }
         selector = other.selector
-        status.withLock { $0 = other.status.withLock { $0 } }
+        report.status = other.report.status
     }
 
     /// Watching starts now for members that have not delivered yet.
     func goOnAir(at now: Int64) {
-        for worker in workers { worker.signal?.withLock { $0.begin(at: now) } }
+        for worker in workers { worker.beginWatching(at: now) }
     }
 
     /// Keeps the members that are not on air warm: takes everything they decoded (so their
@@ -65,10 +66,7 @@ final class FailoverGroup {
     func decide(at now: Int64, events: EventSink) -> (switched: Bool, standIn: InputFrame?) {
         let clear = selector.clear
         let readings = workers.map { worker in
-            worker.signal?.withLock { watch in
-                FailoverSwitch.Reading(failure: watch.failure(at: now), healthy: watch.isHealthy(at: now),
-                                       clean: watch.isClean(for: clear, at: now))
-            } ?? FailoverSwitch.Reading(failure: nil, healthy: false, clean: false)
+            worker.signalReading(at: now, clear: clear) ?? FailoverSwitch.Reading(failure: nil, healthy: false, clean: false)
         }
         guard case .cut(let from, let to, let reason)? = selector.decide(at: now, readings: readings) else { return (false, nil) }
         let primaryName = workers[0].input.name
@@ -78,14 +76,39 @@ final class FailoverGroup {
         } else {
             events.emit(.inputFailover(input: primaryName, from: fromName, to: toName, reason: reason?.rawValue ?? "clean"))
         }
-        let switches = selector.switches
-        status.withLock { status in
-            status.onAir = toName
-            status.reason = to == 0 ? nil : reason?.rawValue ?? "clean"
-            status.switches = switches
-        }
+        var status = report.status
+        status.onAir = toName
+        status.reason = to == 0 ? nil : reason?.rawValue ?? "clean"
+        status.switches = selector.switches
+        report.status = status
         let standIn = latest[to]
         latest[to] = nil
         return (true, standIn)
+    }
+}
+
+extension FailoverGroup {
+    /// The first time after `now` at which a decision may come out otherwise without anything
+    /// arriving (a member's condition lasting long enough, the wait between two switches
+    /// ending); nil when time alone changes nothing.
+    func nextDecision(after now: Int64) -> Int64? {
+        let clear = selector.clear
+        let settled = selector.lastSwitch.map { $0 + clear }.flatMap { $0 > now ? $0 : nil }
+        return (workers.compactMap { $0.signalChange(after: now, clear: clear) } + [settled].compactMap { $0 }).min()
+    }
+}
+
+/// What operators see of a failover group: written on the compositor's thread, read by the
+/// status from any thread.
+final class FailoverReport: Sendable {
+    private let current: Mutex<FailoverStatus>
+
+    init(_ status: FailoverStatus) {
+        current = Mutex(status)
+    }
+
+    var status: FailoverStatus {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
     }
 }

@@ -105,3 +105,20 @@ struct SignalWatch: Equatable {
         isHealthy(at: now) && now - lastTrouble >= duration
     }
 }
+
+extension SignalWatch {
+    /// The first time after `now` at which ``failure(at:)``, ``isHealthy(at:)`` or
+    /// ``isClean(for:at:)`` (for `clear`) may answer otherwise without anything arriving: a
+    /// condition lasting long enough, a gap growing past the jitter, a clean spell growing long
+    /// enough. Nil when time alone changes nothing. What the compositor sleeps until.
+    func nextChange(after now: Int64, clear: Int64) -> Int64? {
+        let tolerance = Self.gapTolerance(after)
+        var candidates = [blackSince.map { $0 + after }, lastTrouble + clear]
+        if watching.contains(.loss) { candidates.append((lastArrival ?? start) + after) }
+        if let lastArrival { candidates.append(lastArrival + tolerance + 1) }
+        if hasSound {
+            candidates += [silentSince.map { $0 + after }, (lastSound ?? start) + after, (lastSound ?? start) + tolerance + 1]
+        }
+        return candidates.compactMap { $0 }.filter { $0 > now }.min()
+    }
+}

@@ -6,284 +6,413 @@ import OnairPlanner
 struct StopBudget: Sendable {
     /// The graph and the encoders may flush this long; then they are cut off (their last
     /// pictures are lost, the recordings still get what was encoded).
-    var flush: Double = 0.6
+    var flush: Duration = .milliseconds(600)
     /// Destinations may send what is queued and close this long (counted from when the
     /// encoders ended, when the inputs ended by themselves); then they are cut off.
-    var send: Double = 0.85
+    var send: Duration = .milliseconds(850)
     /// After the end, how long to wait for inputs to leave libav (an interrupted input
     /// returns within a tenth of a second; the process must not exit under one).
-    var inputExit: Double = 5
+    var inputExit: Duration = .seconds(5)
 }
 
-/// Drives a run's workers through its life: starts them, decides when the run ends (a stop
-/// request, the duration, a failure, the inputs running out), stops them in order within the
-/// ``StopBudget``, publishes `stats` every interval, and says how the run ended.
+/// What the supervisor's loop reacts to, in the order it happened.
+enum SupervisorSignal: Sendable {
+    /// A worker's report.
+    case worker(any RunWorker, WorkerEvent)
+    /// The operator asked to stop (see ``RunSupervisor/requestStop()``).
+    case stopRequested
+    /// One of the supervisor's own deadlines came.
+    case due(RunDeadline)
+    /// A combination failed on air and its fallback stands in: retry it (its failure's token).
+    case retryOverlay(token: Int)
+}
+
+/// The supervisor's deadlines, each a sleeping child task of its loop.
+enum RunDeadline: Sendable {
+    /// Publish `stats` (every interval).
+    case stats
+    /// The run's duration, for live inputs (local ones end at it by themselves).
+    case duration
+    /// The flush budget is spent: the graph and the encoders are cut off.
+    case flush
+    /// The send budget is spent: the destinations are cut off.
+    case send
+    /// Inputs that have not left libav by now are given up on.
+    case inputExit
+}
+
+/// Drives a run through its life, the one owner of its state: the lifecycle (``RunLifecycle``),
+/// the stop requests, the deadlines, the failure and the outcome. It starts the workers, decides
+/// when the run ends (a stop request, the duration, a failure, the inputs running out), stops
+/// them in order within the ``StopBudget`` (inputs → the compositor drains → encoders flush →
+/// destinations send and close), publishes `stats` every interval, and says how the run ended.
 ///
-/// Event-driven: it sleeps until a worker ends, a destination changes state, a request comes,
-/// or its next deadline (stats, duration, budget) — no polling.
-final class RunSupervisor: @unchecked Sendable {
-    private let compositor: Compositor
-    private let encoders: [RenditionEncoder]
-    private let destinations: [DestinationWorker]
-    /// Adaptive bitrate, when a rendition has it.
-    private let steering: BitrateSteering?
+/// Event-driven: its loop consumes one stream — the workers' reports (``WorkerEvent``), its own
+/// deadlines (child tasks sleeping on the clock), stop requests — and does nothing in between.
+actor RunSupervisor {
+    private let parts: RunParts
     /// Required destinations decide whether the run failed; without any, all of them do.
     private let watched: [DestinationWorker]
-    private let events: EventSink
-    private let clock: RunClock
+    /// Inputs whose failure a combination's fallback covers (it fails the combination, not the run).
+    private let covered: Set<String>
     private let durationMicros: Int64?
-    private let statsInterval: Double
+    private let statsInterval: Duration
     private let budget: StopBudget
-    /// The run's status, not yet redacted (its `stats` events are redacted as they are published).
-    private let status: @Sendable () -> RunStatus
-    private let wake = Doorbell()
-    private let lifecycle = Monitor(RunLifecycle())
-    /// Every input started, including those a switch let go: all must have left libav.
-    private let inputs = Monitor<[WatchedInput]>([])
+    private let signals: AsyncStream<SupervisorSignal>
+    private let reports: WorkerReports
+
+    private var lifecycle = RunLifecycle()
+    /// Wall-clock start (set when it starts).
+    private var startedAt = Date()
+    private var stopRequest = StopRequest.none
+    /// The stop under way, once the run has begun to end.
+    private var stop: Stop?
+    /// Why the run failed, once it has.
+    private var failure: String?
+    /// Every worker cut off at the operator's second request.
+    private var aborted = false
+    /// How each worker (not the inputs) ended, by identity.
+    private var outcomes: [ObjectIdentifier: WorkerOutcome] = [:]
+    /// Destinations that failed for good.
+    private var failedDestinations: Set<ObjectIdentifier> = []
+    /// Every input started and not ended yet, including those a switch let go: all must have
+    /// left libav before the run ends.
+    private var inputs: [ObjectIdentifier: InputWorker] = [:]
+    /// Past the end of the workers, waiting for the inputs to leave libav.
+    private var leaving = false
+    private var supervision: Task<RunOutcome, Never>?
+    private var ended: RunOutcome?
+
     /// What the operator asked for: nothing yet, a graceful stop, or (asked twice) an abort.
     private enum StopRequest: Comparable {
         case none, drain, abort
     }
 
-    private let stopRequest = Monitor(StopRequest.none)
-    private let finished = Monitor<RunOutcome?>(nil)
+    /// A stop under way: when it began, and how far its deadlines have come.
+    private struct Stop {
+        let began: ContinuousClock.Instant
+        /// The send deadline is set (at once for a requested stop or a failure; once the
+        /// encoders have ended when the inputs ran out by themselves).
+        var sendScheduled: Bool
+        var flushDue = false
+        var sendDue = false
+        var flushCut = false
+        var sendCut = false
+    }
 
-    init(compositor: Compositor, encoders: [RenditionEncoder], destinations: [DestinationWorker], steering: BitrateSteering? = nil,
-         events: EventSink, clock: RunClock, duration: Duration?, statsInterval: Duration, budget: StopBudget = StopBudget(),
-         status: @escaping @Sendable () -> RunStatus) {
-        self.compositor = compositor
-        self.encoders = encoders
-        self.destinations = destinations
-        self.steering = steering
-        let required = destinations.filter { $0.output.required }
-        watched = required.isEmpty ? destinations : required
-        self.events = events
-        self.clock = clock
+    init(parts: RunParts, signals: AsyncStream<SupervisorSignal>, reports: WorkerReports, covered: Set<String>, duration: Duration?,
+         statsInterval: Duration, budget: StopBudget = StopBudget()) {
+        self.parts = parts
+        let required = parts.destinations.filter { $0.output.required }
+        watched = required.isEmpty ? parts.destinations : required
+        self.covered = covered
         durationMicros = duration?.inMicroseconds
-        self.statsInterval = max(0.05, statsInterval.inSeconds)
+        self.statsInterval = max(.milliseconds(50), statsInterval)
         self.budget = budget
-        self.status = status
+        self.signals = signals
+        self.reports = reports
     }
 
     /// The run's state now.
-    var state: RunState { lifecycle.withLock { $0.state } }
+    var state: RunState { lifecycle.state }
 
-    /// Called by the destinations after every state change.
-    func destinationChanged() {
-        if destinations.contains(where: { $0.state == .live }) { lifecycle.withLock { $0.wentLive() } }
-        wake.ring()
-    }
-
-    /// Watches `input`, started by the compositor, until it ends; `fatal` when its failure
-    /// fails the run (not one an overlay fallback covers: a background video or an avatar
-    /// source that fails takes its combination off air, not the run). An input that ended is
-    /// let go unless its failure is fatal, for the supervising thread to see: kept, every
-    /// overlay switch (and every fallback retry) would keep the inputs it opened, their decoders
-    /// and pictures, for the rest of the run.
-    func adopt(_ input: InputWorker, fatal: Bool = true) {
-        inputs.withLock { $0.append(WatchedInput(worker: input, fatal: fatal)) }
-        input.end.observe { [weak self, weak input, wake] outcome in
-            if !(fatal && outcome.failure != nil), let input {
-                self?.inputs.withLock { $0.removeAll { $0.worker === input } }
-            }
-            wake.ring()
-        }
-    }
-
-    /// The inputs watched now: those running, and those whose failure failed the run.
-    var watchedInputs: Int { inputs.withLock { $0.count } }
+    /// The inputs watched now (started, not ended).
+    var watchedInputs: Int { inputs.count }
 
     /// Every worker but the inputs.
     private var workers: [any RunWorker] {
-        [compositor] as [any RunWorker] + encoders + destinations + (steering.map { [$0] } ?? [])
+        [parts.compositor] as [any RunWorker] + parts.encoders + parts.destinations
     }
+}
 
-    /// Moves the run from `preparing` to `starting`, once: false when it has started already or
-    /// was stopped before it started. Then ``start()``.
-    func claimStart() -> Bool {
-        lifecycle.withLock { $0.move(to: .starting) }
-    }
+// MARK: - Control
 
-    /// Starts every worker and the supervising thread (after ``claimStart()``).
-    func start() {
-        for worker in workers {
-            worker.end.observe { [wake] _ in wake.ring() }
-        }
-        for destination in destinations { destination.start() }
-        for encoder in encoders { encoder.start() }
-        compositor.start()
-        steering?.start()
-        // The thread lets go of the supervisor before it tells the end: whoever waited (onair
-        // run, about to exit) then drops the last reference, and the run is torn down on that
-        // thread before the process exits, not on this one while it exits.
-        let held = Held(self)
-        startThread(named: "onair.supervisor") { [finished] in
-            let outcome = held.take().supervise()
-            finished.withLock { $0 = outcome }
-        }
+extension RunSupervisor {
+    /// Starts the run (once; not after a stop): media time 0 is now, `announcements` go to the
+    /// subscribers first, then every worker starts and the supervision begins.
+    func start(announcing announcements: [StatusEvent.Kind]) {
+        guard lifecycle.move(to: .starting) else { return }
+        startedAt = Date()
+        parts.clock.restart()
+        for announcement in announcements { parts.events.emit(announcement) }
+        for destination in parts.destinations { destination.start() }
+        for encoder in parts.encoders { encoder.start() }
+        parts.compositor.start()
+        parts.standby.prepare(around: parts.compositor.onAir)
+        supervision = Task { await supervise() }
     }
 
     /// First call: drain (readiness goes false at once); second: cut everything off.
     func requestStop() {
-        stopRequest.withLock { $0 = $0 == .none ? .drain : .abort }
-        let neverStarted = lifecycle.withLock { lifecycle -> Bool in
-            defer { lifecycle.drain() }
-            return lifecycle.state == .preparing
-        }
-        // No thread will say how it ended: it is over, and subscribers hear it here.
-        if neverStarted {
-            finished.withLock { $0 = .completed }
-            endEvents(saying: "stopped before it started")
-        }
-        wake.ring()
+        stopRequest = stopRequest == .none ? .drain : .abort
+        let neverStarted = lifecycle.state == .preparing
+        lifecycle.drain()
+        guard neverStarted else { return reports.signal(.stopRequested) }
+        // No loop will say how it ended: it is over, and subscribers hear it here.
+        ended = .completed
+        parts.fallbacks.close()
+        endEvents(saying: "stopped before it started")
     }
 
-    /// Enters `switching`; false when the run can't switch now.
-    func beginSwitch() -> Bool { lifecycle.withLock { $0.beginSwitch() } }
-
-    /// Leaves `switching`.
-    func endSwitch() { lifecycle.withLock { $0.endSwitch() } }
-
-    /// Waits for the run to end; one that was never started has nothing to wait for.
-    func wait() -> RunOutcome {
-        if state == .preparing { return .completed }
-        return finished.withLock(waitingUntil: { $0 != nil }, deadline: .now + .seconds(365 * 86_400)) { $0 } ?? .aborted
+    /// How the run ended, once it has; a run never started, or stopped before it started, has
+    /// ended: `completed`.
+    func outcome() async -> RunOutcome {
+        if let ended { return ended }
+        guard let supervision else { return .completed }
+        return await supervision.value
     }
 
-    /// The supervising thread; how the run ended.
-    private func supervise() -> RunOutcome {
-        var nextStats = monotonicSeconds() + statsInterval
-        var failure: String?
-        var stopAt: Double?
-        var flushDeadline: Double?
-        var sendDeadline: Double?
-        var aborted = false
-        while true {
-            let now = monotonicSeconds()
-            if now >= nextStats {
-                events.emit(.stats(status()))
-                while nextStats <= now { nextStats += statsInterval }
-            }
-            let request = stopRequest.withLock { $0 }
-            if stopAt == nil {
-                var ending = request >= .drain
-                // Local inputs end at the duration by themselves; live ones run on the wall clock.
-                if let durationMicros, compositor.onAir.hasLiveInputs, clock.micros >= durationMicros { ending = true }
-                if failure == nil,
-                   let reason = inputs.withLock({ $0.lazy.filter(\.fatal).compactMap { $0.worker.end.outcome?.failure }.first }) {
-                    failure = reason
-                }
-                if failure == nil, !watched.isEmpty, watched.allSatisfy({ if case .failed = $0.state { true } else { false } }) {
-                    failure = "every required destination failed: " + watched.map(\.output.destination).joined(separator: ", ")
-                }
-                if ending || failure != nil {
-                    stopAt = now
-                    flushDeadline = now + budget.flush
-                    sendDeadline = now + budget.send
-                    beginDraining()
-                } else if compositor.end.hasEnded {
-                    // The inputs ran out (files, the duration): the encoders flush all they have.
-                    stopAt = now
-                    beginDraining()
-                }
-            }
-            if request == .abort, !aborted {
-                aborted = true
-                for worker in workers { worker.abort() }
-            }
-            if stopAt != nil, sendDeadline == nil, encoders.allSatisfy(\.end.hasEnded) { sendDeadline = now + budget.send }
-            if let deadline = flushDeadline, now >= deadline {
-                flushDeadline = nil
-                cutOff([compositor] + encoders, after: now - stopAt!, what: "its last pictures are lost")
-            }
-            if let deadline = sendDeadline, now >= deadline, encoders.allSatisfy(\.end.hasEnded) {
-                sendDeadline = nil
-                cutOff(destinations, after: now - stopAt!, what: "what it had not sent is lost")
-            }
-            if workers.allSatisfy(\.end.hasEnded) { break }
-            var wakeAt = [nextStats, flushDeadline, sendDeadline].compactMap { $0 }.min()!
-            if stopAt == nil, let durationMicros, compositor.onAir.hasLiveInputs {
-                wakeAt = min(wakeAt, now + Double(durationMicros - clock.micros) / 1_000_000)
-            }
-            wake.wait(timeout: max(0.001, wakeAt - monotonicSeconds()))
-        }
-        // Inputs were asked to stop; their blocking calls return within libav's next interrupt check.
-        let exitDeadline = monotonicSeconds() + budget.inputExit
-        for input in inputs.withLock({ $0.map(\.worker) }) {
-            input.stop()
-            if input.end.wait(until: exitDeadline) == nil {
-                events.emit(.runNote(message: "input '\(input.input.name)' did not leave libav within \(budget.inputExit) s"))
-            }
-        }
-        let outcome = outcome(failure: failure, aborted: aborted)
-        lifecycle.withLock { _ = $0.move(to: outcome == .completed ? .stopped : .failed) }
-        events.emit(.stats(status()))
-        switch outcome {
-        case .completed: endEvents(saying: "completed")
-        case .failed(let reason): endEvents(saying: reason)
-        case .aborted: endEvents(saying: "aborted")
-        }
-        return outcome
+    /// The status now, redacted.
+    func status() -> RunStatus {
+        parts.status(state: lifecycle.state, startedAt: startedAt).redacted(parts.keys.redact)
     }
 
-    /// The run's last event, `run.stopped` with `reason`; then libav's lines no longer come to
-    /// this run, and every subscription ends.
-    private func endEvents(saying reason: String) {
-        events.emit(.runStopped(reason: reason))
-        LibavLog.setHandler(nil)
-        events.hub.finish()
+    /// Whether the run serves its purpose now.
+    func readiness() -> Readiness {
+        parts.readiness(state: lifecycle.state)
+    }
+
+    /// Puts `next` on air (see ``OverlaySwitch``), one switch at a time: the lifecycle's
+    /// `switching` state is the lock. `restoring`: the attempts a fallback retry took.
+    func switchOverlay(to next: PipelinePlan, restoring: Int? = nil) async throws(OverlaySwitchError) {
+        guard next.renditions == parts.plan.renditions else {
+            throw .unavailable(name: next.activeOverlay,
+                               reason: "it needs different encoders (its sound or pictures differ); restart with --overlay \(next.activeOverlay)")
+        }
+        guard lifecycle.beginSwitch() else {
+            throw .refused(reason: lifecycle.state == .switching ? "another overlay switch is under way" : "the run is stopping")
+        }
+        do {
+            try await OverlaySwitch(parts: parts).put(next, restoring: restoring)
+        } catch {
+            lifecycle.endSwitch()
+            throw error
+        }
+        lifecycle.endSwitch()
+    }
+
+    /// Retries the combination whose failure is `token` with backoff until it is back on air,
+    /// another switch or failure takes over, or the run stops (a child task of the loop).
+    private func retryOverlay(token: Int) async {
+        var backoff = parts.fallbacks.backoff()
+        while let wait = backoff.next() {
+            guard (try? await Task.sleep(for: wait)) != nil, let plan = parts.fallbacks.failedPlan(token: token),
+                  !lifecycle.state.isTerminal, lifecycle.state != .draining
+            else { return }
+            do throws(OverlaySwitchError) {
+                try await switchOverlay(to: plan, restoring: backoff.attempts)
+                return
+            } catch {
+                guard parts.fallbacks.retried(token: token, backoff: backoff, error: error) else { return }
+            }
+        }
+    }
+}
+
+// MARK: - The loop
+
+extension RunSupervisor {
+    /// The supervision: every signal, until the workers have ended and the inputs left libav;
+    /// how the run ended.
+    private func supervise() async -> RunOutcome {
+        await withTaskGroup(of: Void.self) { group in
+            startClocks(in: &group)
+            for await signal in signals {
+                handle(signal, in: &group)
+                if leaving, inputs.isEmpty { break }
+            }
+            group.cancelAll()
+        }
+        return finish()
+    }
+
+    /// The stats ticker, the duration's deadline and adaptive bitrate, as child tasks.
+    private func startClocks(in group: inout TaskGroup<Void>) {
+        let reports = reports, interval = statsInterval
+        group.addTask {
+            var next = ContinuousClock.now + interval
+            while (try? await Task.sleep(until: next)) != nil {
+                reports.signal(.due(.stats))
+                next += interval
+                while next <= .now { next += interval }
+            }
+        }
+        if let durationMicros {
+            let at = parts.clock.instant(atMicros: durationMicros)
+            group.addTask { if (try? await Task.sleep(until: at)) != nil { reports.signal(.due(.duration)) } }
+        }
+        if let steering = parts.steering { group.addTask { await steering.run() } }
+    }
+
+    /// `deadline` comes `delay` from now, as a child task.
+    private func schedule(_ deadline: RunDeadline, after delay: Duration, in group: inout TaskGroup<Void>) {
+        let reports = reports
+        group.addTask { if (try? await Task.sleep(for: delay)) != nil { reports.signal(.due(deadline)) } }
+    }
+
+    private func handle(_ signal: SupervisorSignal, in group: inout TaskGroup<Void>) {
+        switch signal {
+        case .worker(let worker, let event): record(event, of: worker)
+        case .stopRequested, .due(.duration): break
+        case .due(.stats): parts.events.emit(.stats(parts.status(state: lifecycle.state, startedAt: startedAt)))
+        case .due(.flush): stop?.flushDue = true
+        case .due(.send): stop?.sendDue = true
+        case .due(.inputExit): giveUpOnInputs()
+        case .retryOverlay(let token): group.addTask { await self.retryOverlay(token: token) }
+        }
+        advance(in: &group)
+    }
+
+    /// What `worker` said.
+    private func record(_ event: WorkerEvent, of worker: any RunWorker) {
+        let id = ObjectIdentifier(worker)
+        if let input = worker as? InputWorker { return record(event, ofInput: input) }
+        switch event {
+        case .started: break
+        case .live: lifecycle.wentLive()
+        case .failed: failedDestinations.insert(id)
+        case .ended(let outcome):
+            outcomes[id] = outcome
+            // Nothing goes on air any more: no standby graphs, no fallback retries.
+            if worker === parts.compositor { parts.fallbacks.close() }
+        }
+    }
+
+    /// What an input said: it is watched from its start to its end; its failure fails the run
+    /// unless a fallback covers it (a background video or an avatar source that fails takes its
+    /// combination off air, not the run).
+    private func record(_ event: WorkerEvent, ofInput input: InputWorker) {
+        let id = ObjectIdentifier(input)
+        switch event {
+        case .started: inputs[id] = input
+        case .live: break
+        case .failed(let reason): failedInput(input, reason)
+        case .ended(let outcome):
+            inputs[id] = nil
+            if let reason = outcome.failure { failedInput(input, reason) }
+        }
+    }
+
+    private func failedInput(_ input: InputWorker, _ reason: String) {
+        if stop == nil, failure == nil, !covered.contains(input.input.name) { failure = reason }
+    }
+
+    /// Moves the run on after a signal: ends it when it should, cuts off what is overdue, and
+    /// once the workers have ended lets the inputs leave.
+    private func advance(in group: inout TaskGroup<Void>) {
+        if stop == nil { checkForEnd(in: &group) }
+        if stopRequest == .abort, !aborted {
+            aborted = true
+            for worker in workers { worker.abort() }
+        }
+        guard var stop else { return }
+        let encodersEnded = parts.encoders.allSatisfy(hasEnded)
+        if !stop.sendScheduled, encodersEnded {
+            stop.sendScheduled = true
+            schedule(.send, after: budget.send, in: &group)
+        }
+        if stop.flushDue, !stop.flushCut {
+            stop.flushCut = true
+            cutOff([parts.compositor] + parts.encoders, since: stop.began, what: "its last pictures are lost")
+        }
+        if stop.sendDue, encodersEnded, !stop.sendCut {
+            stop.sendCut = true
+            cutOff(parts.destinations, since: stop.began, what: "what it had not sent is lost")
+        }
+        self.stop = stop
+        if !leaving, workers.allSatisfy(hasEnded) { letInputsLeave(in: &group) }
+    }
+
+    /// Whether the run ends now: a stop request, the duration (live inputs), a failure, or the
+    /// inputs ran out (the encoders then flush all they have, without a flush budget).
+    private func checkForEnd(in group: inout TaskGroup<Void>) {
+        var ending = stopRequest >= .drain
+        // Local inputs end at the duration by themselves; live ones run on the wall clock.
+        if let durationMicros, parts.compositor.onAir.hasLiveInputs, parts.clock.micros >= durationMicros { ending = true }
+        if failure == nil, !watched.isEmpty, watched.allSatisfy({ failedDestinations.contains(ObjectIdentifier($0)) }) {
+            failure = "every required destination failed: " + watched.map(\.output.destination).joined(separator: ", ")
+        }
+        if ending || failure != nil {
+            stop = Stop(began: .now, sendScheduled: true)
+            schedule(.flush, after: budget.flush, in: &group)
+            schedule(.send, after: budget.send, in: &group)
+            beginDraining()
+        } else if hasEnded(parts.compositor) {
+            stop = Stop(began: .now, sendScheduled: false)
+            beginDraining()
+        }
     }
 
     /// The run drains: the inputs on air stop (the graph then drains and the encoders flush),
     /// and destinations not connected give up at once: they have nothing to finish.
     private func beginDraining() {
-        lifecycle.withLock { $0.drain() }
-        compositor.requestStop()
+        lifecycle.drain()
+        parts.compositor.requestStop()
         // Bitrates stay where they are while the encoders flush.
-        steering?.requestStop()
-        for destination in destinations { destination.stopConnecting() }
+        parts.steering?.stop()
+        for destination in parts.destinations { destination.stopConnecting() }
+    }
+
+    private func hasEnded(_ worker: any RunWorker) -> Bool {
+        outcomes[ObjectIdentifier(worker)] != nil
     }
 
     /// Aborts the workers of `group` that have not ended, saying so.
-    private func cutOff(_ group: [any RunWorker], after elapsed: Double, what: String) {
-        for worker in group where !worker.end.hasEnded {
+    private func cutOff(_ group: [any RunWorker], since began: ContinuousClock.Instant, what: String) {
+        let elapsed = (ContinuousClock.now - began).inSeconds
+        for worker in group where !hasEnded(worker) {
             worker.abort()
-            events.emit(.runNote(message: "\(worker.workerName) had not finished \(String(format: "%.2f", elapsed)) s into the stop and was cut off: \(what)"))
+            parts.events.emit(.runNote(message: "\(worker.workerName) had not finished \(String(format: "%.2f", elapsed)) s into the stop and was cut off: \(what)"))
         }
+    }
+
+    /// The workers have ended: the inputs (every one started, those a switch let go too) are
+    /// asked to stop; their blocking calls return within libav's next interrupt check.
+    private func letInputsLeave(in group: inout TaskGroup<Void>) {
+        leaving = true
+        for input in inputs.values { input.stop() }
+        schedule(.inputExit, after: budget.inputExit, in: &group)
+    }
+
+    /// The inputs still inside libav are given up on, saying so.
+    private func giveUpOnInputs() {
+        for input in inputs.values {
+            parts.events.emit(.runNote(message: "input '\(input.input.name)' did not leave libav within \(budget.inputExit.inSeconds) s"))
+        }
+        inputs = [:]
+    }
+
+    /// The end: the outcome, the last state, the last `stats`, then `run.stopped`.
+    private func finish() -> RunOutcome {
+        let outcome = outcome(failure: failure, aborted: aborted)
+        lifecycle.move(to: outcome == .completed ? .stopped : .failed)
+        parts.events.emit(.stats(parts.status(state: lifecycle.state, startedAt: startedAt)))
+        switch outcome {
+        case .completed: endEvents(saying: "completed")
+        case .failed(let reason): endEvents(saying: reason)
+        case .aborted: endEvents(saying: "aborted")
+        }
+        ended = outcome
+        return outcome
     }
 
     private func outcome(failure: String?, aborted: Bool) -> RunOutcome {
         if let failure { return .failed(failure) }
-        if let reason = compositor.end.outcome?.failure ?? encoders.lazy.compactMap({ $0.end.outcome?.failure }).first {
-            return .failed(reason)
-        }
+        let graphAndEncoders = [parts.compositor] as [any RunWorker] + parts.encoders
+        if let reason = graphAndEncoders.lazy.compactMap({ self.outcomes[ObjectIdentifier($0)]?.failure }).first { return .failed(reason) }
         if aborted { return .aborted }
-        if let failed = destinations.first(where: { destination in
-            if case .failed = destination.state { destination.output.required } else { false }
-        }) {
+        if let failed = parts.destinations.first(where: { $0.output.required && failedDestinations.contains(ObjectIdentifier($0)) }) {
             return .failed("required destination '\(failed.output.destination)' failed")
         }
         return .completed
     }
-}
 
-/// A reference handed to a thread that lets go of it when it takes it.
-private final class Held<Object: AnyObject>: @unchecked Sendable {
-    private var object: Object?
-
-    init(_ object: Object) {
-        self.object = object
+    /// The run's last event, `run.stopped` with `reason`; then libav's lines no longer come to
+    /// this run, every subscription ends, and the workers' stream closes.
+    private func endEvents(saying reason: String) {
+        parts.events.emit(.runStopped(reason: reason))
+        LibavLog.setHandler(nil)
+        parts.events.hub.finish()
+        reports.finish()
     }
-
-    /// The object, once: the holder keeps no reference to it any more.
-    func take() -> Object {
-        defer { object = nil }
-        return object!
-    }
-}
-
-/// An input the supervisor watches, and whether its failure fails the run.
-private struct WatchedInput {
-    let worker: InputWorker
-    let fatal: Bool
 }

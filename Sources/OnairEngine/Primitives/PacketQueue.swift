@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The bounded buffer between one encoder (the producer, which must never block) and one
 /// destination (the consumer, which may stall on a slow network).
 ///
@@ -12,14 +14,20 @@
 /// group, so the reconnected destination starts from the freshest keyframe.
 ///
 /// ``droppedGOPs`` counts groups that lost at least one packet, whichever way they lost it.
+///
+/// The storage is one value behind a `Mutex`; the consumer sleeps on a ``ThreadSignal`` until a
+/// packet or the end comes. Packets own libav state and move from the producer to the consumer
+/// (``Transfer``), never shared. One thread pops.
 public final class PacketQueue<Element: QueuedPacket>: Sendable {
-    private let storage: Monitor<Storage>
+    private let storage: Mutex<Storage>
+    /// Rung when a packet or the end arrives: the consumer's.
+    private let arrivals = ThreadSignal()
 
     /// A queue holding at most `capacityBytes` bytes and, when given, at most `maxCount` packets.
     public init(capacityBytes: Int, maxCount: Int? = nil) {
         precondition(capacityBytes > 0, "a packet queue needs a positive capacity")
         precondition(maxCount.map { $0 > 0 } ?? true, "a packet queue needs room for at least one packet")
-        storage = Monitor(Storage(capacityBytes: capacityBytes, maxCount: maxCount ?? .max))
+        storage = Mutex(Storage(capacityBytes: capacityBytes, maxCount: maxCount ?? .max))
     }
 
     /// The most bytes the queue holds.
@@ -45,20 +53,29 @@ public final class PacketQueue<Element: QueuedPacket>: Sendable {
     public var isSkippingToKeyframe: Bool { storage.withLock { $0.skippingToKeyframe } }
 
     /// Adds `packet`, dropping whole groups when it does not fit; never blocks. Ignored after
-    /// ``close()``.
-    public func push(_ packet: sending Element) {
-        storage.withLock { $0.push(packet) }
+    /// ``close()``. The caller gives the packet up: the consumer owns it next.
+    public func push(_ packet: Element) {
+        let item = Transfer(packet)
+        storage.withLock { $0.push(item) }
+        arrivals.ring()
     }
 
     /// The oldest packet, waiting up to `timeout` for one; nil on timeout, or once the queue is
     /// closed and empty.
     public func pop(timeout: Duration) -> sending Element? {
-        storage.withLock(waitingUntil: { $0.count > 0 || $0.closed }, deadline: .now + timeout) { $0.popFirst() }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (item, closed) = storage.withLock { storage in (storage.popFirst(), storage.closed) }
+            if let item { return item.value }
+            if closed || ContinuousClock.now >= deadline { return nil }
+            arrivals.wait(until: deadline)
+        }
     }
 
     /// Wakes the consumer for good: ``pop(timeout:)`` drains what is left, then returns nil.
     public func close() {
         storage.withLock { $0.closed = true }
+        arrivals.ring()
     }
 
     /// Empties the queue without counting drops; packets arriving next are dropped (and
@@ -92,7 +109,7 @@ public final class PacketQueue<Element: QueuedPacket>: Sendable {
 extension PacketQueue {
     /// One queued packet and what the queue needs to know once it is gone.
     fileprivate struct Entry {
-        var packet: Element?
+        var packet: Transfer<Element>?
         let byteCount: Int
         let isVideoKeyframe: Bool
         let micros: Int64?
@@ -100,7 +117,7 @@ extension PacketQueue {
         let group: Int
     }
 
-    /// The queue's state, only touched under the monitor's lock.
+    /// The queue's state, only touched under the mutex.
     fileprivate struct Storage {
         let capacityBytes: Int
         let maxCount: Int
@@ -131,8 +148,9 @@ extension PacketQueue {
             return max(0, newest - oldest)
         }
 
-        mutating func push(_ packet: Element) {
+        mutating func push(_ item: Transfer<Element>) {
             guard !closed else { return }
+            let packet = item.value
             let isKeyframe = packet.isVideoKeyframe
             let size = packet.byteCount
             if isKeyframe { currentGroup += 1 }
@@ -151,11 +169,11 @@ extension PacketQueue {
                     return dropArriving()
                 }
             }
-            entries.append(Entry(packet: packet, byteCount: size, isVideoKeyframe: isKeyframe, micros: packet.mediaMicros, group: currentGroup))
+            entries.append(Entry(packet: item, byteCount: size, isVideoKeyframe: isKeyframe, micros: packet.mediaMicros, group: currentGroup))
             bytes += size
         }
 
-        mutating func popFirst() -> Element? {
+        mutating func popFirst() -> Transfer<Element>? {
             guard head < entries.count else { return nil }
             let packet = entries[head].packet.take()
             bytes -= entries[head].byteCount

@@ -1,5 +1,3 @@
-import Foundation
-
 /// How one of a run's workers ended.
 enum WorkerOutcome: Equatable, Sendable {
     /// It did what it was for and ended (a file drained, an encoder flushed, a recording was
@@ -15,8 +13,22 @@ enum WorkerOutcome: Equatable, Sendable {
     }
 }
 
+/// What a worker tells its run's supervisor, as it happens.
+enum WorkerEvent: Sendable, Equatable {
+    /// Its thread started (an input is watched from then on).
+    case started
+    /// Something went on air through it: a destination connected.
+    case live
+    /// It failed for good (a destination out of attempts or unable to finish its file, an input
+    /// that can't be read); its end follows.
+    case failed(String)
+    /// Its thread is done: it has left libav.
+    case ended(WorkerOutcome)
+}
+
 /// One of a run's threads — an input, the compositor, an encoder, a destination — as the
-/// supervisor drives it: start it, ask it to finish what it has, cut it off, learn how it ended.
+/// supervisor drives it: start it, ask it to finish what it has, cut it off. It reports what
+/// happens to it (``WorkerEvent``) through the run's ``WorkerReports``.
 protocol RunWorker: AnyObject, Sendable {
     /// What it is, for messages (`encoder r0`, `destination youtube`).
     var workerName: String { get }
@@ -28,50 +40,32 @@ protocol RunWorker: AnyObject, Sendable {
     func requestStop()
     /// End at once; what is held is dropped.
     func abort()
-    /// Its end, once it has come.
-    var end: WorkerEnd { get }
 }
 
-/// A worker's end: told once, by the worker; waited for or observed by anyone.
-final class WorkerEnd: @unchecked Sendable {
-    private struct State {
-        var outcome: WorkerOutcome?
-        var observers: [@Sendable (WorkerOutcome) -> Void] = []
+/// Where a run's workers report: the one stream its supervisor's loop consumes, in the order
+/// things happened (each worker's reports in the order it made them).
+struct WorkerReports: Sendable {
+    private let continuation: AsyncStream<SupervisorSignal>.Continuation
+
+    /// The stream the supervisor reads, and where workers (and the supervisor's own deadlines
+    /// and requests) write into it.
+    static func makeStream() -> (AsyncStream<SupervisorSignal>, WorkerReports) {
+        let (stream, continuation) = AsyncStream.makeStream(of: SupervisorSignal.self)
+        return (stream, WorkerReports(continuation: continuation))
     }
 
-    private let state = Monitor(State())
-
-    /// How it ended; nil while it runs (or before it started).
-    var outcome: WorkerOutcome? { state.withLock { $0.outcome } }
-
-    /// Whether it has ended.
-    var hasEnded: Bool { outcome != nil }
-
-    /// Records the end (the first call wins) and tells the observers.
-    func finish(_ outcome: WorkerOutcome) {
-        let observers = state.withLock { state -> [@Sendable (WorkerOutcome) -> Void] in
-            guard state.outcome == nil else { return [] }
-            state.outcome = outcome
-            defer { state.observers = [] }
-            return state.observers
-        }
-        for observer in observers { observer(outcome) }
+    /// `worker` says `event`.
+    func report(_ event: WorkerEvent, from worker: some RunWorker) {
+        continuation.yield(.worker(worker, event))
     }
 
-    /// Calls `observer` once with the outcome: at once if it has ended, else when it does
-    /// (on the worker's thread: keep it short).
-    func observe(_ observer: @escaping @Sendable (WorkerOutcome) -> Void) {
-        let ended = state.withLock { state -> WorkerOutcome? in
-            if state.outcome == nil { state.observers.append(observer) }
-            return state.outcome
-        }
-        if let ended { observer(ended) }
+    /// Something of the supervisor's own: a deadline, a request.
+    func signal(_ signal: SupervisorSignal) {
+        continuation.yield(signal)
     }
 
-    /// Waits until it has ended or `deadline` (monotonic seconds) passes; the outcome, if any.
-    @discardableResult
-    func wait(until deadline: Double) -> WorkerOutcome? {
-        let remaining = max(0, deadline - monotonicSeconds())
-        return state.withLock(waitingUntil: { $0.outcome != nil }, deadline: .now + .milliseconds(Int(remaining * 1000))) { $0.outcome }
+    /// The run is over: nothing more comes.
+    func finish() {
+        continuation.finish()
     }
 }

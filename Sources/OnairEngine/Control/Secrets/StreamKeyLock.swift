@@ -1,6 +1,7 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,7 @@ import Darwin
 /// exits, so a killed run never leaves a stale lock. The file is named by a 64-bit digest of
 /// the destination's server and key — never the key — and holds who has it (pipeline,
 /// destination, pid), for the refusal to name.
-public final class StreamKeyLock: @unchecked Sendable {
+public final class StreamKeyLock: Sendable {
     /// Another run holds a key this run needs.
     public struct Held: Error, CustomStringConvertible, Sendable {
         /// This run's destination whose key is taken.
@@ -58,12 +59,12 @@ public final class StreamKeyLock: @unchecked Sendable {
     }
 
     /// Open descriptors holding the locks; closing them releases the locks.
-    private var descriptors: [Int32]
+    private let descriptors: Mutex<[Int32]>
     /// The lock files, for tests and diagnostics.
     public let files: [URL]
 
     private init(descriptors: [Int32], files: [URL]) {
-        self.descriptors = descriptors
+        self.descriptors = Mutex(descriptors)
         self.files = files
     }
 
@@ -110,8 +111,11 @@ public final class StreamKeyLock: @unchecked Sendable {
 
     /// Releases every lock (also done when the value is released, or by the kernel at exit).
     public func release() {
-        for descriptor in descriptors { close(descriptor) }
-        descriptors = []
+        let held = descriptors.withLock { descriptors in
+            defer { descriptors = [] }
+            return descriptors
+        }
+        for descriptor in held { close(descriptor) }
     }
 
     /// The lock file's name for a destination: a digest of its server and key. Including the

@@ -3,6 +3,7 @@ import Foundation
 import OnairConfig
 import OnairPlanner
 import OnairValidation
+import Synchronization
 
 /// What the compositor hands an encoder.
 enum EncoderInput {
@@ -30,9 +31,15 @@ struct SinkFrame {
 /// frame, then the slate, and silence), handing every rendition's frames to its encoder.
 ///
 /// Used by one thread at a time: built by whoever prepares the combination, then run round
-/// by round by the compositor while it is on air.
+/// by round by the compositor while it is on air (other threads see its ``summary``).
 final class CombinationGraph {
     let plan: PipelinePlan
+    /// Tells this graph from every other one the run builds.
+    let id = CombinationGraph.serial.withLock { serial in
+        serial += 1
+        return serial
+    }
+    private static let serial = Mutex(0)
     /// The inputs it reads, by input index (backups included); the compositor starts those not
     /// running yet when it puts the graph on air.
     let inputs: [InputWorker]
@@ -101,8 +108,10 @@ final class CombinationGraph {
         return !fallback.inputs.contains { $0.name == worker.input.name && $0.kind == worker.input.kind }
     }
 
-    /// Whether one of its inputs is live (its time is the wall clock's).
-    var hasLiveInputs: Bool { inputs.contains { $0.isLive } }
+    /// What other threads may know of it once it is on air.
+    var summary: OnAirGraph {
+        OnAirGraph(id: id, overlay: overlay, generation: generation, inputs: inputs, failover: failover.map(\.report))
+    }
 
     /// Builds the graph from the inputs' real formats (local inputs) or their planned ones, and
     /// prepares `slate` and silence for each live input in its graph source's format.
@@ -230,8 +239,9 @@ final class CombinationGraph {
     enum Progress {
         /// Frames went in or out: go round again.
         case busy
-        /// Nothing to do until an input delivers.
-        case idle
+        /// Nothing to do until an input delivers, or until `until` (when covering for a lost
+        /// input, or a failover decision, falls due then).
+        case idle(until: ContinuousClock.Instant?)
         /// Every sink has ended (the inputs ended and the graph drained, or the encoders closed).
         case drained
     }
@@ -278,12 +288,17 @@ final class CombinationGraph {
         where !ended[input] && !hungry.contains(input) && graph.failedRequests(source: source) > 0 {
             hungry.append(input)
         }
+        var due: Int64?
         for index in hungry {
             if let item = inputs[feeder(of: index)].mailbox.tryPop() {
                 try feed(item, from: feeder(of: index), into: index)
                 progressed = true
             } else if try coverIfLost(index) {
                 progressed = true
+            } else if let next = cover[index]?.nextDue(loss: Int64(plan.inputLoss.afterMs) * 1000,
+                                                        hold: Int64(plan.inputLoss.holdLastFrameMs) * 1000,
+                                                        video: videoSource[index] != nil, audio: audioSource[index] != nil) {
+                due = min(due ?? next, next)
             }
         }
         if !progressed, hungry.isEmpty {
@@ -299,7 +314,15 @@ final class CombinationGraph {
                 }
             }
         }
-        return progressed ? .busy : .idle
+        return progressed ? .busy : .idle(until: nextDue(covering: due))
+    }
+
+    /// When the idle graph next needs a round without any input delivering: covering for a lost
+    /// input (`covering`), or a failover decision.
+    private func nextDue(covering: Int64?) -> ContinuousClock.Instant? {
+        let now = clock.micros
+        let decisions = failover.compactMap { $0.nextDecision(after: now) }
+        return (decisions + [covering].compactMap { $0 }).min().map { clock.instant(atMicros: $0) }
     }
 
     /// Pushes `item`, decoded by input `worker`, into input `index`'s graph source (the same
@@ -402,4 +425,19 @@ struct InputCover {
     /// Timestamps (µs) of the last picture and sound pushed, real or substitute.
     var lastVideoPush: Int64?
     var lastAudioPush: Int64?
+
+    /// When covering for the input next pushes something (µs on the run's clock), for a graph
+    /// that waits for it: once it has been silent `loss`, then its held picture (for `hold`)
+    /// or the slate at its frame rate, and silence. Nil when nothing will be pushed by time
+    /// alone (what it would push does not exist).
+    func nextDue(loss: Int64, hold: Int64, video: Bool, audio: Bool) -> Int64? {
+        guard let lostSince else { return delivered ? lastArrival + loss + 1 : nil }
+        var due: [Int64] = []
+        if video {
+            let next = (lastVideoPush ?? 0) + Int64(1_000_000 / max(1, fps))
+            if (lastFrame != nil && next - lostSince < hold ? lastFrame : slate) != nil { due.append(next) }
+        }
+        if audio, silence != nil, let lastAudioPush { due.append(lastAudioPush) }
+        return due.min()
+    }
 }

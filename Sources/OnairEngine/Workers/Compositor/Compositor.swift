@@ -1,128 +1,150 @@
 import AVBridge
 import Foundation
 import OnairPlanner
+import Synchronization
+
+/// What other threads may know of the combination on air: its graph is the compositor's alone.
+struct OnAirGraph: Sendable {
+    /// The graph's ``CombinationGraph/id``.
+    let id: Int
+    /// The combination's name.
+    let overlay: String
+    /// See ``CombinationGraph/generation``.
+    let generation: Int
+    /// The inputs it reads, by input index.
+    let inputs: [InputWorker]
+    /// Its failover groups, as operators see them.
+    let failover: [FailoverReport]
+
+    /// Whether one of its inputs is live (its time is the wall clock's).
+    var hasLiveInputs: Bool { inputs.contains { $0.isLive } }
+}
 
 /// The thread that runs the combination on air: round after round it feeds its
 /// ``CombinationGraph`` and hands the pictures and sound to the encoders. A switch replaces the
 /// graph between two rounds, on this thread — the encoders never see a gap in their input
 /// other than the frames still inside the old graph.
 ///
+/// Between rounds with nothing to do it sleeps on its doorbell, which its inputs ring with every
+/// frame (and at their end) and requests ring; or until the graph's own next deadline (covering
+/// for a lost input, a failover decision).
+///
 /// It ends when the graph has drained (its inputs ended, after ``requestStop()`` or by
 /// themselves), when the graph fails, or at once on ``abort()``; then it closes the encoders'
 /// input, so they flush and end.
-final class Compositor: RunWorker, @unchecked Sendable {
-    let end = WorkerEnd()
+final class Compositor: RunWorker {
     private let encoders: [RenditionEncoder]
-    private let doorbell: Doorbell
-    /// Told about every input this compositor starts (those of a combination switched to).
-    private let onInputStarted: @Sendable (InputWorker) -> Void
+    /// What the idle compositor sleeps on.
+    private let doorbell: ThreadSignal
+    private let reports: WorkerReports
+    /// Called on this thread when the combination on air fails (why, as text): the graph of its
+    /// fallback, ready to go on air, or nil when nothing can stand in (the run fails).
+    private let standIn: @Sendable (CombinationGraph, String) -> CombinationGraph?
+    /// What other threads ask of it and see of it.
+    private let inbox: Mutex<Inbox>
 
-    /// A combination waiting to go on air, and where to say whether it did.
-    private final class PendingSwitch: @unchecked Sendable {
-        let graph: CombinationGraph
-        /// The generation it went on air as, or nil when it did not.
-        let landed = Monitor<Int??>(nil)
-
-        init(graph: CombinationGraph) {
-            self.graph = graph
-        }
-    }
-
-    private struct Control {
-        var onAir: CombinationGraph
+    private struct Inbox {
+        /// The graph it starts with, until its thread takes it.
+        var first: Transfer<CombinationGraph>?
+        var onAir: OnAirGraph
         var pending: PendingSwitch?
-        var stopRequested = false
-        var aborted = false
+        var request = Request.none
+        /// Its thread has ended: nothing goes on air any more.
         var ended = false
     }
 
-    private let control: Monitor<Control>
+    /// What the supervisor asked for.
+    private enum Request {
+        case none
+        /// Stop the inputs, let the graph drain.
+        case drain
+        /// End at once.
+        case abort
+    }
 
-    /// Called on this thread when the combination on air fails (why, as text): the graph of its
-    /// fallback, ready to go on air, or nil when nothing can stand in (the run fails).
-    private let standIn: (CombinationGraph, String) -> CombinationGraph?
+    /// A combination waiting to go on air, and whom to tell how it went.
+    private struct PendingSwitch {
+        let graph: Transfer<CombinationGraph>
+        /// Told, on this thread, what went on air (nil when nothing did).
+        let landed: @Sendable (OnAirGraph?) -> Void
+    }
 
-    init(onAir: CombinationGraph, encoders: [RenditionEncoder], doorbell: Doorbell,
-         onInputStarted: @escaping @Sendable (InputWorker) -> Void,
-         standIn: @escaping (CombinationGraph, String) -> CombinationGraph? = { _, _ in nil }) {
-        control = Monitor(Control(onAir: onAir))
+    init(onAir: CombinationGraph, encoders: [RenditionEncoder], doorbell: ThreadSignal, reports: WorkerReports,
+         standIn: @escaping @Sendable (CombinationGraph, String) -> CombinationGraph? = { _, _ in nil }) {
+        inbox = Mutex(Inbox(first: Transfer(onAir), onAir: onAir.summary))
         self.encoders = encoders
         self.doorbell = doorbell
-        self.onInputStarted = onInputStarted
+        self.reports = reports
         self.standIn = standIn
     }
 
     var workerName: String { "compositor" }
 
     /// The combination on air.
-    var onAir: CombinationGraph { control.withLock { $0.onAir } }
+    var onAir: OnAirGraph { inbox.withLock { $0.onAir } }
 
-    /// Starts the inputs of the combination on air, then the thread.
+    /// Starts the thread, which starts the inputs of the combination on air.
     func start() {
-        let graph = onAir
-        graph.goOnAir()
-        for input in graph.inputs where !input.isStarted {
-            input.start()
-            onInputStarted(input)
-        }
+        guard let first = inbox.withLock({ $0.first.take() }) else { return }
         startThread(named: "onair.compositor") { [self] in
-            let outcome = run()
+            reports.report(.started, from: self)
+            let graph = first.value
+            graph.goOnAir()
+            for input in graph.inputs where !input.isStarted { input.start() }
+            let outcome = run(graph)
             // Nothing will go on air any more.
-            let pending = control.withLock { control -> PendingSwitch? in
-                control.ended = true
-                defer { control.pending = nil }
-                return control.pending
+            let pending = inbox.withLock { inbox in
+                inbox.ended = true
+                return inbox.pending.take()
             }
-            pending?.landed.withLock { $0 = .some(nil) }
+            pending?.landed(nil)
             for encoder in encoders { encoder.requestStop() }
-            end.finish(outcome)
+            reports.report(.ended(outcome), from: self)
         }
     }
 
     /// Stops the inputs on air; the graph drains and the compositor ends.
     func requestStop() {
-        control.withLock { $0.stopRequested = true }
+        inbox.withLock { if $0.request == .none { $0.request = .drain } }
         doorbell.ring()
     }
 
     /// Ends at once; frames inside the graph are dropped.
     func abort() {
-        control.withLock { $0.aborted = true }
+        inbox.withLock { $0.request = .abort }
         doorbell.ring()
     }
 
-    /// Puts `next` (built, its new inputs prepared) on air between two rounds and returns its
-    /// generation once it is; nil, leaving the combination on air, when the compositor is
-    /// stopping or has ended. The inputs `next` does not share with the combination on air
-    /// start at the media time reached; those only the old one read are stopped.
-    func switchTo(_ next: CombinationGraph) -> Int? {
-        let pending = PendingSwitch(graph: next)
-        let accepted = control.withLock { control -> Bool in
-            guard !control.stopRequested, !control.aborted, !control.ended, control.pending == nil else { return false }
-            control.pending = pending
+    /// Puts `next` (built, its new inputs prepared) on air between two rounds; `landed` is told
+    /// (on the compositor's thread) what went on air, or nil when nothing did. False, leaving
+    /// the combination on air and `next` unused, when the compositor is stopping, has ended, or
+    /// another switch waits. The inputs `next` does not share with the combination on air start
+    /// at the media time reached; those only the old one read are stopped.
+    func requestSwitch(to next: CombinationGraph, landed: @escaping @Sendable (OnAirGraph?) -> Void) -> Bool {
+        let pending = PendingSwitch(graph: Transfer(next), landed: landed)
+        let accepted = inbox.withLock { inbox -> Bool in
+            guard inbox.request == .none, !inbox.ended, inbox.pending == nil else { return false }
+            inbox.pending = pending
             return true
         }
-        guard accepted else { return nil }
-        doorbell.ring()
-        return pending.landed.withLock(waitingUntil: { $0 != nil }, deadline: .now + .seconds(86_400)) { $0 } ?? nil
+        if accepted { doorbell.ring() }
+        return accepted
     }
 
-    private func run() -> WorkerOutcome {
+    private func run(_ first: CombinationGraph) -> WorkerOutcome {
         var inputsStopped = false
-        // Only this thread changes the graph on air: it keeps its own reference, not the lock's.
-        var current = onAir
+        // Only this thread changes the graph on air.
+        var current = first
         while true {
-            let (pending, stopRequested, aborted) = control.withLock { control in
-                defer { control.pending = nil }
-                return (control.pending, control.stopRequested, control.aborted)
-            }
-            if aborted { return .aborted }
+            let (pending, request) = inbox.withLock { inbox in (inbox.pending.take(), inbox.request) }
+            if request == .abort { return .aborted }
             if let pending {
-                putOnAir(pending.graph, replacing: current)
-                current = pending.graph
-                pending.landed.withLock { $0 = .some(pending.graph.generation) }
+                let next = pending.graph.value
+                putOnAir(next, replacing: current)
+                current = next
+                pending.landed(next.summary)
             }
-            if stopRequested, !inputsStopped {
+            if request == .drain, !inputsStopped {
                 for input in current.inputs { input.stop() }
                 inputsStopped = true
             }
@@ -130,7 +152,7 @@ final class Compositor: RunWorker, @unchecked Sendable {
                 switch try current.round() {
                 case .drained: return .finished
                 case .busy: continue
-                case .idle: doorbell.wait(timeout: 0.01)
+                case .idle(let until): doorbell.wait(until: until)
                 }
             } catch {
                 // The combination failed while on air: its fallback (the camera with the layers)
@@ -154,12 +176,9 @@ final class Compositor: RunWorker, @unchecked Sendable {
         for encoder in encoders { encoder.frames.push(.repeatLastPicture(untilMicros: start - 2 * picture)) }
         next.takeOverFailover(from: current)
         next.goOnAir()
-        for input in next.inputs where !input.isStarted {
-            input.timelineOffset = start
-            input.start()
-            onInputStarted(input)
-        }
+        for input in next.inputs where !input.isStarted { input.start(at: start) }
         for input in current.inputs where !kept.contains(ObjectIdentifier(input)) { input.stop() }
-        control.withLock { $0.onAir = next }
+        let summary = next.summary
+        inbox.withLock { $0.onAir = summary }
     }
 }

@@ -3,62 +3,75 @@ import Foundation
 import OnairConfig
 import OnairPlanner
 import OnairValidation
+import Synchronization
 
 /// One destination on its own thread: connects, writes its rendition's packets from its own
 /// bounded queue, and on any failure reconnects by itself with backoff — never disturbing the
-/// encoder or the other destinations.
+/// encoder or the other destinations. Each connection is a ``DestinationSession``; the waits and
+/// counts between them are its ``Reconnection``.
 ///
 /// Ending: ``requestStop()`` (its encoder has nothing more) sends what is queued and closes
 /// cleanly; ``stopConnecting()`` (the run is stopping) gives up a connection not yet made at
 /// once, since it has nothing to finish; ``abort()`` cuts everything off.
-final class DestinationWorker: RunWorker, @unchecked Sendable {
+final class DestinationWorker: RunWorker {
     let output: PlannedOutput
     let queue: PacketQueue<EncodedPacket>
-    let end = WorkerEnd()
+    /// Interrupts its blocking libav calls (connects, writes, the trailer).
+    let interruption = Interruption()
     private let target: String
     private let streams: [StreamParameters]
-    private let interruption = Interruption()
     private let events: EventSink
-    private let lock = NSLock()
-    private var currentState: DestinationState = .idle
-    private var currentStats = DestinationStats()
-    /// What was sent over the last 2 s: the rate in the status and adaptive bitrate's view.
-    private var sendRate = BitrateWindow()
+    private let reports: WorkerReports
     /// The most an RTMP connection's socket may hold unsent (bytes; adaptive renditions), nil
     /// for no limit.
     private let unsentBytes: Int?
-    private var lastError: String?
-    /// Connected now (a connection made and not yet lost).
-    private var connected = false
-    /// What the transport said last about the connection's path (adaptive RTMP destinations,
-    /// SRT destinations), nil while not connected.
-    private var currentLink: LinkSample?
-    /// The same for the status, with SRT's counters.
-    private var currentLinkStatus: LinkStatus?
-    /// SRT's retransmissions and late drops over the connections before this one (libsrt counts
-    /// per connection; the status counts over the run). Only touched on the worker's thread.
-    private var earlierSRT = (retransmitted: 0, dropped: 0)
     /// The options of an SRT destination's URL that only libavformat's SRT protocol applies:
     /// when there are any, it connects through that protocol instead of ``SRTConnection``.
     private let foreignSRTOptions: [String]
-    /// Set by ``stopConnecting()``: no connection is made from now on.
-    private let ending = Monitor(false)
-    private var aborted = false
-    /// Called (on this worker's thread) after every state change.
-    private let onChange: @Sendable () -> Void
+    /// Rung when the run stops or cuts it off: ends the wait before the next attempt.
+    private let woken = ThreadSignal()
+    /// What its thread shares with the others.
+    private let shared = Mutex(Shared())
+
+    private struct Shared {
+        var state = DestinationState.idle
+        var lastError: String?
+        var stats = DestinationStats()
+        /// What was sent over the last 2 s: the rate in the status and adaptive bitrate's view.
+        var sendRate = BitrateWindow()
+        /// Connected now (a connection made and not yet lost).
+        var connected = false
+        /// What the transport said last about the connection's path (adaptive RTMP destinations,
+        /// SRT destinations), and the same for the status; nil while not connected.
+        var link: LinkSample?
+        var linkStatus: LinkStatus?
+        /// SRT's retransmissions and late drops over the connections before this one (libsrt
+        /// counts per connection; the status counts over the run).
+        var earlierSRT = (retransmitted: 0, dropped: 0)
+        /// What the run asked for.
+        var ending = Ending.no
+    }
+
+    /// What the run asked of it.
+    private enum Ending: Comparable {
+        case no
+        /// No connection is made from now on (``stopConnecting()``).
+        case stopConnecting
+        /// Cut everything off (``abort()``).
+        case abort
+    }
 
     /// - Parameters:
     ///   - target: the URL with the key filled in, or the recording's absolute path.
     ///   - unsentBytes: the most an RTMP connection's socket may hold unsent (see ``TCPConnection/limitUnsent(to:)``).
-    ///   - onChange: told after every state change (the supervisor watches for `live` and `failed`).
     init(output: PlannedOutput, target: String, streams: [StreamParameters], queueBytes: Int, unsentBytes: Int? = nil, events: EventSink,
-         onChange: @escaping @Sendable () -> Void = {}) {
+         reports: WorkerReports) {
         self.output = output
         self.unsentBytes = unsentBytes
         self.target = target
         self.streams = streams
         self.events = events
-        self.onChange = onChange
+        self.reports = reports
         queue = PacketQueue(capacityBytes: queueBytes)
         // The URL as written (`{key}` unfilled): what a key holds says nothing of the options.
         foreignSRTOptions = output.kind == .srt ? SRTConnection.unsupportedOptions(in: output.target) : []
@@ -67,14 +80,14 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     var workerName: String { "destination \(output.destination)" }
 
     /// The current state.
-    var state: DestinationState { lock.withLock { currentState } }
+    var state: DestinationState { shared.withLock { $0.state } }
 
     /// Counters, with the queue's drops, and the rate, which decays to 0 while nothing is sent.
     var stats: DestinationStats {
-        var stats = lock.withLock {
-            sendRate.expire(at: .now)
-            var stats = currentStats
-            stats.bitsPerSecond = sendRate.bitsPerSecond
+        var stats = shared.withLock { shared in
+            shared.sendRate.expire(at: .now)
+            var stats = shared.stats
+            stats.bitsPerSecond = shared.sendRate.bitsPerSecond
             return stats
         }
         stats.packetsDropped = queue.droppedPackets
@@ -84,29 +97,35 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
 
     /// The connection's path as its transport sees it (round trip, delivery rate, what SRT
     /// holds), sampled as it writes; nil while not connected or when its socket is not known.
-    var link: LinkSample? { lock.withLock { currentLink } }
+    var link: LinkSample? { shared.withLock { $0.link } }
 
     /// What was sent over the last second (bit/s): adaptive bitrate's view of what the link carries.
     var lastSecondBitsPerSecond: Int {
-        lock.withLock { Int(sendRate.bitsPerSecond(over: .seconds(1), at: .now)) }
+        shared.withLock { Int($0.sendRate.bitsPerSecond(over: .seconds(1), at: .now)) }
     }
 
     /// State, counters, queue and last error, not yet redacted.
     var status: DestinationStatus {
         let stats = self.stats
-        let (state, lastError, link) = lock.withLock { (currentState, self.lastError, currentLinkStatus) }
+        let (state, lastError, link) = shared.withLock { ($0.state, $0.lastError, $0.linkStatus) }
         return DestinationStatus(name: output.destination, platform: output.platform, state: state, stats: stats, required: output.required,
                                  queueBytes: queue.byteCount, queueMilliseconds: Int(queue.mediaMicros / 1000), lastError: lastError,
                                  link: link)
     }
 
+    /// Enters `state`, tells the subscribers and the supervisor (which watches for `live` and
+    /// `failed`).
     private func set(_ state: DestinationState) {
-        lock.lock()
-        currentState = state
-        if case .failed(let reason) = state { lastError = reason }
-        lock.unlock()
+        shared.withLock { shared in
+            shared.state = state
+            if case .failed(let reason) = state { shared.lastError = reason }
+        }
         events.emit(.destinationChanged(destination: output.destination, url: output.target, state: state))
-        onChange()
+        switch state {
+        case .live: reports.report(.live, from: self)
+        case .failed(let reason): reports.report(.failed(reason), from: self)
+        default: break
+        }
     }
 
     func start() {
@@ -114,8 +133,9 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
             events.emit(.runNote(message: PlanSRTCheck.foreignOptions(foreignSRTOptions, of: output.destination, adaptive: unsentBytes != nil)))
         }
         startThread(named: "onair.destination.\(output.destination)") { [self] in
+            reports.report(.started, from: self)
             let outcome = run()
-            end.finish(lock.withLock { aborted } ? .aborted : outcome)
+            reports.report(.ended(shared.withLock { $0.ending } == .abort ? .aborted : outcome), from: self)
         }
     }
 
@@ -128,20 +148,173 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// The run is stopping: a connection not made yet is not made (its attempt is interrupted,
     /// its wait for the next attempt ends); a connected destination goes on sending.
     func stopConnecting() {
-        let isConnected = lock.withLock { connected }
-        ending.withLock { $0 = true }
-        if !isConnected { interruption.requestStop() }
+        let connected = shared.withLock { shared in
+            shared.ending = max(shared.ending, .stopConnecting)
+            return shared.connected
+        }
+        if !connected { interruption.requestStop() }
+        woken.ring()
     }
 
     /// Cuts off at once: blocked connects and writes return, no trailer is written.
     func abort() {
-        lock.withLock { aborted = true }
+        shared.withLock { $0.ending = .abort }
         interruption.requestStop()
         queue.close()
-        ending.withLock { $0 = true }
+        woken.ring()
     }
 
-    private var isNetwork: Bool { output.kind == .rtmp || output.kind == .srt }
+    var isNetwork: Bool { output.kind == .rtmp || output.kind == .srt }
+
+    /// Whether the run is ending: a stop was requested, or the encoder closed the queue
+    /// (nothing new will come, so there is nothing to reconnect for).
+    private var isEnding: Bool { interruption.isStopRequested || queue.isClosed || shared.withLock { $0.ending } != .no }
+
+    private func run() -> WorkerOutcome {
+        var reconnection = Reconnection(policy: output.retry)
+        while !isEnding {
+            set(.connecting(attempt: reconnection.attempts + 1))
+            let path = Self.partPath(target, part: reconnection.part, kind: output.kind)
+            if !isNetwork { Self.createParentFolder(of: path) }
+            let session: DestinationSession
+            do {
+                session = try DestinationSession.open(self, to: path)
+            } catch {
+                if let end = retry(after: error.description, &reconnection) { return end }
+                continue
+            }
+            connected(again: reconnection.connected())
+            let ending = session.send(for: self)
+            if case .drained = ending { return finish(session) }
+            disconnected(session, &reconnection)
+            session.close(for: self)
+            if interruption.isStopRequested { break }
+            if !isNetwork { reconnection.part += 1 }
+            guard case .lost(let reason) = ending, let end = retry(after: reason ?? "connection lost", &reconnection) else { continue }
+            return end
+        }
+        set(.stopped)
+        return .finished
+    }
+
+    /// A connection was made (`again`: not the first).
+    private func connected(again: Bool) {
+        shared.withLock { shared in
+            shared.connected = true
+            if again { shared.stats.reconnects += 1 }
+        }
+        set(.live)
+        queue.endWaitingForKeyframe()
+        // A reconnection resumes on a keyframe; the first connection starts with the encoder's
+        // first packets, which begin with one.
+        if again { queue.resetToKeyframe() }
+    }
+
+    /// The connection of `session` is gone: its link is no longer known, SRT's counts so far
+    /// carry over, and the backoff starts over if it had settled.
+    private func disconnected(_ session: DestinationSession, _ reconnection: inout Reconnection) {
+        let statistics = session.srtStatistics
+        shared.withLock { shared in
+            shared.connected = false
+            shared.link = nil
+            shared.linkStatus = nil
+            if let statistics {
+                shared.earlierSRT.retransmitted += statistics.packetsRetransmitted
+                shared.earlierSRT.dropped += statistics.packetsDropped
+            }
+        }
+        reconnection.ended(session)
+    }
+
+    /// Writes the trailer and closes; `stopped`, or `failed` when the trailer can't be written.
+    private func finish(_ session: DestinationSession) -> WorkerOutcome {
+        // Still connected while the trailer goes out: the run's stop must not interrupt it.
+        defer {
+            shared.withLock { shared in
+                shared.connected = false
+                shared.link = nil
+                shared.linkStatus = nil
+            }
+        }
+        do {
+            try session.finish(for: self)
+            set(.stopped)
+            return .finished
+        } catch {
+            set(.failed(reason: "\(error)"))
+            return .failed("\(error)")
+        }
+    }
+
+    /// Waits out the next backoff delay (ending early when the run ends). Nil to try again;
+    /// otherwise how the worker ends: `stopped` when the run ended meanwhile, `failed` when the
+    /// attempts are exhausted.
+    private func retry(after reason: String, _ reconnection: inout Reconnection) -> WorkerOutcome? {
+        if isEnding {
+            set(.stopped)
+            return .finished
+        }
+        shared.withLock { $0.lastError = reason }
+        // While disconnected keep only the freshest GOP, so memory stays bounded and the
+        // reconnection starts on the most recent keyframe.
+        queue.beginWaitingForKeyframe()
+        guard let delay = reconnection.nextDelay() else {
+            set(.failed(reason: reason))
+            queue.close()
+            return .failed(reason)
+        }
+        set(.retrying(attempt: reconnection.attempts, nextTryIn: delay))
+        // Woken early by requestStop(), stopConnecting() and abort().
+        let deadline = ContinuousClock.now + delay
+        while !isEnding, ContinuousClock.now < deadline { woken.wait(until: deadline) }
+        if isEnding {
+            set(.stopped)
+            return .finished
+        }
+        return nil
+    }
+}
+
+extension DestinationWorker {
+    /// Why a connection attempt failed, for the operator.
+    struct ConnectionFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Keeps what an RTMP connection's socket (`tcp`) holds unsent small, for an adaptive
+    /// rendition: a narrow link then shows in the destination's own queue within a fraction of
+    /// a second, where adaptive bitrate reads it. Says so when the socket is not known.
+    func limitUnsent(of tcp: TCPConnection?) {
+        guard output.kind == .rtmp, let unsentBytes, tcp?.limitUnsent(to: unsentBytes) != true else { return }
+        events.emit(.runNote(message: "\(output.destination): its connection's socket is not known; a narrow link shows "
+                             + "later than it could (after what the system buffers)"))
+    }
+
+    /// `bytes` were written.
+    func sent(bytes: Int) {
+        shared.withLock { shared in
+            shared.stats.count(bytes: bytes)
+            shared.sendRate.record(bytes: bytes, at: .now)
+        }
+    }
+
+    /// What an RTMP connection's TCP (`tcp`) says of its path.
+    func sampled(_ sample: LinkSample?, of tcp: TCPConnection) {
+        let local = tcp.local.description
+        shared.withLock { shared in
+            shared.link = sample
+            shared.linkStatus = sample.map { LinkStatus($0, local: local) }
+        }
+    }
+
+    /// What libsrt says of its path, with its retransmissions and late drops over the run.
+    func sampledSRT(_ sample: LinkSample, _ statistics: SRTStatistics) {
+        shared.withLock { shared in
+            shared.link = sample
+            shared.linkStatus = LinkStatus(sample, retransmittedPackets: shared.earlierSRT.retransmitted + statistics.packetsRetransmitted,
+                                           lateDroppedPackets: shared.earlierSRT.dropped + statistics.packetsDropped)
+        }
+    }
 
     /// The plan's muxer options; a recording also hands every packet to the file at once.
     /// libavformat otherwise buffers 256 KiB per file (seconds of video at streaming rates),
@@ -161,125 +334,6 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
         return options
     }
 
-    /// Whether the run is ending: a stop was requested, or the encoder closed the queue
-    /// (nothing new will come, so there is nothing to reconnect for).
-    private var isEnding: Bool { interruption.isStopRequested || queue.isClosed || ending.withLock { $0 } }
-
-    private func run() -> WorkerOutcome {
-        var backoff = Backoff(policy: output.retry)
-        var part = 1
-        var hadConnection = false
-        while !isEnding {
-            set(.connecting(attempt: backoff.attempts + 1))
-            let path = Self.partPath(target, part: part, kind: output.kind)
-            if !isNetwork { Self.createParentFolder(of: path) }
-            let media: MediaOutput, srt: SRTConnection?
-            do {
-                (media, srt) = try connect(to: path)
-            } catch {
-                if let failed = retry(after: error.description, backoff: &backoff) { return failed }
-                continue
-            }
-            // This connection's own socket (libav's, read between two writes on this thread, which closes it too).
-            let tcp = output.kind == .rtmp ? media.connection : nil
-            if output.kind == .rtmp, let unsentBytes, tcp?.limitUnsent(to: unsentBytes) != true {
-                events.emit(.runNote(message: "\(output.destination): its connection's socket is not known; a narrow link shows "
-                                     + "later than it could (after what the system buffers)"))
-            }
-            var linkSampled = -Double.infinity
-            // Only a connection whose transport says something is sampled (not a recording's).
-            let sampled = srt != nil || tcp != nil
-            var srtLink = SRTLinkTracker(connected: monotonicSeconds(), receiverLatency: srt?.receiverLatencyMilliseconds)
-            var srtStatistics: SRTStatistics?
-            let hadConnectionBefore = hadConnection
-            lock.withLock {
-                connected = true
-                if hadConnection { currentStats.reconnects += 1 }
-            }
-            hadConnection = true
-            set(.live)
-            let liveSince = monotonicSeconds()
-            var resetDone = false
-            queue.endWaitingForKeyframe()
-            // A reconnection resumes on a keyframe; the first connection starts with the
-            // encoder's first packets, which begin with one.
-            if hadConnectionBefore { queue.resetToKeyframe() }
-            var failure: String?
-            while !interruption.isStopRequested {
-                guard let item = queue.pop(timeout: .milliseconds(250)) else {
-                    if queue.isClosed { return finish(media, srt) }
-                    continue
-                }
-                let bytes = item.packet.size
-                do {
-                    if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
-                    try media.write(item.packet, stream: item.stream)
-                    interruption.disarm()
-                } catch {
-                    let stalled = interruption.deadlinePassed
-                    interruption.disarm()
-                    failure = stalled ? "stalled: no progress for \(output.retry.writeTimeoutMs) ms" : srt?.failure ?? "\(error)"
-                    break
-                }
-                lock.withLock {
-                    currentStats.count(bytes: bytes)
-                    sendRate.record(bytes: bytes, at: .now)
-                }
-                if sampled, monotonicSeconds() - linkSampled >= Self.linkSampleInterval {
-                    linkSampled = monotonicSeconds()
-                    if let srt, let statistics = srt.statistics() {
-                        srtStatistics = statistics
-                        let sample = srtLink.sample(statistics, sent: srt.bytesSent, at: linkSampled)
-                        let status = LinkStatus(sample, retransmittedPackets: earlierSRT.retransmitted + statistics.packetsRetransmitted,
-                                                lateDroppedPackets: earlierSRT.dropped + statistics.packetsDropped)
-                        lock.withLock {
-                            currentLink = sample
-                            currentLinkStatus = status
-                        }
-                    } else if let tcp {
-                        let sample = tcp.info().map(LinkSample.init)
-                        lock.withLock {
-                            currentLink = sample
-                            currentLinkStatus = sample.map { LinkStatus($0, local: tcp.local.description) }
-                        }
-                    }
-                }
-                if !resetDone, monotonicSeconds() - liveSince > 10 {
-                    backoff.reset()
-                    resetDone = true
-                }
-            }
-            lock.withLock {
-                connected = false
-                currentLink = nil
-                currentLinkStatus = nil
-            }
-            if let srtStatistics {
-                earlierSRT.retransmitted += srtStatistics.packetsRetransmitted
-                earlierSRT.dropped += srtStatistics.packetsDropped
-            }
-            // Closing flushes what is buffered and says goodbye to the server, which blocks for
-            // good on a connection that stalled: it gets the write timeout too.
-            if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
-            media.close()
-            srt?.close()
-            interruption.disarm()
-            if interruption.isStopRequested { break }
-            if !isNetwork { part += 1 }
-            if let failed = retry(after: failure ?? "connection lost", backoff: &backoff) { return failed }
-        }
-        set(.stopped)
-        return .finished
-    }
-
-    /// How often a connection's path is read while it writes (adaptive bitrate looks every 100 ms).
-    static let linkSampleInterval = 0.05
-
-    /// Why a connection attempt failed, for the operator.
-    private struct ConnectionFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Opens the output within the connect timeout. libav's TCP gives up on a connection that
     /// gets no answer after its own 5 s whatever its caller allows (RTMP does not hand it a
     /// timeout), so a connect that times out early is tried again until the timeout is spent.
@@ -287,32 +341,16 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
     /// An SRT destination is connected by onair itself (``SRTConnection``), whose statistics
     /// adaptive bitrate and the status read, unless its URL has options only libavformat's
     /// protocol knows.
-    private func connect(to path: String) throws(ConnectionFailure) -> (MediaOutput, SRTConnection?) {
-        let ownSRT = output.kind == .srt && foreignSRTOptions.isEmpty
-        let open = { () throws(LibavError) -> (MediaOutput, SRTConnection?) in
-            guard ownSRT else {
-                return (try MediaOutput(url: path, format: self.output.format, options: self.muxerOptions, streams: self.streams,
-                                        interruption: self.interruption), nil)
-            }
-            let connection = try SRTConnection(url: path, connectTimeout: .milliseconds(self.output.retry.connectTimeoutMs),
-                                               interruption: self.interruption)
-            do throws(LibavError) {
-                return (try MediaOutput(sending: connection, format: self.output.format, options: self.output.options.map { ($0.key, $0.value) },
-                                        streams: self.streams, interruption: self.interruption), connection)
-            } catch {
-                connection.close()
-                throw error
-            }
-        }
+    func connect(to path: String) throws(ConnectionFailure) -> (MediaOutput, SRTConnection?) {
         guard isNetwork else {
-            do { return try open() } catch { throw ConnectionFailure(description: "\(error)") }
+            do { return try open(path) } catch { throw ConnectionFailure(description: "\(error)") }
         }
         let deadline = monotonicSeconds() + Double(output.retry.connectTimeoutMs) / 1000
         interruption.arm(timeout: .milliseconds(output.retry.connectTimeoutMs))
         defer { interruption.disarm() }
         while true {
             do {
-                return try open()
+                return try open(path)
             } catch where error.code == .timedOut && monotonicSeconds() < deadline - 0.05 && !isEnding {
                 continue
             } catch {
@@ -322,58 +360,19 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
         }
     }
 
-    /// Writes the trailer and closes (an SRT connection once what it holds is acknowledged, or
-    /// the write timeout passed); `stopped`, or `failed` when the trailer can't be written.
-    private func finish(_ media: MediaOutput, _ srt: SRTConnection?) -> WorkerOutcome {
-        // Still connected while the trailer goes out: the run's stop must not interrupt it.
-        defer {
-            srt?.close()
-            lock.withLock {
-                connected = false
-                currentLink = nil
-                currentLinkStatus = nil
-            }
+    /// One attempt at opening the output: its muxer, over onair's own SRT connection or libav's.
+    private func open(_ path: String) throws(LibavError) -> (MediaOutput, SRTConnection?) {
+        guard output.kind == .srt && foreignSRTOptions.isEmpty else {
+            return (try MediaOutput(url: path, format: output.format, options: muxerOptions, streams: streams, interruption: interruption), nil)
         }
-        do {
-            // A stalled peer must not hold the trailer for good either.
-            if isNetwork { interruption.arm(timeout: .milliseconds(output.retry.writeTimeoutMs)) }
-            try media.finish()
-            srt?.drain(timeout: .milliseconds(output.retry.writeTimeoutMs))
-            interruption.disarm()
-            set(.stopped)
-            return .finished
+        let connection = try SRTConnection(url: path, connectTimeout: .milliseconds(output.retry.connectTimeoutMs), interruption: interruption)
+        do throws(LibavError) {
+            return (try MediaOutput(sending: connection, format: output.format, options: output.options.map { ($0.key, $0.value) },
+                                    streams: streams, interruption: interruption), connection)
         } catch {
-            interruption.disarm()
-            set(.failed(reason: "\(error)"))
-            return .failed("\(error)")
+            connection.close()
+            throw error
         }
-    }
-
-    /// Waits out the next backoff delay (ending early when the run ends). Nil to try again;
-    /// otherwise how the worker ends: `stopped` when the run ended meanwhile, `failed` when the
-    /// attempts are exhausted.
-    private func retry(after reason: String, backoff: inout Backoff) -> WorkerOutcome? {
-        if isEnding {
-            set(.stopped)
-            return .finished
-        }
-        lock.withLock { lastError = reason }
-        // While disconnected keep only the freshest GOP, so memory stays bounded and the
-        // reconnection starts on the most recent keyframe.
-        queue.beginWaitingForKeyframe()
-        guard let delay = backoff.next() else {
-            set(.failed(reason: reason))
-            queue.close()
-            return .failed(reason)
-        }
-        set(.retrying(attempt: backoff.attempts, nextTryIn: delay))
-        // Woken early by requestStop(), stopConnecting() and abort().
-        ending.withLock(waitingUntil: { $0 }, deadline: .now + delay) { _ in }
-        if isEnding {
-            set(.stopped)
-            return .finished
-        }
-        return nil
     }
 
     /// The path of the `part`-th file of a recording (after a write failure a recording goes on
@@ -386,5 +385,37 @@ final class DestinationWorker: RunWorker, @unchecked Sendable {
 
     static func createParentFolder(of path: String) {
         try? FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+    }
+}
+
+/// What a destination carries from one connection to the next: the backoff between attempts,
+/// the recording's part, and whether it was ever connected.
+struct Reconnection {
+    private var backoff: Backoff
+    /// The recording's file number (a write failure goes on in a new file).
+    var part = 1
+    private var connections = 0
+
+    init(policy: RetryPolicy) {
+        backoff = Backoff(policy: policy)
+    }
+
+    /// Attempts since the last success.
+    var attempts: Int { backoff.attempts }
+
+    /// A connection was made; whether it is a reconnection.
+    mutating func connected() -> Bool {
+        connections += 1
+        return connections > 1
+    }
+
+    /// The wait before the next attempt; nil when the attempts are exhausted.
+    mutating func nextDelay() -> Duration? {
+        backoff.next()
+    }
+
+    /// A connection ended: one that carried packets long enough starts the backoff over.
+    mutating func ended(_ session: DestinationSession) {
+        if session.settled { backoff.reset() }
     }
 }

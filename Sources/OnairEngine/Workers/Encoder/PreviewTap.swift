@@ -1,13 +1,14 @@
 import AVBridge
 import Foundation
 import OnairPlanner
+import Synchronization
 
 /// Preview pictures of one rendition: what its destinations receive, after crop and layers.
 ///
 /// The encoder offers every picture it encodes; one is taken — by reference, no copy — only
 /// when somebody asked for a picture and the last one is at least a second old, and it is
 /// scaled down and made a JPEG on a thread of its own. Nobody asking costs one lock per picture.
-final class PreviewTap: @unchecked Sendable {
+final class PreviewTap: Sendable {
     /// A finished preview.
     struct Picture: Sendable {
         var jpeg: Data
@@ -28,15 +29,15 @@ final class PreviewTap: @unchecked Sendable {
         var latest: Picture?
         /// The encoder has ended: no picture will come.
         var closed = false
+        /// Made on the first capture; used by one capture thread at a time (see `capturing`).
+        var encoder: Transfer<JPEGEncoder>?
     }
 
     /// The shortest time between two pictures.
     static let interval = 1.0
 
     private let rendition: Rendition
-    private let state = Monitor(State())
-    /// Made on the first capture; used by one capture thread at a time (see `capturing`).
-    private var encoder: JPEGEncoder?
+    private let state = Mutex(State())
 
     init(rendition: Rendition) {
         self.rendition = rendition
@@ -55,10 +56,10 @@ final class PreviewTap: @unchecked Sendable {
             state.withLock { $0.capturing = false }
             return
         }
-        nonisolated(unsafe) let picture = reference
+        let picture = Transfer(reference)
         let capturedAt = Date(), taken = monotonicSeconds()
         startThread(named: "onair.preview.\(rendition.id)") { [self] in
-            let made = makeJPEG(of: picture, capturedAt: capturedAt, taken: taken)
+            let made = makeJPEG(of: picture.value, capturedAt: capturedAt, taken: taken)
             let waiters = state.withLock { state -> [CheckedContinuation<Result<Picture, PreviewError>, Never>] in
                 state.capturing = false
                 if case .success(let picture) = made { state.latest = picture }
@@ -71,8 +72,10 @@ final class PreviewTap: @unchecked Sendable {
 
     private func makeJPEG(of picture: Frame, capturedAt: Date, taken: Double) -> Result<Picture, PreviewError> {
         do {
-            if encoder == nil { encoder = try JPEGEncoder(sourceWidth: rendition.video.width, sourceHeight: rendition.video.height) }
-            let encoder = encoder!
+            let encoder = try state.withLock { $0.encoder.take() }?.value
+                ?? JPEGEncoder(sourceWidth: rendition.video.width, sourceHeight: rendition.video.height)
+            let kept = Transfer(encoder)
+            defer { state.withLock { $0.encoder = kept } }
             return .success(Picture(jpeg: try encoder.encode(picture), width: encoder.width, height: encoder.height,
                                     capturedAt: capturedAt, taken: taken))
         } catch {

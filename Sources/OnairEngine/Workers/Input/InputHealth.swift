@@ -1,15 +1,16 @@
 import OnairPlanner
+import Synchronization
 
 /// Where one input is in its life, as its reading thread and the compositor see it, and the
 /// one place its events come from: each transition is told once (a lost camera is reported
 /// by whichever notices first, its reader or the compositor, not by both).
-final class InputHealth: @unchecked Sendable {
+final class InputHealth: Sendable {
     /// The source's name (`camera`) or the asset it reads.
     let name: String
     /// `file`, `lavfi`, `listen`, `network` or `device`.
     let kind: String
     private let events: EventSink
-    private let current: Monitor<InputStatus>
+    private let current: Mutex<InputStatus>
 
     init(input: PlannedInput, events: EventSink) {
         name = input.name
@@ -21,7 +22,7 @@ final class InputHealth: @unchecked Sendable {
         case .device: "device"
         }
         self.events = events
-        current = Monitor(InputStatus(name: input.name, kind: kind, state: .idle))
+        current = Mutex(InputStatus(name: input.name, kind: kind, state: .idle))
     }
 
     /// A snapshot (not yet redacted).

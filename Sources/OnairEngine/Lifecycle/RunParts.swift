@@ -1,0 +1,57 @@
+import Foundation
+import OnairPlanner
+
+/// What a run is made of, as its supervisor drives it and reports on it: the plan, the clock,
+/// the workers, the overlay machinery. Built once by ``PipelineRun``; every part is shared
+/// between threads on its own terms.
+struct RunParts: Sendable {
+    let plan: PipelinePlan
+    let combinations: OverlayCombinations
+    let clock: RunClock
+    let compositor: Compositor
+    let encoders: [RenditionEncoder]
+    let destinations: [DestinationWorker]
+    /// Adaptive bitrate, when a rendition has it.
+    let steering: BitrateSteering?
+    let standby: StandbyGraphs
+    let fallbacks: OverlayFallbacks
+    let builder: GraphBuilder
+    let events: EventSink
+    let keys: StreamKeys
+
+    /// The status, not yet redacted, in `state`, for a run started at `startedAt`.
+    func status(state: RunState, startedAt: Date) -> RunStatus {
+        let micros = clock.micros
+        let elapsed = Double(micros) / 1_000_000
+        let onAir = compositor.onAir
+        return RunStatus(
+            pipeline: plan.pipeline, state: state, startedAt: startedAt, elapsed: .microseconds(micros), overlay: onAir.overlay,
+            overlays: combinations.choices(onAir: onAir.overlay), inputs: onAir.inputs.map(\.health.status),
+            failover: onAir.failover.map(\.status), fallback: fallbacks.status,
+            renditions: encoders.map { encoder in
+                let progress = encoder.progress
+                let media = Double(progress.micros) / 1_000_000
+                return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
+                                       fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
+                                       speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
+                                       repeated: progress.repeated, bitrate: encoder.currentBitrate)
+            },
+            destinations: destinations.map(\.status))
+    }
+
+    /// Whether the run serves its purpose in `state`, and if not why (redacted).
+    func readiness(state: RunState) -> Readiness {
+        var reasons: [String] = []
+        switch state {
+        case .live, .switching: break
+        case .preparing, .starting: reasons.append("the run is \(state.rawValue)")
+        case .draining: reasons.append("the run is stopping")
+        case .stopped, .failed: reasons.append("the run has ended (\(state.rawValue))")
+        }
+        let required = destinations.filter { $0.output.required }
+        for destination in required.isEmpty ? destinations : required where destination.state != .live {
+            reasons.append(keys.redact("\(destination.output.destination): \(destination.state.label)"))
+        }
+        return Readiness(ready: reasons.isEmpty, reasons: reasons)
+    }
+}

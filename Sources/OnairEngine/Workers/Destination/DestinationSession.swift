@@ -1,0 +1,120 @@
+import AVBridge
+import Foundation
+import OnairConfig
+import OnairPlanner
+
+/// One connection of a destination, from connecting to closing, on its worker's thread only:
+/// the muxer (and onair's own SRT connection), the link it samples as it writes, and how the
+/// sending went.
+///
+/// ``open(_:to:)`` connects within the connect timeout; ``send(for:)`` writes the queue's packets
+/// until the queue ends, a write fails or stalls, or the run cuts it off, sampling the link
+/// between writes; ``finish(for:)`` writes the trailer, ``close(for:)`` lets go of a connection
+/// that failed.
+final class DestinationSession {
+    private let media: MediaOutput
+    private let srt: SRTConnection?
+    /// An RTMP connection's own TCP connection (libav's socket, read between two writes on this
+    /// thread, which closes it too).
+    private let tcp: TCPConnection?
+    private var srtLink: SRTLinkTracker
+    /// libsrt's statistics at the last sample (it counts per connection).
+    private(set) var srtStatistics: SRTStatistics?
+    private var linkSampled = -Double.infinity
+    /// When it connected (monotonic seconds).
+    private let connectedAt = monotonicSeconds()
+    /// Whether a packet went out after ``settling``: the link held, the backoff starts over.
+    private(set) var settled = false
+
+    /// How long a connection must have carried packets before its loss counts as a first
+    /// failure again (the backoff starts over).
+    static let settling = 10.0
+    /// How often a connection's path is read while it writes (adaptive bitrate looks every 100 ms).
+    static let linkSampleInterval = 0.05
+
+    private init(media: MediaOutput, srt: SRTConnection?, tcp: TCPConnection?) {
+        self.media = media
+        self.srt = srt
+        self.tcp = tcp
+        srtLink = SRTLinkTracker(connected: monotonicSeconds(), receiverLatency: srt?.receiverLatencyMilliseconds)
+    }
+
+    /// How the sending ended.
+    enum Ending {
+        /// The queue ended (the encoder has nothing more): finish cleanly.
+        case drained
+        /// A write failed or stalled (why), or the run cut it off (nil).
+        case lost(String?)
+    }
+
+    /// Connects `destination` to `path` (the URL, or a recording's part).
+    static func open(_ destination: DestinationWorker, to path: String) throws(DestinationWorker.ConnectionFailure) -> DestinationSession {
+        let (media, srt) = try destination.connect(to: path)
+        let tcp = destination.output.kind == .rtmp ? media.connection : nil
+        destination.limitUnsent(of: tcp)
+        return DestinationSession(media: media, srt: srt, tcp: tcp)
+    }
+
+    /// Writes the queue's packets until it ends, a write fails or stalls, or the run stops it.
+    func send(for destination: DestinationWorker) -> Ending {
+        let queue = destination.queue, interruption = destination.interruption
+        let timeout = destination.output.retry.writeTimeoutMs
+        while !interruption.isStopRequested {
+            guard let item = queue.pop(timeout: .milliseconds(250)) else {
+                if queue.isClosed { return .drained }
+                continue
+            }
+            // Read before the write: the muxer takes the packet's data.
+            let bytes = item.packet.size
+            do {
+                if destination.isNetwork { interruption.arm(timeout: .milliseconds(timeout)) }
+                try media.write(item.packet, stream: item.stream)
+                interruption.disarm()
+            } catch {
+                let stalled = interruption.deadlinePassed
+                interruption.disarm()
+                return .lost(stalled ? "stalled: no progress for \(timeout) ms" : srt?.failure ?? "\(error)")
+            }
+            destination.sent(bytes: bytes)
+            if !settled, monotonicSeconds() - connectedAt > Self.settling { settled = true }
+            sampleLink(for: destination)
+        }
+        return .lost(nil)
+    }
+
+    /// Reads the connection's path, at most every ``linkSampleInterval`` (only a connection
+    /// whose transport says something: SRT, or an RTMP connection's TCP).
+    private func sampleLink(for destination: DestinationWorker) {
+        guard srt != nil || tcp != nil, monotonicSeconds() - linkSampled >= Self.linkSampleInterval else { return }
+        linkSampled = monotonicSeconds()
+        if let srt, let statistics = srt.statistics() {
+            srtStatistics = statistics
+            destination.sampledSRT(srtLink.sample(statistics, sent: srt.bytesSent, at: linkSampled), statistics)
+        } else if let tcp {
+            destination.sampled(tcp.info().map(LinkSample.init), of: tcp)
+        }
+    }
+
+    /// Writes the trailer (an SRT connection waits until what it holds is acknowledged, or the
+    /// write timeout passed) and closes.
+    func finish(for destination: DestinationWorker) throws(LibavError) {
+        defer { srt?.close() }
+        let interruption = destination.interruption
+        // A stalled peer must not hold the trailer for good either.
+        if destination.isNetwork { interruption.arm(timeout: .milliseconds(destination.output.retry.writeTimeoutMs)) }
+        defer { interruption.disarm() }
+        try media.finish()
+        srt?.drain(timeout: .milliseconds(destination.output.retry.writeTimeoutMs))
+    }
+
+    /// Closes a connection that failed or was cut off. Closing flushes what is buffered and says
+    /// goodbye to the server, which blocks for good on a connection that stalled: it gets the
+    /// write timeout too.
+    func close(for destination: DestinationWorker) {
+        let interruption = destination.interruption
+        if destination.isNetwork { interruption.arm(timeout: .milliseconds(destination.output.retry.writeTimeoutMs)) }
+        media.close()
+        srt?.close()
+        interruption.disarm()
+    }
+}

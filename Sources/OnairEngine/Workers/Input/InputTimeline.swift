@@ -1,0 +1,129 @@
+import AVBridge
+
+/// Where an input's decoded frames go on the run's timeline (µs): a pure value, fed one frame
+/// after another with the frame's own timestamp (and, for a live input, the run's clock), so it
+/// is tested without a thread, a clock or a stream.
+///
+/// - A live input (camera, network, device) runs on the wall clock: each connection's own clock
+///   is anchored to the run's clock at its first frame, smooth within a connection, monotonic
+///   across them; a stream that drifts more than ``longestDrift`` from the wall clock has jumped
+///   (a new publisher behind the same URL restarts at 0) and is anchored again.
+/// - A file or synthetic source starts where it is opened on the timeline (0, or the media time
+///   reached when an overlay switch opens it) and counts from its first frame; a looping file
+///   goes on, pass after pass, from where the last pass ended.
+/// - Pictures never go back in time: a late one is dropped rather than squeezed in.
+/// - With a run's duration, a local input reads one picture past it (``readingEnd``): the
+///   encoders end the output at the duration itself (as ffmpeg's output `-t` does), and the
+///   graph needs a picture after the last one to give that one out (a frame-rate filter after an
+///   overlay is told of the end without a time, at the last picture's start, and would drop
+///   it). Each stream stops on its own: the first frame of one past the end (sound, demuxed
+///   ahead) must not end the other, whose last pictures may still be inside its decoder.
+/// - A looping file that gives no frame on two passes in a row (truncated or replaced while
+///   read) has failed.
+struct InputTimeline: Equatable {
+    /// How far a live stream may drift from the wall clock before it counts as a jump (µs).
+    static let longestDrift: Int64 = 1_000_000
+
+    /// Whether the input runs on the wall clock.
+    let isLive: Bool
+    /// How long one picture lasts (µs).
+    let pictureMicros: Int64
+    /// Where a local input stops reading (µs), if the run has a duration: one picture past it.
+    let readingEnd: Int64?
+    /// Where the current pass of a file starts on the timeline.
+    private(set) var passStart: Int64
+    /// Live: the run's time minus the stream's at the connection's first frame.
+    private var anchor: Int64?
+    /// Local: the stream's time of this pass's first frame.
+    private var firstStream: Int64?
+    /// The latest place given to any frame, and to a picture.
+    private(set) var lastMicros: Int64 = -1
+    private var lastPictureMicros: Int64 = -1
+    /// Where the latest frame ends: where a looping file's next pass starts.
+    private(set) var endMicros: Int64 = 0
+    /// Passes of a looping file in a row that gave no frame.
+    private var emptyPasses = 0
+    /// The streams of the connection, and those read to ``readingEnd``.
+    private var streams = 0
+    private var readToEnd: Set<MediaKind> = []
+
+    /// A timeline for an input opened at `start` on the run's timeline.
+    init(isLive: Bool, start: Int64, pictureMicros: Int64, durationMicros: Int64?) {
+        self.isLive = isLive
+        passStart = start
+        self.pictureMicros = pictureMicros
+        readingEnd = durationMicros.map { $0 + pictureMicros }
+    }
+
+    /// Where a frame goes.
+    enum Placement: Equatable {
+        /// At `micros` on the run's timeline, lasting `length` µs.
+        case at(micros: Int64, length: Int64)
+        /// A picture that would go back in time: dropped.
+        case late
+        /// Past ``readingEnd`` while another stream has not reached it: dropped.
+        case pastEnd
+        /// Every stream has reached ``readingEnd`` (or one is a second past it: the other has
+        /// nothing more to give): the input has read all the run needs.
+        case ended
+    }
+
+    /// A new connection (or a file opened again) with `streams` streams (pictures, sound): its
+    /// clock starts afresh.
+    mutating func connected(streams: Int) {
+        anchor = nil
+        firstStream = nil
+        self.streams = streams
+        readToEnd = []
+    }
+
+    /// Places a frame of `kind` stamped `stream` µs on its own clock (nil when it carries no
+    /// timestamp: just after the last frame) lasting `soundLength` µs (sound; pictures last
+    /// ``pictureMicros``), at `now` on the run's clock.
+    mutating func place(_ kind: MediaKind, stream: Int64?, soundLength: Int64? = nil, now: Int64) -> Placement {
+        let stream = stream ?? max(lastMicros + 1, 0)
+        let micros: Int64
+        if isLive {
+            if anchor.map({ abs(stream + $0 - now) > Self.longestDrift }) ?? true { anchor = now - stream }
+            micros = stream + anchor!
+        } else {
+            if firstStream == nil { firstStream = stream }
+            micros = stream - firstStream! + passStart
+        }
+        if kind == .video {
+            guard micros > lastPictureMicros else { return .late }
+            lastPictureMicros = micros
+        }
+        lastMicros = max(lastMicros, micros)
+        let length = kind == .audio ? soundLength ?? pictureMicros : pictureMicros
+        endMicros = max(endMicros, micros + length)
+        if let readingEnd, !isLive, micros >= readingEnd {
+            readToEnd.insert(kind)
+            return readToEnd.count >= streams || micros >= readingEnd + 1_000_000 ? .ended : .pastEnd
+        }
+        return .at(micros: micros, length: length)
+    }
+
+    /// What the end of a file's pass leads to.
+    enum EndOfPass: Equatable {
+        /// Read it again from the start (a looping file).
+        case loop
+        /// The input has ended (or, live, its connection has).
+        case end
+        /// A looping file gave no frame twice in a row: it has failed.
+        case exhausted
+    }
+
+    /// The file (or stream) reached its end; `looping` for a file that loops.
+    mutating func reachedEnd(looping: Bool) -> EndOfPass {
+        guard looping else { return .end }
+        emptyPasses = firstStream == nil ? emptyPasses + 1 : 0
+        return emptyPasses >= 2 ? .exhausted : .loop
+    }
+
+    /// A looping file was rewound: its next pass starts where this one ended.
+    mutating func rewound() {
+        passStart = endMicros
+        firstStream = nil
+    }
+}

@@ -1,0 +1,120 @@
+import AVBridge
+import Testing
+
+@testable import OnairEngine
+
+/// One picture at 25 fps (µs).
+private let picture: Int64 = 40_000
+
+/// A frame's place, or what happened to it.
+private func placed(_ timeline: inout InputTimeline, _ kind: MediaKind = .video, at stream: Int64?, sound: Int64? = nil, now: Int64 = 0)
+    -> InputTimeline.Placement {
+    timeline.place(kind, stream: stream, soundLength: sound, now: now)
+}
+
+@Suite("InputTimeline: where an input's frames go on the run's timeline")
+struct InputTimelineTests {
+    @Test("a file starts where it is opened and counts from its first frame, whatever its own timestamps")
+    func fileCountsFromItsFirstFrame() {
+        var timeline = InputTimeline(isLive: false, start: 7_000_000, pictureMicros: picture, durationMicros: nil)
+        timeline.connected(streams: 1)
+        #expect(placed(&timeline, at: 5_000_000) == .at(micros: 7_000_000, length: picture))
+        #expect(placed(&timeline, at: 5_040_000) == .at(micros: 7_040_000, length: picture))
+        #expect(placed(&timeline, .audio, at: 5_000_000, sound: 21_333) == .at(micros: 7_000_000, length: 21_333))
+        #expect(timeline.endMicros == 7_080_000)
+    }
+
+    @Test("a looping file goes on from where its last pass ended, its last picture's length included")
+    func loopingFileGoesOn() {
+        var timeline = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        timeline.connected(streams: 1)
+        for index in 0..<25 { _ = placed(&timeline, at: 1_000_000 + Int64(index) * picture) }
+        #expect(timeline.reachedEnd(looping: true) == .loop)
+        timeline.rewound()
+        #expect(timeline.passStart == 1_000_000)
+        #expect(placed(&timeline, at: 1_000_000) == .at(micros: 1_000_000, length: picture))
+        #expect(placed(&timeline, at: 1_040_000) == .at(micros: 1_040_000, length: picture))
+    }
+
+    @Test("a file that ends without looping ends; a looping file that gives nothing twice in a row has failed")
+    func endsAndExhaustion() {
+        var once = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        #expect(once.reachedEnd(looping: false) == .end)
+
+        var looping = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        _ = placed(&looping, at: 0)
+        #expect(looping.reachedEnd(looping: true) == .loop)
+        looping.rewound()
+        // The file was truncated: the next passes give nothing.
+        #expect(looping.reachedEnd(looping: true) == .loop)
+        looping.rewound()
+        #expect(looping.reachedEnd(looping: true) == .exhausted)
+
+        var recovering = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        #expect(recovering.reachedEnd(looping: true) == .loop)
+        recovering.rewound()
+        _ = placed(&recovering, at: 0)
+        #expect(recovering.reachedEnd(looping: true) == .loop, "a pass with a frame starts the count again")
+    }
+
+    @Test("a live input is anchored to the run's clock at its first frame, and again when its stream jumps")
+    func liveAnchoring() {
+        var timeline = InputTimeline(isLive: true, start: 0, pictureMicros: picture, durationMicros: nil)
+        timeline.connected(streams: 1)
+        #expect(placed(&timeline, at: 90_000_000, now: 3_000_000) == .at(micros: 3_000_000, length: picture))
+        // Its own clock within a connection, even when the run's drifts a little.
+        #expect(placed(&timeline, at: 90_040_000, now: 3_100_000) == .at(micros: 3_040_000, length: picture))
+        // A new publisher behind the same URL restarts at 0: more than a second off, anchored again.
+        #expect(placed(&timeline, at: 0, now: 3_200_000) == .at(micros: 3_200_000, length: picture))
+        #expect(placed(&timeline, at: 40_000, now: 3_240_000) == .at(micros: 3_240_000, length: picture))
+    }
+
+    @Test("a reconnected live input is anchored afresh, and stays monotonic")
+    func liveReconnection() {
+        var timeline = InputTimeline(isLive: true, start: 0, pictureMicros: picture, durationMicros: nil)
+        timeline.connected(streams: 1)
+        _ = placed(&timeline, at: 500_000, now: 1_000_000)
+        timeline.connected(streams: 1)
+        #expect(placed(&timeline, at: 500_500, now: 1_500_000) == .at(micros: 1_500_000, length: picture))
+    }
+
+    @Test("a picture that would go back in time is late; sound is not dropped")
+    func latePictures() {
+        var timeline = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        _ = placed(&timeline, at: 80_000)
+        #expect(placed(&timeline, at: 40_000) == .late)
+        #expect(placed(&timeline, at: 80_000) == .late)
+        #expect(placed(&timeline, .audio, at: 40_000, sound: 20_000) == .at(micros: -40_000, length: 20_000))
+        #expect(placed(&timeline, at: 120_000) == .at(micros: 40_000, length: picture))
+    }
+
+    @Test("frames without timestamps follow the last one")
+    func missingTimestamps() {
+        var timeline = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        #expect(placed(&timeline, at: nil) == .at(micros: 0, length: picture))
+        #expect(placed(&timeline, .audio, at: nil, sound: 20_000) == .at(micros: 1, length: 20_000))
+        #expect(placed(&timeline, at: nil) == .at(micros: 2, length: picture))
+    }
+
+    @Test("a local input reads one picture past the run's duration, each stream to its own end; live ones run on")
+    func duration() {
+        var file = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: 80_000)
+        file.connected(streams: 2)
+        #expect(file.readingEnd == 120_000)
+        #expect(placed(&file, at: 0) == .at(micros: 0, length: picture))
+        #expect(placed(&file, at: 80_000) == .at(micros: 80_000, length: picture), "the last picture before the end")
+        #expect(placed(&file, at: 120_000) == .pastEnd, "the pictures are read to the end; the sound is not yet")
+        #expect(placed(&file, .audio, at: 100_000, sound: 20_000) == .at(micros: 100_000, length: 20_000))
+        #expect(placed(&file, .audio, at: 120_000, sound: 20_000) == .ended, "both streams read to the end")
+
+        var soundStopsEarly = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: 80_000)
+        soundStopsEarly.connected(streams: 2)
+        #expect(placed(&soundStopsEarly, at: 120_000 - 40_000) == .at(micros: 0, length: picture))
+        #expect(placed(&soundStopsEarly, at: 200_000) == .pastEnd)
+        #expect(placed(&soundStopsEarly, at: 80_000 + 1_120_000) == .ended, "a second past the end, the other stream has nothing more")
+
+        var live = InputTimeline(isLive: true, start: 0, pictureMicros: picture, durationMicros: 80_000)
+        live.connected(streams: 1)
+        #expect(placed(&live, at: 0, now: 200_000) == .at(micros: 200_000, length: picture))
+    }
+}
