@@ -93,14 +93,14 @@ struct StatusEventTests {
     }
 
     @Test("event names are dot-separated")
-    func names() {
+    func names() throws {
         #expect(StatusEvent(.inputConnected(input: "camera", url: nil)).name == "input.connected")
         #expect(StatusEvent(.inputLost(input: "camera", reason: "eof")).name == "input.lost")
         #expect(StatusEvent(.overlayApplied(overlay: "lower-third")).name == "overlay.applied")
         #expect(StatusEvent(.destinationChanged(destination: "a", url: nil, state: .failed(reason: "x"))).name == "destination.failed")
         #expect(StatusEvent(.destinationChanged(destination: "a", url: nil, state: .connecting(attempt: 1))).name
             == "destination.connecting")
-        #expect(StatusEvent(.stats(sampleStatus())).name == "stats")
+        #expect(StatusEvent(.stats(try sampleStatus())).name == "stats")
         #expect(StatusEvent(.runStopped(reason: "interrupted")).name == "run.stopped")
     }
 
@@ -123,7 +123,7 @@ struct StatusEventTests {
 
     @Test("a key inside the periodic stats is redacted too")
     func redactsStats() throws {
-        var status = sampleStatus()
+        var status = try sampleStatus()
         status.destinations[2].state = .failed(reason: "rtmp://x/app/\(sentinelKey) refused")
         let line = StatusEvent(.stats(status), at: time).jsonLine(redact: redactor.callAsFunction)
         #expect(!line.contains(sentinelKey))

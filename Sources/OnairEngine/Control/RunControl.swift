@@ -43,9 +43,9 @@ public protocol RunControl: AnyObject, Sendable {
     func preview(of destination: String) async throws(PreviewError) -> PreviewPicture
 }
 
-/// Where a run is in its life.
-///
-/// `preparing → starting → live ⇄ switching → draining → stopped`, or `failed` from any state.
+/// Where a run is in its life. The moves between these states are drawn once, as a Mermaid
+/// state diagram, in the engine's `RunLifecycle` (Sources/OnairEngine/Lifecycle/RunLifecycle.swift),
+/// which docs/architecture.md shows too.
 public enum RunState: String, Codable, Sendable, CaseIterable {
     /// Opening local inputs, building graphs, opening encoders; nothing connects yet.
     case preparing

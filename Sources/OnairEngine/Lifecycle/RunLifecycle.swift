@@ -1,13 +1,29 @@
 /// Where a run is in its life, and which moves it may make: the state machine behind
-/// ``RunState``.
+/// ``RunState``, owned by the run's ``RunSupervisor``. The one drawing of it (the architecture
+/// document shows the same):
 ///
+/// ```mermaid
+/// stateDiagram-v2
+///     [*] --> preparing
+///     preparing --> starting: start
+///     preparing --> stopped: stop before the start
+///     starting --> live: a destination connects
+///     starting --> switching: overlay switch
+///     live --> switching: overlay switch
+///     switching --> starting: switch done, nothing live yet
+///     switching --> live: switch done
+///     starting --> draining: stop, duration, failure, inputs ended
+///     live --> draining: stop, duration, failure, inputs ended
+///     switching --> draining: stop, duration, failure, inputs ended
+///     draining --> stopped: completed
+///     draining --> failed: failed or aborted
+///     note right of failed: allowed from every state that has not ended
+///     stopped --> [*]
+///     failed --> [*]
 /// ```
-/// preparing → starting → live ⇄ switching
-///                 ↘          ↘      ↘
-///                  draining → stopped | failed
-/// ```
-/// `failed` can be reached from any state that has not ended; a switch returns to the state it
-/// started from (`starting` or `live`) unless the run began to drain meanwhile.
+///
+/// A switch returns to the state it started from (`starting` or `live`, `live` if something
+/// went on air meanwhile) unless the run began to drain meanwhile.
 struct RunLifecycle: Equatable, Sendable {
     /// The state now.
     private(set) var state: RunState = .preparing

@@ -1,20 +1,22 @@
 import OnairEngine
 
-/// A run with two renditions and three destinations in different states.
-func sampleStatus() -> RunStatus {
-    let youtube = DestinationStats(
-        packetsSent: 4000, bytesSent: 3_000_000, packetsDropped: 0, gopsDropped: 0, reconnects: 0, bitsPerSecond: 4_520_000)
-    let twitch = DestinationStats(packetsSent: 900, bytesSent: 700_000, packetsDropped: 48, gopsDropped: 1, reconnects: 2, bitsPerSecond: 0)
-    return RunStatus(
-        pipeline: "studio", elapsed: .seconds(83), overlay: "room",
-        renditions: [
-            RenditionStatus(id: "r0", width: 1280, height: 720, fps: 30, speed: 1, frames: 2490, bitrate: 3_200_000),
-            RenditionStatus(id: "r1", width: 720, height: 1280, fps: 28.4, speed: 0.9, frames: 2400, repeated: 3),
-        ],
-        destinations: [
-            DestinationStatus(name: "youtube", platform: "youtube", state: .live, stats: youtube, required: true),
-            DestinationStatus(
-                name: "twitch", platform: "twitch", state: .retrying(attempt: 3, nextTryIn: .seconds(4)), stats: twitch, required: false),
-            DestinationStatus(name: "archive", state: .failed(reason: "disk full"), required: false),
-        ])
+/// A run with two renditions and three destinations in different states, as the API and the
+/// JSON log carry it (the status block's tests, in OnairCLITests, build the same run in Swift).
+let sampleStatusJSON = """
+    {"destinations":[\
+    {"name":"youtube","platform":"youtube","queue_bytes":0,"queue_ms":0,"required":true,"state":"live",\
+    "stats":{"bits_per_second":4520000,"bytes_sent":3000000,"gops_dropped":0,"packets_dropped":0,"packets_sent":4000,"reconnects":0}},\
+    {"attempt":3,"name":"twitch","next_try_in_ms":4000,"platform":"twitch","queue_bytes":0,"queue_ms":0,"required":false,"state":"retrying",\
+    "stats":{"bits_per_second":0,"bytes_sent":700000,"gops_dropped":1,"packets_dropped":48,"packets_sent":900,"reconnects":2}},\
+    {"name":"archive","queue_bytes":0,"queue_ms":0,"reason":"disk full","required":false,"state":"failed",\
+    "stats":{"bits_per_second":0,"bytes_sent":0,"gops_dropped":0,"packets_dropped":0,"packets_sent":0,"reconnects":0}}],\
+    "elapsed_ms":83000,"failover":[],"inputs":[],"overlay":"room","overlays":[],"pipeline":"studio",\
+    "renditions":[{"bitrate":3200000,"fps":30,"frames":2490,"height":720,"id":"r0","repeated":0,"speed":1,"width":1280},\
+    {"bitrate":0,"fps":28.4,"frames":2400,"height":1280,"id":"r1","repeated":3,"speed":0.9,"width":720}],\
+    "started_at":"1970-01-01T00:00:00Z","state":"live"}
+    """
+
+/// ``sampleStatusJSON`` decoded.
+func sampleStatus() throws -> RunStatus {
+    try decode(RunStatus.self, sampleStatusJSON)
 }

@@ -249,36 +249,9 @@ final class CombinationGraph {
     /// One round: takes everything the graph can produce now and hands it to the encoders, ends
     /// the sources of inputs that ended, and gives a frame to every input the graph waits for.
     func round() throws -> Progress {
-        try openSinks.removeAll { sink in
-            while true {
-                let frame = try spare ?? Frame()
-                spare = nil
-                let status = try graph.pull(sink: sink, into: frame)
-                if case .endOfStream = status { return true }
-                guard case .done = status else {
-                    spare = frame
-                    return false
-                }
-                let target = sinkTargets[sink]
-                // A closed encoder (it failed or stopped) takes no more: this sink is done.
-                let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation,
-                                       voice: voiceRatio)
-                if !encoders[target.encoder].frames.push(.frame(output)) {
-                    return true
-                }
-            }
-        }
+        try openSinks.removeAll(where: drainSink)
         if openSinks.isEmpty { return .drained }
-        // End the sources of inputs that ended.
-        var progressed = false
-        for (index, worker) in inputs.enumerated() where !ended[index] && worker.mailbox.isDrained {
-            if let failure = worker.failure, fallbackCovers(worker) { throw CombinationFailure(reason: failure) }
-            ended[index] = true
-            endedCount += 1
-            progressed = true
-            if let source = videoSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
-            if let source = audioSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
-        }
+        var progressed = try endInputsThatEnded()
         if endedCount == inputs.count { return .busy }
         if try runFailover() { progressed = true }
         // Every input the graph waits for gets a frame this round — the sound as much as the
@@ -290,31 +263,81 @@ final class CombinationGraph {
         }
         var due: Int64?
         for index in hungry {
-            if let item = inputs[feeder(of: index)].mailbox.tryPop() {
-                try feed(item, from: feeder(of: index), into: index)
-                progressed = true
-            } else if try coverIfLost(index) {
-                progressed = true
-            } else if let next = cover[index]?.nextDue(loss: Int64(plan.inputLoss.afterMs) * 1000,
-                                                        hold: Int64(plan.inputLoss.holdLastFrameMs) * 1000,
-                                                        video: videoSource[index] != nil, audio: audioSource[index] != nil) {
-                due = min(due ?? next, next)
+            switch try feedHungry(index) {
+            case .fed: progressed = true
+            case .waiting(let next): if let next { due = min(due ?? next, next) }
             }
         }
-        if !progressed, hungry.isEmpty {
-            for offset in 0..<inputs.count {
-                let index = (roundRobin + offset) % inputs.count
-                // Backups are read by their group (drained, or feeding their primary's place).
-                guard videoSource[index] != nil || audioSource[index] != nil else { continue }
-                if !ended[index], let item = inputs[feeder(of: index)].mailbox.tryPop() {
-                    try feed(item, from: feeder(of: index), into: index)
-                    roundRobin = index + 1
-                    progressed = true
-                    break
-                }
-            }
-        }
+        if !progressed, hungry.isEmpty { progressed = try feedNextWaiting() }
         return progressed ? .busy : .idle(until: nextDue(covering: due))
+    }
+
+    /// Hands everything `sink` gives now to its encoder; true when the sink is done (it ended,
+    /// or its encoder closed: it failed or stopped, and takes no more).
+    private func drainSink(_ sink: Int) throws -> Bool {
+        while true {
+            let frame = try spare ?? Frame()
+            spare = nil
+            let status = try graph.pull(sink: sink, into: frame)
+            if case .endOfStream = status { return true }
+            guard case .done = status else {
+                spare = frame
+                return false
+            }
+            let target = sinkTargets[sink]
+            let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation, voice: voiceRatio)
+            if !encoders[target.encoder].frames.push(.frame(output)) { return true }
+        }
+    }
+
+    /// Ends the sources of inputs that ended; whether any did. A part the combination's fallback
+    /// covers that failed fails the combination.
+    private func endInputsThatEnded() throws -> Bool {
+        var progressed = false
+        for (index, worker) in inputs.enumerated() where !ended[index] && worker.mailbox.isDrained {
+            if let failure = worker.failure, fallbackCovers(worker) { throw CombinationFailure(reason: failure) }
+            ended[index] = true
+            endedCount += 1
+            progressed = true
+            if let source = videoSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
+            if let source = audioSource[index] { try graph.endOfStream(source: source, at: sourceEnds[source]) }
+        }
+        return progressed
+    }
+
+    /// What an input the graph waits for got.
+    private enum Feeding {
+        /// A frame, its own or a substitute.
+        case fed
+        /// Nothing yet; covering for it falls due at `until` (µs), or never by time alone (nil).
+        case waiting(until: Int64?)
+    }
+
+    /// Gives input `index`, which the graph waits for, its next frame, or a substitute when it
+    /// is lost.
+    private func feedHungry(_ index: Int) throws -> Feeding {
+        if let item = inputs[feeder(of: index)].mailbox.tryPop() {
+            try feed(item, from: feeder(of: index), into: index)
+            return .fed
+        }
+        if try coverIfLost(index) { return .fed }
+        return .waiting(until: cover[index]?.nextDue(loss: Int64(plan.inputLoss.afterMs) * 1000, hold: Int64(plan.inputLoss.holdLastFrameMs) * 1000,
+                                                     video: videoSource[index] != nil, audio: audioSource[index] != nil))
+    }
+
+    /// When the graph waits for no input: the next frame of any input, in turn; whether one came.
+    private func feedNextWaiting() throws -> Bool {
+        for offset in 0..<inputs.count {
+            let index = (roundRobin + offset) % inputs.count
+            // Backups are read by their group (drained, or feeding their primary's place).
+            guard videoSource[index] != nil || audioSource[index] != nil else { continue }
+            if !ended[index], let item = inputs[feeder(of: index)].mailbox.tryPop() {
+                try feed(item, from: feeder(of: index), into: index)
+                roundRobin = index + 1
+                return true
+            }
+        }
+        return false
     }
 
     /// When the idle graph next needs a round without any input delivering: covering for a lost
