@@ -41,7 +41,7 @@ struct OverlaySwitch: Sendable {
     /// before they came back) and has the compositor put it on air; what went on air.
     private func land(_ next: PipelinePlan, replacing current: OnAirGraph, fresh: Bool) async -> Result<OnAirGraph, OverlaySwitchError> {
         await withCheckedContinuation { continuation in
-            startThread(named: "onair.switch") {
+            startThread(named: "switch") {
                 let graph: CombinationGraph
                 do throws(OverlaySwitchError) {
                     graph = try build(next, around: current, fresh: fresh)

@@ -55,7 +55,7 @@ final class StandbyGraphs: Sendable {
             defer { state.building = true }
             return !state.building
         }
-        if start { startThread(named: "onair.standby") { [self] in buildWanted() } } else { changed.ring() }
+        if start { startThread(named: "standby") { [self] in buildWanted() } } else { changed.ring() }
     }
 
     /// The ready graph of `overlay` if it was built around `onAir` and the inputs it shares

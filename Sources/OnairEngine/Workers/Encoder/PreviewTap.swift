@@ -58,7 +58,7 @@ final class PreviewTap: Sendable {
         }
         let picture = Transfer(reference)
         let capturedAt = Date(), taken = monotonicSeconds()
-        startThread(named: "onair.preview.\(rendition.id)") { [self] in
+        startThread(named: "preview.\(rendition.id)") { [self] in
             let made = makeJPEG(of: picture.value, capturedAt: capturedAt, taken: taken)
             let waiters = state.withLock { state -> [CheckedContinuation<Result<Picture, PreviewError>, Never>] in
                 state.capturing = false

@@ -129,7 +129,7 @@ final class RenditionEncoder: RunWorker {
 
     func start() {
         guard let loop = loop.withLock({ $0.take() }) else { return }
-        startThread(named: "onair.encoder.\(rendition.id)") { [self] in
+        startThread(named: "encoder.\(rendition.id)") { [self] in
             reports.report(.started, from: self)
             var outcome = WorkerOutcome.finished
             do {

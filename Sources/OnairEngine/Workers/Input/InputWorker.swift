@@ -183,7 +183,7 @@ final class InputWorker: RunWorker {
             reports.report(.ended(.finished), from: self)
             return
         }
-        startThread(named: "onair.input.\(input.index)") { [self] in
+        startThread(named: "input.\(input.index)") { [self] in
             run(from: offset)
             // An overlaid still is sent once and stays on air in the graph until stopped.
             let failure = life.withLock { life in
