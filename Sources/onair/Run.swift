@@ -52,6 +52,7 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let options = try runOptions()
         let compiled = try projectOptions.compile(choice, mode: .run)
+        Self.warnScheduleNotRun(compiled.pipeline, files: compiled.project.files)
         let keys: StreamKeys
         do {
             keys = try StreamKeys.resolve(for: compiled.plan, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
@@ -88,6 +89,18 @@ struct Run: AsyncParsableCommand {
             try await StopSignals.group([api, broadcast], companions: services.all).run()
             try Self.exit(after: await run.outcome())
         }
+    }
+
+    /// A schedule is checked, planned and previewed, but this version's engine does not carry it
+    /// out: say so at its first action rather than let a show silently not happen.
+    static func warnScheduleNotRun(_ pipeline: PipelineSpec, files: [String: String]) {
+        guard let first = pipeline.schedule.first else { return }
+        let warning = Diagnostic(
+            .warning, "schedule-not-run",
+            "onair run does not carry out a schedule yet: the run stays on its active combination and scheduled destinations start at once",
+            at: first.location, suggestion: "switch by hand (onair switch, the dashboard); see docs/shows.md")
+        Terminal.printError(DiagnosticReport.render([warning], format: .human, files: files,
+                                                    color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
     }
 
     /// The options `--duration`, `--no-pacing` and `--stats-interval` give.
