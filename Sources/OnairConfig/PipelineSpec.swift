@@ -134,12 +134,7 @@ extension PipelineSpec {
         for layer in layers {
             if case .pip(let source, _) = layer.kind { checkSource(source, role: "picture-in-picture") }
         }
-        let timeZone = reader.text("timezone")
-        if let timeZone, TimeZone(identifier: timeZone.value) == nil {
-            log.error("unknown-value", "unknown time zone '\(timeZone.value)'", at: timeZone.location,
-                      suggestion: Suggestion.phrase(for: timeZone.value, in: TimeZone.knownTimeZoneIdentifiers, listing: false)
-                        ?? "write an IANA name such as Europe/Paris or America/New_York, or leave it out for the machine's")
-        }
+        let timeZone = decodeTimeZone(reader.text("timezone"), log: log)
 
         let qualityChoice = reader["quality"].flatMap { presets.qualityChoice($0, context: context) }
         let destinations = decodeDestinations(of: name, reader: reader, presets: presets, context: context)
@@ -159,6 +154,16 @@ extension PipelineSpec {
             ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http,
             timeZone: timeZone, schedule: schedule,
             notify: NotifySpec.decodeAll(reader.namedEntries("notify"), presets: presets, context: context))
+    }
+
+    /// `timezone:` as written; an unknown zone is an error (and still returned, located).
+    private static func decodeTimeZone(_ timeZone: Located<String>?, log: DiagnosticLog) -> Located<String>? {
+        if let timeZone, TimeZone(identifier: timeZone.value) == nil {
+            log.error("unknown-value", "unknown time zone '\(timeZone.value)'", at: timeZone.location,
+                      suggestion: Suggestion.phrase(for: timeZone.value, in: TimeZone.knownTimeZoneIdentifiers, listing: false)
+                        ?? "write an IANA name such as Europe/Paris or America/New_York, or leave it out for the machine's")
+        }
+        return timeZone
     }
 
     /// The layers, each name given once; `variables` are the text variables the schedule sets.
