@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// A webhook receiver on 127.0.0.1 for tests: records every request that reaches it (before
@@ -37,7 +38,13 @@ public final class WebhookReceiver: Sendable {
     /// The port it listens on (picked when made).
     public let port: Int
     private let state = Mutex(State())
-    private let server = Mutex<Task<Void, any Error>?>(nil)
+    private let server = Mutex<Server?>(nil)
+
+    /// The server while it runs: its group (to shut it down gracefully) and the task running it.
+    private struct Server {
+        let group: ServiceGroup
+        let task: Task<Void, any Error>
+    }
 
     private struct State {
         var script: [Answer] = []
@@ -61,9 +68,39 @@ public final class WebhookReceiver: Sendable {
         state.withLock { $0.script = script }
     }
 
-    /// Starts listening; returns once it accepts connections (polled without holding a thread:
-    /// the server starts on the same cooperative pool).
+    /// Starts listening; returns once the server says it is running (its own callback: no
+    /// probe connection, no thread held while the pool is busy).
     public func start() async throws {
+        var logger = Logger(label: "onair.test.webhook-receiver")
+        logger.logLevel = .critical
+        let (running, signal) = AsyncStream.makeStream(of: Void.self)
+        let application = Application(
+            router: router(), configuration: .init(address: .hostname("127.0.0.1", port: port), reuseAddress: true),
+            onServerRunning: { _ in signal.yield() }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
+        server.withLock { $0 = Server(group: group, task: Task { try await group.run() }) }
+        let started = await withTaskGroup(of: Bool.self) { tasks in
+            tasks.addTask { for await _ in running { return true }; return false }
+            tasks.addTask { try? await Task.sleep(for: .seconds(60)); return false }
+            defer { tasks.cancelAll(); signal.finish() }
+            return await tasks.next() ?? false
+        }
+        guard started else {
+            await stop()
+            throw LoopbackPort.PortError(description: "the webhook receiver did not start on \(port)")
+        }
+    }
+
+    /// Stops listening, gracefully: NIO's async server traps when its serving task is cancelled
+    /// with a connection accepted but not yet served, so the server finishes what it accepted
+    /// (tests stop it once their deliveries are in); the port can be listened on again.
+    public func stop() async {
+        guard let running = server.withLock({ current in defer { current = nil }; return current }) else { return }
+        await running.group.triggerGracefulShutdown()
+        _ = await running.task.result
+    }
+
+    private func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.post("/hook") { request, _ -> Response in
             var headers: [String: String] = [:]
@@ -72,28 +109,7 @@ public final class WebhookReceiver: Sendable {
             let answer = self.record(Delivery(headers: headers, body: Data(body.readableBytesView), arrived: .now))
             return try await Self.respond(answer)
         }
-        var logger = Logger(label: "onair.test.webhook-receiver")
-        // Cancelling the server to play a receiver that went down is not worth an error line.
-        logger.logLevel = .critical
-        let application = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), reuseAddress: true), logger: logger)
-        server.withLock { $0 = Task { try await application.runService(gracefulShutdownSignals: []) } }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !LoopbackPort.acceptsConnections(port) {
-            guard ContinuousClock.now < deadline else {
-                await stop()
-                throw LoopbackPort.PortError(description: "the webhook receiver did not start on \(port)")
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    /// Stops listening (requests under way are cut off); the port can be listened on again.
-    public func stop() async {
-        guard let task = server.withLock({ current in defer { current = nil }; return current }) else { return }
-        task.cancel()
-        _ = await task.result
-        for _ in 0..<100 where LoopbackPort.acceptsConnections(port) { try? await Task.sleep(for: .milliseconds(20)) }
+        return router
     }
 
     private func record(_ delivery: Delivery) -> Answer {

@@ -49,21 +49,23 @@ struct RunReleaseTests {
     }
 
     @Test("a preview request still waiting when the encoder ends is answered at once, and so is a later one: a waiting request held the finished run",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(3)))
     func previewWaitingAtTheEndIsAnswered() async throws {
         let controlled = try ControlledRun()
         let tap = PreviewTap(rendition: try #require(controlled.run.plan.renditions.first))
         let asked = ContinuousClock.now
-        async let waiting = tap.picture(timeout: .seconds(30))
+        // Requests that would wait 100 s: answered well before that, they were answered by the end
+        // (the bound below leaves a busy machine's pool tens of seconds; 10 s was once too few).
+        async let waiting = tap.picture(timeout: .seconds(100))
         try await Task.sleep(for: .milliseconds(200))
         tap.close()
-        for result in [await waiting, await tap.picture(timeout: .seconds(30))] {
+        for result in [await waiting, await tap.picture(timeout: .seconds(100))] {
             guard case .failure(let error) = result else {
                 Issue.record("a picture came after the end")
                 continue
             }
             #expect(error == .unavailable(reason: "the run has ended"))
         }
-        #expect(ContinuousClock.now - asked < .seconds(10), "the request waited for its timeout")
+        #expect(ContinuousClock.now - asked < .seconds(60), "the request waited for its timeout")
     }
 }
