@@ -91,7 +91,7 @@ public final class HeadlessBrowser: Sendable {
     /// Sends a DevTools command and returns its `result`; throws the protocol's error, or when
     /// no reply comes within `timeout`.
     @discardableResult
-    public func send(_ method: String, _ params: [String: Any] = [:], inPage: Bool = true, timeout: Duration = .seconds(20)) throws
+    public func send(_ method: String, _ params: [String: Any] = [:], inPage: Bool = true, timeout: Duration = .seconds(60)) throws
         -> [String: Any]
     {
         // As JSON: what crosses into the conversation's lock is a value no one else holds.
