@@ -46,8 +46,10 @@ extension EndToEnd {
             // The wrong passphrase: refused by the listener, retried, and said why.
             let wrong = run.events.filter { $0.event == "destination.retrying" && $0.destination == "wrong" }
             #expect(!wrong.isEmpty, "\(run.states(of: "wrong"))")
-            let reason = run.lastStats?.destinations?.first { $0.name == "wrong" }?.last_error ?? ""
-            #expect(reason.contains("rejected"), "\(reason)")
+            // Some attempt said why: on a busy machine a later one may time out before the
+            // listener answers, so not only the last one is read.
+            let reasons = run.events.filter { $0.event == "stats" }.compactMap { $0.destinations?.first { $0.name == "wrong" }?.last_error }
+            #expect(reasons.contains { $0.contains("rejected") }, "\(reasons)")
             #expect(!run.events.contains { $0.event == "destination.live" && $0.destination == "wrong" })
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"), "\(output)")
         }
