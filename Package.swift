@@ -13,6 +13,14 @@ let strictness: [SwiftSetting] = [
 let allocatorLinking: [LinkerSetting] =
     ProcessInfo.processInfo.environment["ONAIR_SANITIZER"] == nil ? [.linkedLibrary("jemalloc", .when(platforms: [.linux]))] : []
 
+/// ThreadSanitizer builds only: CSanitizerMutex, which shows ThreadSanitizer when a Mutex changes
+/// hands inside Linux's uninstrumented Synchronization library (mutex_handoff.c). Linked into
+/// every executable that runs onair's code: onair and the test bundle (through OnairTestSupport).
+let threadSanitizing = ProcessInfo.processInfo.environment["ONAIR_SANITIZER"] == "thread"
+let sanitizerTargets: [Target] = threadSanitizing ? [.target(name: "CSanitizerMutex")] : []
+let sanitizerLinking: [Target.Dependency] =
+    threadSanitizing ? [.target(name: "CSanitizerMutex", condition: .when(platforms: [.linux]))] : []
+
 let package = Package(
     name: "onair",
     // macOS 15: Synchronization's Mutex, the one lock type.
@@ -138,7 +146,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            ] + sanitizerLinking,
             swiftSettings: strictness),
         // Coverage-guided fuzzing of the configuration language (scripts/fuzz): the target libFuzzer
         // calls, the invariants every input must keep, the seeds and the dictionary.
@@ -155,7 +163,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ],
+            ] + sanitizerLinking,
             swiftSettings: strictness
         ),
         .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], resources: [.copy("FuzzFindings")], swiftSettings: strictness),
@@ -180,5 +188,5 @@ let package = Package(
             swiftSettings: strictness),
         .testTarget(name: "OnairRecordTests", dependencies: ["OnairRecord", "OnairEngine", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
-    ]
+    ] + sanitizerTargets
 )
