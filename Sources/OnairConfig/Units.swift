@@ -89,6 +89,11 @@ public enum Units {
         return "\(bitsPerSecond)"
     }
 
+    /// An offset from a run's start with its sign: `+5m`, `-10m` (before the start), `+0s`.
+    public static func formatSignedOffset(_ milliseconds: Int) -> String {
+        (milliseconds < 0 ? "" : "+") + formatOffset(milliseconds)
+    }
+
     /// Renders milliseconds as a schedule shows an offset: `5m`, `1h2m`, `1m30s`, `2.5s`, `0s`.
     public static func formatOffset(_ milliseconds: Int) -> String {
         let sign = milliseconds < 0 ? "-" : ""

@@ -17,7 +17,7 @@ public enum PreviewReport {
     public static func markdown(_ written: [(picture: DestinationPicture, path: String)], pipeline: String, moment: ShowMoment) -> String {
         let clock = moment.timeline.clock, state = moment.state
         var lines = [
-            "### \(pipeline) at \(clock.wallClock(atOffset: moment.offsetMs)) (\(offset(moment.offsetMs)) into the show)",
+            "### \(pipeline) at \(clock.wallClock(atOffset: moment.offsetMs)) (\(Units.formatSignedOffset(moment.offsetMs)) into the show)",
             "",
             "On air: **\(state.combination)**" + (state.shownLayers.isEmpty ? "" : ", layers " + state.shownLayers.map { "`\($0)`" }.joined(separator: ", "))
                 + state.clips.map { ", `\($0.clip)` in \($0.source)" }.joined()
@@ -33,7 +33,4 @@ public enum PreviewReport {
         return lines.joined(separator: "\n")
     }
 
-    private static func offset(_ milliseconds: Int) -> String {
-        (milliseconds < 0 ? "" : "+") + Units.formatOffset(milliseconds)
-    }
 }

@@ -81,7 +81,7 @@ public struct RunRecord: Sendable {
             return event
         }
         let samples = lines(of: "samples", in: folder).compactMap { line -> RunSample? in
-            guard let sample = try? JSONDecoder().decode(RunSample.self, from: Data(line.utf8)) else {
+            guard let sample = try? RunRecorder.decoder.decode(RunSample.self, from: Data(line.utf8)) else {
                 unreadable += 1
                 return nil
             }

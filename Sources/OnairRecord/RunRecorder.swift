@@ -98,6 +98,13 @@ public final class RunRecorder: Service, Sendable {
         return nil
     }
 
+    /// Reads what ``encoder`` wrote: a speed or rate that was not a number is written as a string.
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return decoder
+    }()
+
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

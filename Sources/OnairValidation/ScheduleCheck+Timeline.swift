@@ -23,7 +23,7 @@ extension ScheduleCheck {
 
     /// `18:05:00 (+15m)`.
     static func when(_ offset: Int, in timeline: ShowTimeline) -> String {
-        "\(timeline.clock.wallClock(atOffset: offset)) (\(offset < 0 ? "" : "+")\(Units.formatOffset(offset)))"
+        "\(timeline.clock.wallClock(atOffset: offset)) (\(Units.formatSignedOffset(offset)))"
     }
 
     /// Two actions on the same layer, source, destination, variable, on the combination or the

@@ -35,13 +35,7 @@ struct Notify: AsyncParsableCommand {
             Terminal.printError("error: pipeline '\(name)' has no notify: targets")
             throw ExitCode.failure
         }
-        let targets: [NotifyTarget]
-        do {
-            targets = try NotifyTarget.resolve(pipeline.notify, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
-        } catch {
-            Terminal.printError("error: \(error)")
-            throw ExitCode.failure
-        }
+        let targets = try RunServices.targets(of: pipeline, projectRoot: projectOptions.root)
         let results = await TestAlert.send(to: targets, pipeline: pipeline.name)
         for result in results {
             let outcome = result.problem.map { "FAILED  \($0)" } ?? "ok      HTTP \(result.status ?? 0)"

@@ -8,12 +8,8 @@ public struct LayerStates: Sendable {
     let values: LayerText.Values
     /// The named layers shown; nil without a schedule (each as its `hidden:` says).
     private let shown: Set<String>?
-    /// The variables the schedule sets.
-    private let variables: Set<String>
-
     /// The layers of `spec` at `moment` (nil: as the pipeline starts, without a schedule).
     init(spec: PipelineSpec, moment: ShowMoment?) {
-        variables = ActionSpec.variables(set: spec.schedule)
         guard let moment else {
             values = LayerText.Values(title: spec.title, pipeline: spec.name)
             shown = nil
@@ -23,7 +19,7 @@ public struct LayerStates: Sendable {
         let written = moment.timeline.steps.map(\.action).filter(\.isWritten)
         var values = LayerText.Values(title: spec.title, pipeline: spec.name)
         values.variables = Dictionary(state.variables.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
-        for name in variables where values.variables[name] == nil { values.variables[name] = "" }
+        for name in ActionSpec.variables(set: spec.schedule) where values.variables[name] == nil { values.variables[name] = "" }
         values.next = moment.next.map { Self.label(of: $0) } ?? ""
         values.targets = Array(Set(written.map { Double($0.offsetMs) / 1000 })).sorted()
         values.namedTargets = Dictionary(written.compactMap { action in action.name.map { ($0, Double(action.offsetMs) / 1000) } },

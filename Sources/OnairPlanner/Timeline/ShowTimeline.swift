@@ -150,11 +150,6 @@ extension ShowTimeline {
         steps.first { $0.action.isWritten && $0.action.name == name }?.action
     }
 
-    /// The offsets of the written actions, in order (what `{countdown}` counts down to).
-    public var writtenOffsets: [Int] {
-        steps.filter(\.action.isWritten).map(\.action.offsetMs)
-    }
-
     /// The offset a time written like a schedule's (`+5m`, `"18:05"`, an ISO instant) means for
     /// this run: a clock time is the one within 6 hours before to 18 hours after the start.
     public func offset(of time: ActionTime) -> Int {

@@ -12,7 +12,7 @@ public enum TimelineSummary {
         for step in timeline.steps {
             let action = step.action
             let implied = action.isWritten ? "" : "  (\(cause(of: action, in: timeline)))"
-            lines.append("  \(pad(clock.wallClock(atOffset: action.offsetMs), 10))\(pad(offset(action.offsetMs), 9))\(action.summary)\(implied)")
+            lines.append("  \(pad(clock.wallClock(atOffset: action.offsetMs), 10))\(pad(Units.formatSignedOffset(action.offsetMs), 9))\(action.summary)\(implied)")
             lines.append("  \(pad("", 19))on air: \(onAir(step.state, clock: clock))")
         }
         if timeline.steps.isEmpty { lines.append("  (the pipeline has no schedule)") }
@@ -22,7 +22,7 @@ public enum TimelineSummary {
     /// What is on air at `offsetMs`, and the next action.
     public static func render(_ moment: ShowMoment, pipeline: String) -> String {
         let clock = moment.timeline.clock, state = moment.state
-        var lines = ["On air in \(pipeline) at \(clock.wallClock(atOffset: moment.offsetMs)) (\(offset(moment.offsetMs)) from a start at \(clock.wallClock(atOffset: 0)), \(clock.timeZone.identifier))"]
+        var lines = ["On air in \(pipeline) at \(clock.wallClock(atOffset: moment.offsetMs)) (\(Units.formatSignedOffset(moment.offsetMs)) from a start at \(clock.wallClock(atOffset: 0)), \(clock.timeZone.identifier))"]
         lines.append("  combination  \(state.combination)" + (state.ended ? " (the run has ended)" : ""))
         lines.append("  layers       " + (state.shownLayers.isEmpty ? "(no named layer shown)" : state.shownLayers.joined(separator: ", ")))
         for clip in state.clips {
@@ -33,17 +33,13 @@ public enum TimelineSummary {
         lines.append("  live         " + (state.liveDestinations.isEmpty ? "(none)" : state.liveDestinations.joined(separator: ", ")))
         for variable in state.variables { lines.append("  text         {\(variable.name)} = \"\(variable.value)\"") }
         if let next = moment.next {
-            lines.append("  next         \(clock.wallClock(atOffset: next.offsetMs)) (\(offset(next.offsetMs))) \(next.summary), in \(Units.formatOffset(next.offsetMs - moment.offsetMs))")
+            lines.append("  next         \(clock.wallClock(atOffset: next.offsetMs)) (\(Units.formatSignedOffset(next.offsetMs))) \(next.summary), in \(Units.formatOffset(next.offsetMs - moment.offsetMs))")
         } else {
             lines.append("  next         (nothing more is scheduled)")
         }
         return lines.joined(separator: "\n")
     }
 
-    /// `+5m`, `-10m` (before the start), `+0s`.
-    static func offset(_ milliseconds: Int) -> String {
-        (milliseconds < 0 ? "" : "+") + Units.formatOffset(milliseconds)
-    }
 
     /// One line of what is on air: `keyed · layers logo, lower · clip … · muted … · live … · title "…"`.
     static func onAir(_ state: OnAirState, clock: ShowClock) -> String {
