@@ -5,6 +5,13 @@ import OnairPlanner
 /// the workers, the overlay machinery. Built once by ``PipelineRun``; every part is shared
 /// between threads on its own terms.
 struct RunParts: Sendable {
+    /// The destinations that decide whether the run is ready and whether it failed: the
+    /// required ones, or all of them when none is.
+    var watchedDestinations: [DestinationWorker] {
+        let required = destinations.filter { $0.output.required }
+        return required.isEmpty ? destinations : required
+    }
+
     let plan: PipelinePlan
     let combinations: OverlayCombinations
     let clock: RunClock
@@ -48,8 +55,7 @@ struct RunParts: Sendable {
         case .draining: reasons.append("the run is stopping")
         case .stopped, .failed: reasons.append("the run has ended (\(state.rawValue))")
         }
-        let required = destinations.filter { $0.output.required }
-        for destination in required.isEmpty ? destinations : required where destination.state != .live {
+        for destination in watchedDestinations where destination.state != .live {
             reasons.append(keys.redact("\(destination.output.destination): \(destination.state.label)"))
         }
         return Readiness(ready: reasons.isEmpty, reasons: reasons)

@@ -103,8 +103,7 @@ actor RunSupervisor {
     init(parts: RunParts, signals: AsyncStream<SupervisorSignal>, reports: WorkerReports, covered: Set<String>, duration: Duration?,
          statsInterval: Duration, budget: StopBudget = StopBudget()) {
         self.parts = parts
-        let required = parts.destinations.filter { $0.output.required }
-        watched = required.isEmpty ? parts.destinations : required
+        watched = parts.watchedDestinations
         self.covered = covered
         durationMicros = duration?.inMicroseconds
         self.statsInterval = max(.milliseconds(50), statsInterval)

@@ -324,10 +324,8 @@ extension DestinationWorker {
     /// gathered in libavformat's buffer first.
     private var muxerOptions: [(String, String)] {
         var options = output.options.map { ($0.key, $0.value) }
-        if unsentBytes != nil, output.kind == .rtmp, !options.contains(where: { $0.0 == "flush_packets" }) {
-            options.append(("flush_packets", "1"))
-        }
-        if output.kind == .recording, !options.contains(where: { $0.0 == "flush_packets" }) { options.append(("flush_packets", "1")) }
+        let flushEachPacket = output.kind == .recording || (output.kind == .rtmp && unsentBytes != nil)
+        if flushEachPacket, !options.contains(where: { $0.0 == "flush_packets" }) { options.append(("flush_packets", "1")) }
         if output.kind == .srt, !options.contains(where: { $0.0 == "connect_timeout" }) {
             options.append(("connect_timeout", String(output.retry.connectTimeoutMs)))
         }
