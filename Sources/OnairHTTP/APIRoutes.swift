@@ -16,6 +16,7 @@ struct APIRoutes: Sendable {
             ("/healthz", [.get]), ("/readyz", [.get]), ("/metrics", [.get]), ("/openapi.yaml", [.get]),
             ("/api/v1/status", [.get]), ("/api/v1/events", [.get]), ("/api/v1/overlay", [.post]), ("/api/v1/stop", [.post]),
             ("/api/v1/destinations/{name}/preview.jpg", [.get]), ("/report", [.get]),
+            ("/api/v1/hls", [.get]), ("/hls/{destination}/{file}", [.get]),
         ] + Dashboard.files.map { ($0.path, [.get]) }
 
     /// `docs/openapi.yaml` (embedded at build time) in a buffer made once, shared by every answer.
@@ -86,6 +87,7 @@ struct APIRoutes: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: text)))
         }
         RunReportPage.add(to: router, archive: settings.runArchive)
+        HLSFiles(folders: settings.hlsFolders).add(to: router, json: json)
         router.get("/openapi.yaml") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/yaml"],

@@ -26,6 +26,8 @@ public final class APIServer: Sendable {
         public var notifyCounts: (@Sendable () -> [DeliveryCounts])?
         /// Where the pipeline's runs are recorded, for `GET /report` (the latest run's report).
         public var runArchive: RunArchive?
+        /// The folder of each `hls` destination, by name, served for the dashboard's players.
+        public var hlsFolders: [String: URL] = [:]
 
         /// Settings.
         public init(listen: ListenAddress = .loopbackAnyPort, token: APIToken? = nil, heartbeat: Duration = .seconds(15)) {

@@ -46,6 +46,11 @@ final class RunAPI: Service {
                 throw ExitCode.failure
             }
         }
+
+        /// What the dashboard shows of `run` beyond its status: a player per `hls` destination.
+        mutating func show(_ run: PipelineRun) {
+            settings.hlsFolders = run.hlsFolders
+        }
     }
 
     /// Refuses (exit 1) when another run of `pipeline` is registered in the project and alive.

@@ -140,6 +140,7 @@ struct APIServerTests {
         for path in [
             "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/api/v1/status", "/api/v1/events", "/api/v1/overlay",
             "/api/v1/stop", "/api/v1/destinations/{name}/preview.jpg", "/report", "/", "/dashboard.js", "/dashboard.css", "/favicon.svg",
+            "/api/v1/hls", "/hls/{destination}/{file}",
         ] {
             #expect(committed.contains("\n  \(path):\n"), "\(path) is not in docs/openapi.yaml")
         }

@@ -72,5 +72,34 @@ extension EndToEnd {
                 "document.querySelectorAll('svg.plot polyline').length >= 4 && document.title.includes('demo')", timeout: .seconds(15)) },
                     "the report: \(((try? browser.dom()) ?? "").prefix(2000))")
         }
+
+        @Test("an hls destination plays in the dashboard's <video>: playback starts and its time advances while the run goes on",
+              .timeLimit(.minutes(3)))
+        func hlsPlayer() async throws {
+            let project = try RunProject(destinations: [("web", "{kind: hls, directory: ../out/web, segment: 1s, playlist_size: 6}")])
+            defer { project.remove() }
+            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "90s"])
+            defer { api.run.child.terminate() }
+            #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
+
+            let browser = try await OwnThread.run { try HeadlessBrowser() }
+            defer { browser.close() }
+            try await OwnThread.run { try browser.open(api.base + "/") }
+            let video = "document.querySelector('.player[data-destination=\"web\"] video')"
+            let playing = try await OwnThread.run { try browser.waitUntil(
+                "\(video)?.currentTime > 0.5 && !\(video).paused && \(video).readyState >= 2", timeout: .seconds(40)) }
+            let state = { (try? browser.evaluate(
+                "JSON.stringify({t: \(video)?.currentTime, error: \(video)?.error?.message, state: document.querySelector('.player')?.dataset.state, "
+                    + "supported: document.createElement('video').canPlayType('application/vnd.apple.mpegurl')})") as? String) ?? "?" }
+            try #require(playing, "no playback: \(state()) \(((try? browser.dom()) ?? "").prefix(2000))")
+            let first = try #require(try browser.evaluate("\(video).currentTime") as? Double)
+            try await Task.sleep(for: .seconds(4))
+            let later = try #require(try browser.evaluate("\(video).currentTime") as? Double)
+            // Real time goes on: 4 s later the player is at least 2 s further (a stall would leave it where it was).
+            #expect(later - first > 2, "currentTime \(first) → \(later): \(state())")
+            #expect(try browser.evaluate("document.querySelector('.player[data-destination=\"web\"]').dataset.state") as? String == "playing")
+            let status = try await api.get("/api/v1/status")
+            #expect(status.json?["state"] as? String == "live", "the run went on while it played")
+        }
     }
 }

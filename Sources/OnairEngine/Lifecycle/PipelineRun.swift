@@ -46,6 +46,14 @@ public final class PipelineRun: RunControl {
     /// The running pipeline's name.
     public var pipeline: String { plan.pipeline }
 
+    /// The folder each `hls` destination writes its playlist and segments to, by destination
+    /// name: absolute, its date filled in as the run filled it.
+    public var hlsFolders: [String: URL] {
+        Dictionary(parts.destinations.filter { $0.output.kind == .hls }.map {
+            ($0.output.destination, URL(fileURLWithPath: $0.target).deletingLastPathComponent())
+        }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Prepares a run: opens local inputs, builds the graph, opens encoders. Nothing connects
     /// until ``start(api:)``.
     ///

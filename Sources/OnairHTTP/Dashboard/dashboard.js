@@ -314,6 +314,47 @@ function connectEvents() {
   };
 }
 
+// ---------- players: each hls destination as viewers get it (the browser's own HLS playback)
+
+const HLS_TYPE = "application/vnd.apple.mpegurl";
+
+async function setUpPlayers() {
+  let streams = [];
+  try {
+    const response = await api("/api/v1/hls");
+    if (response.ok) streams = (await response.json()).streams;
+  } catch (error) {
+    return;
+  }
+  if (!streams.length) return;
+  $("#watch").hidden = false;
+  $("#players").replaceChildren(...streams.map(makePlayer));
+}
+
+function makePlayer(stream) {
+  const element = $("#player").content.firstElementChild.cloneNode(true);
+  element.dataset.destination = stream.destination;
+  $(".name", element).textContent = stream.destination;
+  const video = $("video", element), state = $(".player-state", element);
+  const say = (name, text) => { element.dataset.state = name; state.textContent = text; };
+  if (!video.canPlayType(HLS_TYPE)) {
+    video.remove();
+    say("unsupported", `this browser does not play HLS itself: open ${location.origin}${stream.playlist} in a player`);
+    return element;
+  }
+  // Until the first segments are written the playlist is missing: try again every 2 s.
+  let retry = null;
+  const load = () => { retry = null; video.src = stream.playlist; video.play().catch(() => {}); };
+  video.addEventListener("playing", () => say("playing", "playing"));
+  video.addEventListener("waiting", () => say("waiting", "buffering…"));
+  video.addEventListener("error", () => {
+    say("waiting", "waiting for the playlist…");
+    if (retry === null) retry = setTimeout(load, 2000);
+  });
+  load();
+  return element;
+}
+
 // ---------- the clock: everything polled stops while the page is hidden
 
 let timer = null;
@@ -334,4 +375,5 @@ function stopPolling() {
 document.addEventListener("visibilitychange", () => (document.visibilityState === "visible" ? startPolling() : stopPolling()));
 
 connectEvents();
+setUpPlayers();
 startPolling();

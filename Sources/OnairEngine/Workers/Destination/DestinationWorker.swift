@@ -18,7 +18,8 @@ final class DestinationWorker: RunWorker {
     let queue: PacketQueue<EncodedPacket>
     /// Interrupts its blocking libav calls (connects, writes, the trailer).
     let interruption = Interruption()
-    private let target: String
+    /// The URL with the key filled in, or the file it writes (an `hls` destination's playlist).
+    let target: String
     private let streams: [StreamParameters]
     private let events: EventSink
     private let reports: WorkerReports
