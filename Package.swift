@@ -125,7 +125,7 @@ let package = Package(
         .target(
             name: "OnairHTTP",
             dependencies: [
-                "OnairEngine", "OnairNotify", "OnairRecord",
+                "OnairEngine", "OnairNotify", "OnairRecord", "OnairPreview",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -177,7 +177,7 @@ let package = Package(
                     swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairEngine", "OnairTerminal", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairNotify", "OnairRecord", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairNotify", "OnairRecord", "OnairPreview", "OnairPlanner", "OnairValidation", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairValidationTests", dependencies: ["OnairValidation", "OnairConfig", "OnairPlanner", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairPreviewTests", dependencies: ["OnairPreview", "OnairValidation", "OnairConfig", "OnairPlanner", "AVBridge", "OnairTestSupport"],

@@ -61,25 +61,7 @@ struct APIRoutes: Sendable {
             await run.stop()
             return json.response(.accepted, await run.status())
         }
-        router.get("/api/v1/destinations/{name}/preview.jpg") { _, context in
-            let name = try context.parameters.require("name")
-            let run = try control.run()
-            do throws(PreviewError) {
-                let picture = try await run.preview(of: name)
-                return Response(
-                    status: .ok,
-                    headers: [
-                        .contentType: "image/jpeg", .cacheControl: "no-store",
-                        HTTPField.Name("X-Captured-At")!: picture.capturedAt.formatted(.iso8601),
-                    ],
-                    body: .init(byteBuffer: ByteBuffer(bytes: picture.jpeg)))
-            } catch {
-                switch error {
-                case .unknownDestination: throw HTTPError(.notFound, message: error.description)
-                case .unavailable: throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: error.description)
-                }
-            }
-        }
+        PreviewRoute(control: control, planned: settings.plannedPreviews).add(to: router)
         router.get("/metrics") { _, _ in
             let text = redact(metrics.exposition(of: try await control.run().status(), notifications: settings.notifyCounts?() ?? []))
             return Response(

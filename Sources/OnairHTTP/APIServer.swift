@@ -5,6 +5,7 @@ import NIOCore
 import OnairConfig
 import OnairEngine
 import OnairNotify
+import OnairPreview
 import OnairRecord
 import Synchronization
 
@@ -28,6 +29,9 @@ public final class APIServer: Sendable {
         public var runArchive: RunArchive?
         /// The folder of each `hls` destination, by name, served for the dashboard's players.
         public var hlsFolders: [String: URL] = [:]
+        /// The pictures `onair preview` draws, shown before the run (or a destination) is live;
+        /// nil: previews wait for the live picture.
+        public var plannedPreviews: PlannedPreviews?
 
         /// Settings.
         public init(listen: ListenAddress = .loopbackAnyPort, token: APIToken? = nil, heartbeat: Duration = .seconds(15)) {

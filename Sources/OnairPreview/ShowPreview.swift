@@ -13,8 +13,29 @@ public struct DestinationPicture: Sendable {
     public var height: Int
     /// Whether it is live at that moment (a destination waiting for its `start:` is not).
     public var isLive: Bool
-    /// The picture as a PNG file.
-    public var png: Data
+    /// The picture as a file of ``encoding``.
+    public var image: Data
+    /// How ``image`` is written.
+    public var encoding: PictureEncoding
+}
+
+/// How a preview's pictures are written.
+public enum PictureEncoding: Sendable, Equatable {
+    /// PNG at the rendition's size, lossless: `onair preview`'s files, whose colours a test reads back.
+    case png
+    /// A small JPEG that fits `maxSide`×`maxSide`: the dashboard's previews.
+    case jpeg(maxSide: Int)
+
+    /// `frame` written so, with the picture's size.
+    func encode(_ frame: Frame) throws -> (image: Data, width: Int, height: Int) {
+        switch self {
+        case .png:
+            return (try PNGEncoder(width: frame.width, height: frame.height).encode(frame), frame.width, frame.height)
+        case .jpeg(let side):
+            let encoder = try JPEGEncoder(sourceWidth: frame.width, sourceHeight: frame.height, maxWidth: side, maxHeight: side)
+            return (try encoder.encode(frame), encoder.width, encoder.height)
+        }
+    }
 }
 
 /// Pictures of every destination of a pipeline at one moment of its show, without going live:
@@ -22,7 +43,7 @@ public struct DestinationPicture: Sendable {
 /// text), its filter graph is built by libavfilter as a run builds it, fed one picture per
 /// source (``SourcePicture``), and each rendition's picture is encoded as PNG: its crop, its
 /// size, its layers. What `onair preview` writes.
-public struct ShowPreview {
+public struct ShowPreview: Sendable {
     /// The pipeline.
     public var spec: PipelineSpec
     /// The moment.
@@ -50,17 +71,18 @@ public struct ShowPreview {
         return plan
     }
 
-    /// Every destination's picture, in the pipeline's order.
-    public func pictures(log: DiagnosticLog = DiagnosticLog()) throws -> [DestinationPicture] {
+    /// Every destination's picture, in the pipeline's order, written as `encoding` says.
+    public func pictures(log: DiagnosticLog = DiagnosticLog(), encoding: PictureEncoding = .png) throws -> [DestinationPicture] {
         let plan = try plan(log: log)
         let frames = try render(plan)
         let state = moment.state
         var pictures: [DestinationPicture] = []
         for (rendition, frame) in zip(plan.renditions, frames) {
-            let png = try PNGEncoder(width: frame.width, height: frame.height).encode(frame)
+            let written = try encoding.encode(frame)
             for destination in rendition.destinations {
-                pictures.append(DestinationPicture(destination: destination, width: frame.width, height: frame.height,
-                                                   isLive: state.liveDestinations.contains(destination), png: png))
+                pictures.append(DestinationPicture(destination: destination, width: written.width, height: written.height,
+                                                   isLive: state.liveDestinations.contains(destination), image: written.image,
+                                                   encoding: encoding))
             }
         }
         let order = spec.destinations.map(\.name)

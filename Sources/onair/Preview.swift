@@ -81,7 +81,7 @@ struct Preview: ParsableCommand {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             for picture in pictures {
                 let path = (out as NSString).appendingPathComponent("\(picture.destination).png")
-                try picture.png.write(to: URL(fileURLWithPath: path))
+                try picture.image.write(to: URL(fileURLWithPath: path))
                 written.append((picture, path))
             }
         } catch {

@@ -83,7 +83,7 @@ struct Run: AsyncParsableCommand {
         case .ready(let run):
             let services = RunServices(run: run, targets: notifyTargets, projectRoot: projectOptions.root)
             services.serve(on: &apiPlan.settings)
-            apiPlan.show(run)
+            apiPlan.show(run, pipeline: compiled.pipeline, planner: compiled.planner, projectRoot: compiled.project.root)
             let api = try await RunAPI(plan: apiPlan, control: run, redact: keys.redact, projectRoot: projectOptions.root)
             console.show(dashboard: api.url)
             let broadcast = Broadcast(pipelineRun: run, console: console, api: api.url, steerable: run.combinations.all.count > 1)

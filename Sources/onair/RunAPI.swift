@@ -3,6 +3,8 @@ import Foundation
 import OnairConfig
 import OnairEngine
 import OnairHTTP
+import OnairPreview
+import OnairValidation
 import ServiceLifecycle
 
 /// The HTTP API of one `onair run`: the server (bound before the run starts) and the
@@ -47,9 +49,13 @@ final class RunAPI: Service {
             }
         }
 
-        /// What the dashboard shows of `run` beyond its status: a player per `hls` destination.
-        mutating func show(_ run: PipelineRun) {
+        /// What the dashboard shows of `run` beyond its status: a player per `hls` destination,
+        /// and before the run (or a destination) is live, the pictures `onair preview` draws of
+        /// `pipeline`.
+        mutating func show(_ run: PipelineRun, pipeline: PipelineSpec, planner: CheckedPlanner, projectRoot: URL) {
             settings.hlsFolders = run.hlsFolders
+            settings.plannedPreviews = PlannedPreviews(
+                spec: pipeline, timeline: planner.timeline(of: pipeline, log: DiagnosticLog()), planner: planner.planner, projectRoot: projectRoot)
         }
     }
 

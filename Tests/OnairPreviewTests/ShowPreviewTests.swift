@@ -122,7 +122,7 @@ struct ShowPreviewTests {
 
     /// The pictures by destination name, decoded.
     static func decoded(_ pictures: [DestinationPicture]) throws -> [String: Picture] {
-        Dictionary(uniqueKeysWithValues: try pictures.map { ($0.destination, try Picture(png: $0.png)) })
+        Dictionary(uniqueKeysWithValues: try pictures.map { ($0.destination, try Picture(png: $0.image)) })
     }
 
     @Test func eachDestinationAsItReceivesIt() throws {

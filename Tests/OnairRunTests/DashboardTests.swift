@@ -101,5 +101,36 @@ extension EndToEnd {
             let status = try await api.get("/api/v1/status")
             #expect(status.json?["state"] as? String == "live", "the run went on while it played")
         }
+
+        @Test("before a destination is live its tile shows the picture onair preview draws, labelled planned, then nothing stops the run",
+              .timeLimit(.minutes(3)))
+        func plannedPreview() async throws {
+            // Nothing listens on the port: the run stays starting, retrying its one destination.
+            let port = try LoopbackPort.free()
+            let project = try RunProject(destinations: [("studio", Destination.rtmp(port: port, keyVariable: "KEY_STUDIO"))],
+                                         scene: RunProject.redAndBlueScene)
+            defer { project.remove() }
+            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, keys: ["KEY_STUDIO": "planned-key"],
+                                       arguments: ["--duration", "60s"])
+            defer { api.run.child.terminate() }
+            let reply = try #require(await api.poll("/api/v1/destinations/studio/preview.jpg", timeout: .seconds(30)) { $0.status == 200 })
+            #expect(reply.header("X-Picture-Source") == "planned")
+            #expect(try await api.get("/api/v1/status").json?["state"] as? String == "starting")
+            let file = project.file("planned.jpg")
+            try reply.body.write(to: file)
+            let colour = try #require(FFprobe.frameColours(of: file.path)?.first)
+            #expect(colour.v > 200 && colour.u < 128, "the red camera on air: \(colour)")
+
+            let browser = try await OwnThread.run { try HeadlessBrowser() }
+            defer { browser.close() }
+            try await OwnThread.run { try browser.open(api.base + "/") }
+            let tile = "document.querySelector('.tile[data-destination=\"studio\"]')"
+            let shown = try await OwnThread.run { try browser.waitUntil("""
+                \(tile)?.dataset.picture === "planned" && \(tile).querySelector(".preview img").naturalWidth > 0
+                  && getComputedStyle(\(tile).querySelector(".picture-label")).display !== "none"
+                """, timeout: .seconds(30)) }
+            #expect(shown, "\(((try? browser.dom()) ?? "").prefix(3000))")
+            #expect(try browser.evaluate("\(tile).querySelector('.picture-label').textContent") as? String == "planned preview")
+        }
     }
 }

@@ -222,10 +222,13 @@ async function refreshPreview(name, tile) {
   try {
     const response = await api(`/api/v1/destinations/${encodeURIComponent(name)}/preview.jpg`);
     if (!response.ok) return;
+    // "planned": drawn from the plan (as onair preview draws it) while the destination is not live yet.
+    const source = response.headers.get("X-Picture-Source") || "live";
     const url = URL.createObjectURL(await response.blob());
     const image = $(".preview img", tile.element);
     image.onload = () => {
       image.dataset.loaded = "true";
+      tile.element.dataset.picture = source;
       if (tile.url) URL.revokeObjectURL(tile.url);
       tile.url = url;
     };
