@@ -110,6 +110,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictness
         ),
@@ -186,7 +187,7 @@ let package = Package(
             name: "OnairNotifyTests",
             dependencies: ["OnairNotify", "OnairEngine", "OnairConfig", "OnairTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictness),
-        .testTarget(name: "OnairRecordTests", dependencies: ["OnairRecord", "OnairEngine", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairRecordTests", dependencies: ["OnairRecord", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ] + sanitizerTargets
 )

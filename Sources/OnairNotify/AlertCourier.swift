@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
+import OnairEngine
 
 /// Delivers one target's alerts in order: a bounded queue (the oldest dropped when full), one
 /// alert at a time, each retried until the receiver takes it or its attempts run out.
@@ -51,27 +53,29 @@ final class AlertCourier: Sendable {
     /// One alert, attempted until taken, failed for good, or the task is cancelled.
     func deliver(_ alert: Alert, with client: HTTPClient) async {
         let policy = target.policy
-        for attempt in 1...policy.maxAttempts {
-            let outcome = await send(alert, with: client)
-            switch outcome {
+        var backoff = policy.backoff()
+        var attempt = 0
+        while true {
+            attempt += 1
+            switch await send(alert, with: client) {
             case .delivered:
                 tally.update { $0.sent += 1 }
                 notes.delivering()
                 return
             case .gone:
                 tally.update { $0.failed += 1 }
-                notes.failing("the receiver answered 410 Gone; alert \(alert.id) dropped")
+                notes.failing(.gone(alert: alert.id))
                 return
-            case .failed(let reason, let retryAfter):
+            case .failed(let failure, let retryAfter):
                 guard !Task.isCancelled else { return }
-                guard attempt < policy.maxAttempts else {
+                guard let wait = backoff.next() else {
                     tally.update { $0.failed += 1 }
-                    notes.failing("\(alert.event) alert failed after \(attempt) attempts (\(reason))")
+                    notes.failing(.gaveUp(event: alert.event, attempts: attempt, failure))
                     return
                 }
-                notes.failing("\(reason); retrying, alerts wait in its queue")
+                notes.failing(.retrying(failure))
                 do {
-                    try await Task.sleep(for: policy.delay(after: attempt, retryAfter: retryAfter))
+                    try await Task.sleep(for: retryAfter.map(policy.wait(askedFor:)) ?? wait)
                 } catch {
                     return
                 }
@@ -83,7 +87,7 @@ final class AlertCourier: Sendable {
     enum Outcome: Equatable {
         case delivered(status: Int)
         case gone
-        case failed(reason: String, retryAfter: Duration?)
+        case failed(AttemptFailure, retryAfter: Duration?)
     }
 
     /// One attempt: POST the body with fresh `webhook-timestamp` and signature, the same id.
@@ -99,9 +103,9 @@ final class AlertCourier: Sendable {
             if (200..<300).contains(status) { return .delivered(status: status) }
             if status == 410 { return .gone }
             let retryAfter = response.headers.first(name: "retry-after").flatMap { DeliveryPolicy.retryAfter($0) }
-            return .failed(reason: "HTTP \(status)", retryAfter: retryAfter)
+            return .failed(.status(status), retryAfter: retryAfter)
         } catch {
-            return .failed(reason: Self.plain(error), retryAfter: nil)
+            return .failed(AttemptFailure(error), retryAfter: nil)
         }
     }
 
@@ -116,16 +120,52 @@ final class AlertCourier: Sendable {
         }
         return headers
     }
+}
 
-    /// AsyncHTTPClient's errors in a few words.
-    static func plain(_ error: any Error) -> String {
-        if let client = error as? HTTPClientError {
-            if client == .deadlineExceeded || client == .readTimeout || client == .connectTimeout { return "timed out" }
-            return "\(client)"
+/// Why one attempt failed.
+enum AttemptFailure: Equatable, Sendable, CustomStringConvertible {
+    /// The receiver answered with this status (not 2xx, not 410).
+    case status(Int)
+    /// No answer within the attempt's timeout.
+    case timedOut
+    /// Nothing listens at the receiver's address.
+    case refused
+    /// Anything else the client reported.
+    case other(String)
+
+    /// AsyncHTTPClient's and SwiftNIO's errors, typed.
+    init(_ error: any Error) {
+        if let client = error as? HTTPClientError, client == .deadlineExceeded || client == .readTimeout || client == .connectTimeout {
+            self = .timedOut
+        } else if Self.isRefusal(error) {
+            self = .refused
+        } else {
+            self = .other("\(error)")
         }
-        let text = "\(error)"
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        return text
+    }
+
+    /// A refused connection: the socket's ECONNREFUSED, or every address tried refused.
+    private static func isRefusal(_ error: any Error) -> Bool {
+        if let io = error as? IOError { return io.errnoCode == ECONNREFUSED }
+        if let connection = error as? NIOConnectionError {
+            return !connection.connectionErrors.isEmpty && connection.connectionErrors.allSatisfy { isRefusal($0.error) }
+        }
+        return false
+    }
+
+    /// The status the receiver answered, if it answered.
+    var status: Int? {
+        if case .status(let code) = self { return code }
+        return nil
+    }
+
+    var description: String {
+        switch self {
+        case .status(let code): "HTTP \(code)"
+        case .timedOut: "timed out"
+        case .refused: "connection refused"
+        case .other(let text): text
+        }
     }
 }
 

@@ -1,14 +1,36 @@
 import Foundation
 import Synchronization
 
-/// What a target's delivery tells the operator (as the run's notes), once per change rather than
-/// once per alert: when it starts failing, when it delivers again, when it drops (at most once a
-/// minute). Every note starts with `notify 'NAME':`, which the notifier never sends on: a note
-/// about a failing target must not become an alert for it.
-final class DeliveryNotes: Sendable {
-    /// The prefix of every note.
-    static func prefix(_ target: String) -> String { "notify '\(target)': " }
+/// What went wrong with a delivery, as the operator is told.
+enum DeliveryTrouble: Equatable, Sendable, CustomStringConvertible {
+    /// An attempt failed; the alert waits for its next one.
+    case retrying(AttemptFailure)
+    /// The alert's last attempt failed: it is given up.
+    case gaveUp(event: String, attempts: Int, AttemptFailure)
+    /// The receiver answered 410 Gone: the alert is dropped.
+    case gone(alert: String)
 
+    /// Whether an alert is lost: said every time, not only when the target starts failing.
+    var losesAnAlert: Bool {
+        switch self {
+        case .retrying: false
+        case .gaveUp, .gone: true
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .retrying(let failure): "\(failure); retrying, alerts wait in its queue"
+        case .gaveUp(let event, let attempts, let failure): "\(event) alert failed after \(attempts) attempts (\(failure))"
+        case .gone(let alert): "the receiver answered 410 Gone; alert \(alert) dropped"
+        }
+    }
+}
+
+/// What a target's delivery tells the operator (as the run's notes), once per change rather than
+/// once per alert: when it starts failing, when an alert is lost, when it delivers again, when
+/// it drops (at most once a minute). Every note starts with `notify 'NAME': `.
+final class DeliveryNotes: Sendable {
     private let target: String
     private let note: @Sendable (String) -> Void
     private let state = Mutex(State())
@@ -23,12 +45,16 @@ final class DeliveryNotes: Sendable {
         self.note = note
     }
 
-    func failing(_ reason: String) {
+    private func say(_ text: String) {
+        note("notify '\(target)': " + text)
+    }
+
+    func failing(_ trouble: DeliveryTrouble) {
         let first = state.withLock { state in
             defer { state.failing = true }
             return !state.failing
         }
-        if first || reason.contains("failed after") || reason.contains("410") { note(Self.prefix(target) + reason) }
+        if first || trouble.losesAnAlert { say(trouble.description) }
     }
 
     func delivering() {
@@ -36,7 +62,7 @@ final class DeliveryNotes: Sendable {
             defer { state.failing = false }
             return state.failing
         }
-        if was { note(Self.prefix(target) + "delivering again") }
+        if was { say("delivering again") }
     }
 
     func dropped(total: Int) {
@@ -46,10 +72,10 @@ final class DeliveryNotes: Sendable {
             state.lastDropNote = now
             return true
         }
-        if due { note(Self.prefix(target) + "queue full, the oldest alerts are dropped (\(total) so far)") }
+        if due { say("queue full, the oldest alerts are dropped (\(total) so far)") }
     }
 
     func leftUndelivered(_ count: Int) {
-        note(Self.prefix(target) + "\(count) alert(s) left undelivered when the run ended")
+        say("\(count) alert(s) left undelivered when the run ended")
     }
 }

@@ -3,25 +3,35 @@ import Foundation
 import OnairConfig
 import OnairEngine
 import ServiceLifecycle
+import Synchronization
 
 /// The alerts of one run: follows the run's events, hands each to the targets that ask for it,
 /// and delivers through each target's own queue (see ``AlertCourier``).
 ///
 /// A `Service`: its `run()` ends once the run's events have ended and the last alerts are
-/// delivered (at most ``DeliveryPolicy/drainTimeout`` later), so `run.stopped` still goes out.
+/// delivered (at most ``DeliveryPolicy/drainTimeout`` later: one attempt and a second), so
+/// `run.stopped` still goes out.
 /// Taking an event is a filter, a format and a non-blocking enqueue: the run never waits on it.
 public final class Notifier: Service, Sendable {
     private let pipeline: String
     private let control: any RunControl
     private let couriers: [AlertCourier]
     private let client: HTTPClient
+    private let ownNotes: OwnNotes
 
     /// A notifier of `targets` for the run `control`; `note` tells the operator when a target
     /// fails, recovers or drops (the run's `note`).
     public init(targets: [NotifyTarget], control: any RunControl, note: @escaping @Sendable (String) -> Void) {
         pipeline = control.pipeline
         self.control = control
-        couriers = targets.map { AlertCourier(target: $0, note: note) }
+        let ownNotes = OwnNotes()
+        self.ownNotes = ownNotes
+        couriers = targets.map { target in
+            AlertCourier(target: target, note: { text in
+                ownNotes.sent(text)
+                note(text)
+            })
+        }
         client = Self.makeClient()
     }
 
@@ -60,9 +70,28 @@ public final class Notifier: Service, Sendable {
     /// Hands `event` to every target that asks for it.
     func take(_ event: StatusEvent) {
         // Notes about deliveries are the notifier's own; sent on, a failing target would feed itself.
-        if case .runNote(let message) = event.kind, message.hasPrefix("notify '") { return }
+        if case .runNote(let message) = event.kind, ownNotes.cameBack(message) { return }
         for courier in couriers where courier.target.events.selects(event.name) {
             courier.enqueue(Alert(event: event.name, body: AlertBody.of(event, pipeline: pipeline, format: courier.target.format)))
+        }
+    }
+}
+
+/// The notes a notifier handed to the run that have not come back in the run's events yet:
+/// recognised as its own when they do, whatever they say.
+final class OwnNotes: Sendable {
+    private let waiting = Mutex<[String: Int]>([:])
+
+    func sent(_ note: String) {
+        waiting.withLock { $0[note, default: 0] += 1 }
+    }
+
+    /// Whether `note` is one of them (then no longer waited for).
+    func cameBack(_ note: String) -> Bool {
+        waiting.withLock { waiting in
+            guard let count = waiting[note] else { return false }
+            waiting[note] = count > 1 ? count - 1 : nil
+            return true
         }
     }
 }

@@ -43,9 +43,8 @@ public enum TestAlert {
         switch await courier.send(alert, with: client) {
         case .delivered(let status): return Result(target: target.name, url: shown, status: status)
         case .gone: return Result(target: target.name, url: shown, status: 410, problem: "HTTP 410 (Gone)")
-        case .failed(let reason, _):
-            let status = reason.hasPrefix("HTTP ") ? Int(reason.dropFirst(5)) : nil
-            return Result(target: target.name, url: shown, status: status, problem: reason)
+        case .failed(let failure, _):
+            return Result(target: target.name, url: shown, status: failure.status, problem: failure.description)
         }
     }
 }

@@ -8,10 +8,18 @@ import Testing
 /// Delivery to a real HTTP receiver on loopback: down, slow, failing, then back.
 @Suite("alert delivery", .serialized)
 struct DeliveryTests {
-    /// Short waits so that a test takes seconds: 1 s per attempt, retries within 50 ms–400 ms.
-    static func policy(_ seed: TestSeed, queue: Int = 100) -> DeliveryPolicy {
-        DeliveryPolicy(queue: queue, timeout: .seconds(1), firstDelay: .milliseconds(50), maxDelay: .milliseconds(400), maxAttempts: 1000,
-                       drainTimeout: .seconds(60), random: seededRandom(seed))
+    /// Short waits so that a test takes seconds: `timeout` per attempt, retries within 25 ms–600 ms.
+    static func policy(_ seed: TestSeed, queue: Int = 100, timeout: Duration = .seconds(1)) -> DeliveryPolicy {
+        DeliveryPolicy(queue: queue, timeout: timeout, firstDelay: .milliseconds(50), maxDelay: .milliseconds(400), maxAttempts: 1000,
+                       random: seededRandom(seed))
+    }
+
+    /// Waits (up to a minute, to catch a hang) until `receiver` has had `count` different alerts.
+    static func waitForDeliveries(_ count: Int, at receiver: WebhookReceiver) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while Set(receiver.deliveries.compactMap(\.note)).count < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     @Test("receiver down, answering 500, slow (5 s), then back: nothing queued is lost, order kept, retries keep their id")
@@ -29,6 +37,8 @@ struct DeliveryTests {
         try await Task.sleep(for: .seconds(1))
         try await receiver.start()
         run.notes(6...10)
+        // The run goes on while the receiver fails and recovers; it ends once all are in.
+        try await Self.waitForDeliveries(10, at: receiver)
         run.hub.finish()
         try await running.value
         await receiver.stop()
@@ -62,7 +72,7 @@ struct DeliveryTests {
         let receiver = try WebhookReceiver()
         let run = EventsOnlyRun()
         let notes = NoteLog()
-        let target = NotifyTarget(name: "ops", url: receiver.url, events: .init(["*"]), policy: Self.policy(seed, queue: 3))
+        let target = NotifyTarget(name: "ops", url: receiver.url, events: .init(["*"]), policy: Self.policy(seed, queue: 3, timeout: .seconds(5)))
         let notifier = Notifier(targets: [target], control: run, note: notes.add)
         let running = Task { try await notifier.run() }
         run.notes(1...20)
@@ -111,15 +121,64 @@ struct DeliveryTests {
         #expect(names == Set(NotifyEventFilter.eventNames), "\(names.symmetricDifference(NotifyEventFilter.eventNames))")
     }
 
-    @Test("retry waits: full jitter under an exponential ceiling, Retry-After honoured up to the cap")
+    @Test("retry waits: the engine's Backoff (doubling, capped, spread ±jitter), one fewer wait than attempts; Retry-After honoured up to the cap")
     func waits() {
-        let policy = DeliveryPolicy(firstDelay: .seconds(1), maxDelay: .seconds(8), random: { 0.999_999 })
-        #expect(policy.delay(after: 1) < .seconds(1) && policy.delay(after: 1) > .milliseconds(999))
-        #expect(policy.delay(after: 3) > .milliseconds(3999) && policy.delay(after: 10) <= .seconds(8))
-        #expect(DeliveryPolicy(random: { 0 }).delay(after: 5) == .zero)
-        #expect(policy.delay(after: 1, retryAfter: .seconds(3)) == .seconds(3) && policy.delay(after: 1, retryAfter: .seconds(60)) == .seconds(8))
+        let policy = DeliveryPolicy(firstDelay: .seconds(1), maxDelay: .seconds(8), jitter: 0.5, maxAttempts: 5, random: { 0.5 })
+        var backoff = policy.backoff()
+        #expect((0..<5).map { _ in backoff.next() } == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), nil])
+        var low = DeliveryPolicy(firstDelay: .seconds(1), maxDelay: .seconds(8), jitter: 0.5, random: { 0 }).backoff()
+        var high = DeliveryPolicy(firstDelay: .seconds(1), maxDelay: .seconds(8), jitter: 0.5, random: { 1 }).backoff()
+        #expect(low.next() == .milliseconds(500) && high.next() == .milliseconds(1500))
+        #expect(policy.wait(askedFor: .seconds(3)) == .seconds(3) && policy.wait(askedFor: .seconds(60)) == .seconds(8))
         #expect(DeliveryPolicy.retryAfter("120") == .seconds(120))
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         #expect(DeliveryPolicy.retryAfter("Tue, 14 Nov 2023 22:13:50 GMT", now: now) == .seconds(30))
+    }
+
+    @Test("the drain after the run is one attempt and a second, whatever the timeout: a slow answer in flight at the end still counts")
+    func drainCoversAnAttempt() async throws {
+        for timeout in [Duration.seconds(15), .milliseconds(200), .seconds(90)] {
+            #expect(DeliveryPolicy(timeout: timeout).drainTimeout == timeout + .seconds(1))
+        }
+        let seed = TestSeed(for: "drain")
+        // 3 s to answer under a 4 s timeout: a drain shorter than the attempt (as 10 s was against 15 s) cuts it off.
+        let receiver = try WebhookReceiver(script: [.slow(.seconds(3))])
+        try await receiver.start()
+        let run = EventsOnlyRun()
+        let target = NotifyTarget(name: "ops", url: receiver.url, events: .init(["run.*"]), policy: Self.policy(seed, timeout: .seconds(4)))
+        let notifier = Notifier(targets: [target], control: run, note: { _ in })
+        let running = Task { try await notifier.run() }
+        run.notes(1...1)
+        try await Task.sleep(for: .milliseconds(300))
+        run.hub.finish()
+        try await running.value
+        await receiver.stop()
+        let counts = try #require(notifier.counts.first)
+        #expect(counts.sent == 1 && counts.dropped == 0, "\(counts) (\(seed))")
+    }
+
+    @Test("the notifier's own notes, back in the run's events, are not sent on; anyone else's note is, whatever it says")
+    func ownNotesStayHome() async throws {
+        let seed = TestSeed(for: "own notes")
+        let receiver = try WebhookReceiver(script: [.status(500), .status(500)])
+        try await receiver.start()
+        let run = EventsOnlyRun()
+        let notes = NoteLog()
+        let target = NotifyTarget(name: "ops", url: receiver.url, events: .init(["run.note"]), policy: Self.policy(seed))
+        // As a run does: the notifier's notes come back to it among the run's events.
+        let notifier = Notifier(targets: [target], control: run, note: { text in
+            notes.add(text)
+            run.hub.publish(StatusEvent(.runNote(message: text)))
+        })
+        let running = Task { try await notifier.run() }
+        run.hub.publish(StatusEvent(.runNote(message: "notify 'ops': written by hand")))
+        try await Self.waitForDeliveries(1, at: receiver)
+        // Time for a note about the 500s to come back and be sent, were it sent.
+        try await Task.sleep(for: .seconds(1))
+        run.hub.finish()
+        try await running.value
+        await receiver.stop()
+        #expect(notes.all.contains { $0.contains("HTTP 500") } && notes.all.contains("notify 'ops': delivering again"), "\(notes.all)")
+        #expect(Set(receiver.deliveries.compactMap(\.note)) == ["notify 'ops': written by hand"], "(\(seed))")
     }
 }
