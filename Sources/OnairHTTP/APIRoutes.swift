@@ -68,7 +68,7 @@ struct APIRoutes: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))
         }
-        RunReportPage.add(to: router, archive: settings.runArchive)
+        RunReportPage(run: settings.recordedRun).add(to: router)
         HLSFiles(folders: settings.hlsFolders).add(to: router, json: json)
         router.get("/openapi.yaml") { _, _ in
             Response(

@@ -25,8 +25,8 @@ public final class APIServer: Sendable {
         public var heartbeat: Duration
         /// The run's alert deliveries so far, per target, for the metrics; nil without `notify:`.
         public var notifyCounts: (@Sendable () -> [DeliveryCounts])?
-        /// Where the pipeline's runs are recorded, for `GET /report` (the latest run's report).
-        public var runArchive: RunArchive?
+        /// The run's record, for `GET /report` (its report as recorded so far); nil: none kept.
+        public var recordedRun: RecordedRun?
         /// The folder of each `hls` destination, by name, served for the dashboard's players.
         public var hlsFolders: [String: URL] = [:]
         /// The pictures `onair preview` draws, shown before the run (or a destination) is live;

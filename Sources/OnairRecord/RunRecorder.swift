@@ -45,12 +45,10 @@ public final class RunRecorder: Service, Sendable {
         }
         archive.prune(keep: limits.keepRuns, except: runID)
         let events = control.subscribe(after: 0)
-        let stopped = await withTaskGroup(of: String?.self) { group in
+        let stopped = await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.sample() }
-            group.addTask { await self.record(events) }
-            var reason: String?
-            // The events end with the run; the sampling loop is then stopped.
-            if let first = await group.next() { reason = first }
+            // The events end with the run; the sampler is then stopped (after a last sample).
+            let reason = await record(events)
             group.cancelAll()
             return reason
         }
@@ -76,26 +74,27 @@ public final class RunRecorder: Service, Sendable {
         return reason
     }
 
-    /// A sample every interval until cancelled (and one at the end).
-    private func sample() async -> String? {
+    /// A sample every interval, until cancelled (then one more) or the run has ended: a timer.
+    private func sample() async {
         let lines = RotatingLines(folder: folder, stem: "samples", limits: limits)
         let clock = ContinuousClock()
         var previous = (clock.now, ProcessUsage.now().cpuSeconds)
-        while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
+        var cancelled = false
+        while !cancelled {
+            do {
+                try await Task.sleep(for: interval, clock: clock)
+            } catch {
+                cancelled = true
+            }
             let status = await control.status()
             let usage = ProcessUsage.now(), now = clock.now
-            let seconds = Double((now - previous.0).components.seconds) + Double((now - previous.0).components.attoseconds) / 1e18
-            let cpu = seconds > 0 ? (usage.cpuSeconds - previous.1) / seconds : 0
+            let cpu = (usage.cpuSeconds - previous.1) / max((now - previous.0) / .seconds(1), 1e-9)
             previous = (now, usage.cpuSeconds)
             if let data = try? Self.encoder.encode(RunSample(status, cpu: cpu, usage: usage)) {
                 lines.append(String(decoding: data, as: UTF8.self))
             }
-            if status.state.isTerminal { break }
+            if status.state.isTerminal { return }
         }
-        // Never first to end unless the run ended before its events did.
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-        return nil
     }
 
     /// Reads what ``encoder`` wrote: a speed or rate that was not a number is written as a string.

@@ -1,4 +1,5 @@
 import Foundation
+import OnairEngine
 
 /// The summary of one run: what `onair report --format json` prints (its schema is
 /// docs/run-report.schema.json) and what the text and HTML forms show.
@@ -95,7 +96,7 @@ extension RunReport {
         ended = meta.ended
         durationSeconds = (record.duration * 10).rounded() / 10
         outcome = record.outcome
-        reason = meta.reason ?? record.events.last { $0.name == "run.stopped" }?.fields["reason"]
+        reason = meta.reason ?? record.events.last { $0.kind == .runStopped }?.fields["reason"]
         let samples = record.samples
         destinations = Self.destinations(in: record, at: at)
         timeline = record.events.compactMap { event in Self.moment(event).map { Moment(t: at(event.time), kind: $0.kind, event: event.name, text: $0.text) } }
@@ -114,7 +115,7 @@ extension RunReport {
             let rendition = record.meta.renditions[name]
             func of(_ sample: RunSample) -> RunSample.Destination? { sample.destinations.first { $0.name == name } }
             var live = 0.0
-            for (previous, sample) in zip(samples, samples.dropFirst()) where of(sample)?.state == "live" {
+            for (previous, sample) in zip(samples, samples.dropFirst()) where of(sample)?.state == DestinationState.live.name {
                 live += max(sample.t - previous.t, 0)
             }
             let last = samples.last.flatMap(of)
@@ -130,7 +131,7 @@ extension RunReport {
     /// the destination).
     private static func cuts(of rendition: String?, in record: RunRecord, at: (Date) -> Double) -> [Cut] {
         record.events.compactMap { event -> Cut? in
-            guard event.name == "bitrate.changed", rendition == nil || event.fields["rendition"] == rendition else { return nil }
+            guard event.kind == .bitrateChanged, rendition == nil || event.fields["rendition"] == rendition else { return nil }
             return Cut(t: at(event.time), fromBps: Int(event.fields["from_bps"] ?? "") ?? 0, toBps: Int(event.fields["to_bps"] ?? "") ?? 0,
                        reason: event.fields["reason"] ?? "")
         }
@@ -139,17 +140,19 @@ extension RunReport {
     /// Which events go on the timeline, and how they read there.
     static func moment(_ event: RecordedEvent) -> (kind: String, text: String)? {
         let fields = event.fields
-        switch event.name {
-        case "run.started", "run.stopped", "run.note":
+        guard let kind = event.kind else { return nil }
+        let reason = fields["reason"].map { " (\($0))" } ?? ""
+        switch kind {
+        case .runStarted, .runStopped, .runNote:
             return ("run", fields["reason"] ?? fields["message"] ?? fields["overlay"].map { "overlay \($0) on air" } ?? event.name)
-        case "input.failover": return ("failover", "\(fields["input"] ?? ""): \(fields["to"] ?? "") in place of \(fields["from"] ?? "") (\(fields["reason"] ?? ""))")
-        case "input.restored": return ("failover", "\(fields["input"] ?? ""): back on air")
-        case "overlay.applied", "overlay.failed", "overlay.restored":
-            return ("overlay", (fields["overlay"] ?? "") + (event.name == "overlay.applied" ? " on air" : " " + event.name.dropFirst(8)))
-        case "input.lost", "input.failed", "input.connected": return ("input", "\(fields["input"] ?? ""): \(event.name.dropFirst(6))" + (fields["reason"].map { " (\($0))" } ?? ""))
-        case "destination.live", "destination.retrying", "destination.failed", "destination.congested":
-            return ("destination", "\(fields["destination"] ?? ""): \(event.name.dropFirst(12))" + (fields["reason"].map { " (\($0))" } ?? ""))
-        default: return nil
+        case .inputFailover: return ("failover", "\(fields["input"] ?? ""): \(fields["to"] ?? "") in place of \(fields["from"] ?? "") (\(fields["reason"] ?? ""))")
+        case .inputRestored: return ("failover", "\(fields["input"] ?? ""): back on air")
+        case .overlayApplied: return ("overlay", (fields["overlay"] ?? "") + " on air")
+        case .overlayFailed, .overlayRestored: return ("overlay", (fields["overlay"] ?? "") + " " + kind.verb)
+        case .inputLost, .inputFailed, .inputConnected: return ("input", "\(fields["input"] ?? ""): \(kind.verb)" + reason)
+        case .destinationLive, .destinationRetrying, .destinationFailed, .destinationCongested:
+            return ("destination", "\(fields["destination"] ?? ""): \(kind.verb)" + reason)
+        case .bitrateChanged: return nil
         }
     }
 

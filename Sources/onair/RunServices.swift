@@ -42,6 +42,6 @@ struct RunServices {
     /// `GET /report`.
     func serve(on settings: inout APIServer.Settings) {
         if let notifier { settings.notifyCounts = { notifier.counts } }
-        settings.runArchive = recorder.archive
+        settings.recordedRun = RecordedRun(archive: recorder.archive, id: recorder.runID)
     }
 }
