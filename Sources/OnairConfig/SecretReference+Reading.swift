@@ -14,7 +14,8 @@ extension SecretReference {
 
     /// Reads the secret this reference names: `env:NAME` from `environment`, `file:PATH`
     /// (relative to `projectRoot`) from the first line of a regular file no one else can read or
-    /// write (mode 0600 or 0400). `what` names the secret in messages ("the API token").
+    /// write (mode 0600 or 0400) of at most ``fileLimit`` bytes. `what` names the secret in
+    /// messages ("the API token"); no message holds what the file holds.
     ///
     /// The one reader of secrets that guard control (the API token, webhook secrets): a
     /// stream key's file is read by the engine's `StreamKeys`, which does not ask for 0600.
@@ -32,19 +33,24 @@ extension SecretReference {
         return value.trimmingCharacters(in: .whitespaces)
     }
 
-    /// The first line of the file at `path`, refused when others can read or write it.
+    /// The most a secret file may hold: a token or a webhook secret is a line of at most a few
+    /// hundred bytes; anything larger is not the file meant.
+    public static let fileLimit = 4096
+
+    /// The first line of the file at `path`, refused when others can read or write it or it is
+    /// larger than ``fileLimit``. Opened once: the mode checked is the open file's (`fstat`).
     private static func readPrivateFile(_ path: String, written: String, what: String) throws(ReadProblem) -> String {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw ReadProblem(description: "\(what) file \(written) can't be read: \(String(cString: strerror(errno)))")
+        let file: OpenedFile
+        do {
+            file = try OpenedFile.read(atPath: path, limit: fileLimit)
+        } catch {
+            throw ReadProblem(description: "\(what) file \(written) \(error)")
         }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw ReadProblem(description: "\(what) file \(written) is not a regular file") }
-        let mode = info.st_mode & 0o777
-        guard mode & 0o077 == 0 else {
-            throw ReadProblem(description: "\(what) file \(written) can be read by others (mode \(String(mode, radix: 8))); run: chmod 600 \(written)")
+        guard file.mode & 0o077 == 0 else {
+            throw ReadProblem(description: "\(what) file \(written) can be read by others (mode \(String(file.mode & 0o777, radix: 8))); run: chmod 600 \(written)")
         }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ReadProblem(description: "\(what) file \(written) can't be read")
+        guard let text = String(validating: file.bytes, as: UTF8.self) else {
+            throw ReadProblem(description: "\(what) file \(written) is not UTF-8 text")
         }
         return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
     }

@@ -34,7 +34,9 @@ public struct StreamKeys: Sendable {
                 value = environment[name]
             case .file:
                 let path = reference.filePath(inProject: projectRoot) ?? ""
-                value = (try? String(contentsOfFile: path, encoding: .utf8))?.split(whereSeparator: \.isNewline).first.map(String.init)
+                // Read as the other secret files are (one descriptor, a small regular file), without their 0600 rule.
+                value = (try? OpenedFile.read(atPath: path, limit: SecretReference.fileLimit)).flatMap { String(validating: $0.bytes, as: UTF8.self) }?
+                    .split(whereSeparator: \.isNewline).first.map(String.init)
             }
             guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw Missing(destination: output.destination, reference: reference)

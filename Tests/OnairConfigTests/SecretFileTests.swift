@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import OnairConfig
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Secret files (the API token, webhook secrets) read once through one descriptor: the mode
+/// checked is the open file's, only small regular files are read, and no message ever holds
+/// what the file holds. The secret is a sentinel; a failure says only whether it matched.
+@Suite("Secret files: opened once, checked on the open file, small")
+struct SecretFileTests {
+    static let sentinel = "SENTINEL-SECRET-9d4be07a51c3"
+
+    final class Folder {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-secret-\(UUID().uuidString)")
+
+        init() throws {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: root) }
+
+        /// Writes `text` to `name` with `mode`.
+        func write(_ name: String, _ text: String, mode: mode_t = 0o600) throws {
+            let url = root.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            chmod(url.path, mode)
+        }
+
+        /// What reading `name` as a secret gives: the value, or the problem's message.
+        func read(_ name: String) -> Result<String, SecretReference.ReadProblem> {
+            let reference = SecretReference(origin: .file(name), location: SourceLocation(file: "", line: 0, column: 0))
+            return Result { () throws(SecretReference.ReadProblem) in
+                try reference.read(environment: [:], projectRoot: root, what: "the webhook secret")
+            }
+        }
+    }
+
+    /// The message of a refusal (and that it does not hold the sentinel); nil when it was read.
+    static func refusal(_ result: Result<String, SecretReference.ReadProblem>, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> String? {
+        guard case .failure(let problem) = result else { return nil }
+        let leaks = problem.description.contains(sentinel)
+        #expect(!leaks, "the message holds the secret", sourceLocation: sourceLocation)
+        return problem.description
+    }
+
+    @Test("a private file's first line is the secret; a file others can read is refused without its content")
+    func privateFile() throws {
+        let folder = try Folder()
+        try folder.write("hook.secret", Self.sentinel + "\nsecond line\n")
+        let read = try folder.read("hook.secret").get()
+        let matches = read == Self.sentinel
+        #expect(matches, "the first line, trimmed")
+        try folder.write("open.secret", Self.sentinel + "\n", mode: 0o644)
+        #expect(Self.refusal(folder.read("open.secret"))?.contains("can be read by others (mode 644); run: chmod 600 open.secret") == true)
+        try folder.write("group.secret", Self.sentinel + "\n", mode: 0o640)
+        #expect(Self.refusal(folder.read("group.secret"))?.contains("mode 640") == true)
+    }
+
+    @Test("a file larger than the limit is refused, even private; at the limit it is read")
+    func sizeLimit() throws {
+        let folder = try Folder()
+        let padding = String(repeating: "x", count: SecretReference.fileLimit)
+        try folder.write("large.secret", Self.sentinel + "\n" + padding)
+        #expect(Self.refusal(folder.read("large.secret"))?.contains("is too large") == true)
+        try folder.write("limit.secret", Self.sentinel + "\n" + padding.dropFirst(Self.sentinel.utf8.count + 1))
+        let read = try folder.read("limit.secret").get()
+        let matches = read == Self.sentinel
+        #expect(matches, "a file of exactly \(SecretReference.fileLimit) bytes")
+    }
+
+    @Test("a folder, a pipe and a missing file are refused at once (a pipe is not waited on)", .timeLimit(.minutes(1)))
+    func notRegular() throws {
+        let folder = try Folder()
+        try FileManager.default.createDirectory(at: folder.root.appendingPathComponent("dir.secret"), withIntermediateDirectories: true)
+        chmod(folder.root.appendingPathComponent("dir.secret").path, 0o700)
+        #expect(Self.refusal(folder.read("dir.secret"))?.contains("is not a regular file") == true)
+        #expect(mkfifo(folder.root.appendingPathComponent("pipe.secret").path, 0o600) == 0)
+        #expect(Self.refusal(folder.read("pipe.secret"))?.contains("is not a regular file") == true)
+        #expect(Self.refusal(folder.read("missing.secret"))?.contains("can't be opened: No such file or directory") == true)
+    }
+
+    @Test("through a link, the mode checked is the file's the link leads to")
+    func links() throws {
+        let folder = try Folder()
+        try folder.write("real.secret", Self.sentinel + "\n")
+        try folder.write("open.secret", Self.sentinel + "\n", mode: 0o644)
+        try FileManager.default.createSymbolicLink(atPath: folder.root.appendingPathComponent("to-real").path, withDestinationPath: "real.secret")
+        try FileManager.default.createSymbolicLink(atPath: folder.root.appendingPathComponent("to-open").path, withDestinationPath: "open.secret")
+        let read = try folder.read("to-real").get()
+        let matches = read == Self.sentinel
+        #expect(matches)
+        #expect(Self.refusal(folder.read("to-open"))?.contains("can be read by others (mode 644)") == true)
+    }
+
+    @Test("OpenedFile follows a link unless told not to, reports the open file's mode, and refuses a file over its limit")
+    func openedFile() throws {
+        let folder = try Folder()
+        try folder.write("plain", "abc")
+        try FileManager.default.createSymbolicLink(atPath: folder.root.appendingPathComponent("link").path, withDestinationPath: "plain")
+        #expect(try OpenedFile.read(atPath: folder.root.appendingPathComponent("link").path, limit: 10).bytes == Array("abc".utf8))
+        #expect(throws: OpenedFile.Problem.self) {
+            try OpenedFile.read(atPath: folder.root.appendingPathComponent("link").path, limit: 10, followingLinks: false)
+        }
+        let read = try OpenedFile.read(atPath: folder.root.appendingPathComponent("plain").path, limit: 10)
+        #expect(read.mode == 0o600 && read.bytes.count == 3)
+        #expect(throws: OpenedFile.Problem.tooLarge(size: 3, limit: 2)) {
+            try OpenedFile.read(atPath: folder.root.appendingPathComponent("plain").path, limit: 2)
+        }
+    }
+}
