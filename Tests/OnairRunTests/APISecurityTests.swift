@@ -135,6 +135,9 @@ extension EndToEnd {
                 "--workers", "1", "--no-color",
                 // Stopping would end the run being fuzzed (it is tried last, below).
                 "--exclude-path", "/api/v1/stop",
+                // The demo has no hls destination: every file is a 404, which schemathesis warns
+                // about as missing test data. HLSFilesTests covers the route, traversal included.
+                "--exclude-path", "/hls/{destination}/{file}",
             ], environment: ProcessInfo.processInfo.environment.merging(["SCHEMATHESIS_HOOKS": ""]) { $1 }, timeout: .seconds(200))
             #expect(fuzz.status == 0, "schemathesis found problems (\(seed)):\n\(fuzz.stdout.suffix(6000))\n\(fuzz.stderr.suffix(2000))")
             #expect(fuzz.stdout.contains("No issues found"), "\(seed): \(fuzz.stdout.suffix(3000))")
