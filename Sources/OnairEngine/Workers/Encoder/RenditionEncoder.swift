@@ -116,6 +116,9 @@ final class RenditionEncoder: RunWorker {
         }
     }
 
+    /// The video bitrate asked for last (bit/s): one not applied yet, or the one in force.
+    var requestedBitrate: Int { shared.withLock { $0.bitrate.pending ?? $0.bitrate.current } }
+
     /// Changes an adaptive rendition's video bitrate from its next picture. x264 is
     /// reconfigured between two frames on the encoder's own thread, never while it encodes.
     func requestBitrate(_ bitsPerSecond: Int) {
