@@ -6,7 +6,7 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// What `onair status` and `onair switch` use to talk to a running pipeline's API.
+/// What `onair status`, `onair switch` and `onair bitrate` use to talk to a running pipeline's API.
 public struct APIClient: Sendable {
     /// The API's base URL (`http://127.0.0.1:8750/`).
     public var base: URL
@@ -51,6 +51,22 @@ public struct APIClient: Sendable {
             throw .unreadable("\(error)")
         }
         return try decode(RunStatus.self, from: await send("POST", "api/v1/overlay", body: body, timeout: timeout))
+    }
+
+    /// `POST /api/v1/renditions/{id}/bitrate`: pins `rendition`'s video bitrate (`.bitsPerSecond`,
+    /// sent as whole kbit/s) or hands it back to adaptive bitrate (`.auto`); what it did.
+    public func setBitrate(of rendition: String, to setting: BitrateSetting, timeout: TimeInterval = 5) async throws(Failure) -> BitrateChange {
+        let body: Data
+        do {
+            switch setting {
+            case .bitsPerSecond(let bits): body = try JSONEncoder().encode(["kbps": (bits + 500) / 1000])
+            case .auto: body = try JSONEncoder().encode(["auto": true])
+            }
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        let path = "api/v1/renditions/\(rendition)/bitrate"
+        return try decode(BitrateChange.self, from: await send("POST", path, body: body, timeout: timeout))
     }
 
     private func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws(Failure) -> Value {

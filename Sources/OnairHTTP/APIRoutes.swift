@@ -15,7 +15,7 @@ struct APIRoutes: Sendable {
         [
             ("/healthz", [.get]), ("/readyz", [.get]), ("/metrics", [.get]), ("/openapi.yaml", [.get]),
             ("/api/v1/status", [.get]), ("/api/v1/events", [.get]), ("/api/v1/overlay", [.post]), ("/api/v1/stop", [.post]),
-            ("/api/v1/destinations/{name}/preview.jpg", [.get]), ("/report", [.get]),
+            ("/api/v1/renditions/{id}/bitrate", [.post]), ("/api/v1/destinations/{name}/preview.jpg", [.get]), ("/report", [.get]),
             ("/api/v1/hls", [.get]), ("/hls/{destination}/{file}", [.get]),
         ] + Dashboard.files.map { ($0.path, [.get]) }
 
@@ -56,6 +56,9 @@ struct APIRoutes: Sendable {
                 }
             }
         }
+        router.post("/api/v1/renditions/{id}/bitrate") { request, context in
+            try await setBitrate(request, context: context, json: json)
+        }
         router.post("/api/v1/stop") { _, _ in
             let run = try control.run()
             await run.stop()
@@ -79,6 +82,22 @@ struct APIRoutes: Sendable {
             router.get(RouterPath(file.path)) { request, _ in file.response(to: request) }
         }
         return router
+    }
+
+    /// `POST /api/v1/renditions/{id}/bitrate`: what changed, or why not as a 4xx.
+    private func setBitrate(_ request: Request, context: BasicRequestContext, json: JSONBodies) async throws -> Response {
+        let rendition = try context.parameters.require("id")
+        let setting = try await BitrateRequest.read(from: request, context: context).setting
+        let run = try control.run()
+        do throws(BitrateError) {
+            return json.response(.ok, try await run.setBitrate(of: rendition, to: setting))
+        } catch {
+            switch error {
+            case .unknown: throw HTTPError(.notFound, message: error.description)
+            case .fixed, .refused: throw HTTPError(.conflict, message: error.description)
+            case .invalid: throw HTTPError(.badRequest, message: error.description)
+            }
+        }
     }
 
     /// `Last-Event-ID` (what EventSource sends when it reconnects), or `?last_event_id=`; the
@@ -133,9 +152,55 @@ struct OverlayRequest: Decodable {
 
     /// Reads and checks the body: any problem is a 400 that says what is wrong.
     static func read(from request: Request, context: BasicRequestContext) async throws -> OverlayRequest {
+        let choice = try await JSONRequestBody.decode(OverlayRequest.self, from: request, example: #"{"name": "keyed"}"#)
+        guard !choice.name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw HTTPError(.badRequest, message: "name must name an overlay combination")
+        }
+        return choice
+    }
+}
+
+/// The body of `POST /api/v1/renditions/{id}/bitrate`: `{"kbps": 2500}` pins the rendition's
+/// video bitrate, `{"auto": true}` hands it back to adaptive bitrate.
+struct BitrateRequest: Decodable {
+    /// The video bitrate, kbit/s (a whole number; read as any number to say so when it is not).
+    var kbps: Double?
+    /// True: adaptive bitrate steers it again.
+    var auto: Bool?
+
+    /// The most a request may ask for, kbit/s (no rendition's range reaches it; the engine clamps).
+    static let mostKbps = 1_000_000
+
+    /// Reads and checks the body: any problem is a 400 that says what is wrong.
+    static func read(from request: Request, context: BasicRequestContext) async throws -> BitrateRequest {
+        let example = #"{"kbps": 2500} or {"auto": true}"#
+        let body = try await JSONRequestBody.decode(BitrateRequest.self, from: request, example: example)
+        switch (body.kbps, body.auto) {
+        case (let kbps?, nil):
+            guard kbps.rounded() == kbps, kbps >= 1, kbps <= Double(mostKbps) else {
+                let shown = kbps.rounded() == kbps && abs(kbps) < 1e15 ? String(Int(kbps)) : String(kbps)
+                throw HTTPError(.badRequest, message: "kbps must be a whole number from 1 to \(mostKbps) (kbit/s of video), not \(shown)")
+            }
+        case (nil, true?): break
+        case (nil, false?): throw HTTPError(.badRequest, message: #"auto can only be true; to pin a bitrate send {"kbps": 2500}"#)
+        default: throw HTTPError(.badRequest, message: "give either kbps or auto, such as " + example)
+        }
+        return body
+    }
+
+    /// What the engine is asked for.
+    var setting: BitrateSetting {
+        kbps.map { .bitsPerSecond(Int($0) * 1000) } ?? .auto
+    }
+}
+
+/// A request's JSON body, read and decoded: the wrong type is a 415, too long a 413, and what
+/// does not decode a 400 that shows an example of what does.
+enum JSONRequestBody {
+    static func decode<Body: Decodable>(_ type: Body.Type, from request: Request, example: String) async throws -> Body {
         let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "application/json" else {
-            throw HTTPError(.unsupportedMediaType, message: #"the body must be application/json, such as {"name": "keyed"}"#)
+            throw HTTPError(.unsupportedMediaType, message: "the body must be application/json, such as " + example)
         }
         var request = request
         let body: ByteBuffer
@@ -144,16 +209,25 @@ struct OverlayRequest: Decodable {
         } catch {
             throw HTTPError(.contentTooLarge, message: "the body must be at most 64 KiB")
         }
-        let choice: OverlayRequest
         do {
-            choice = try JSONDecoder().decode(OverlayRequest.self, from: Data(body.readableBytesView))
+            return try JSONDecoder().decode(Body.self, from: Data(body.readableBytesView))
+        } catch DecodingError.typeMismatch(let expected, let context) where !context.codingPath.isEmpty {
+            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw HTTPError(.badRequest, message: "\(key) must be \(describe(expected)), such as " + example)
         } catch {
-            throw HTTPError(.badRequest, message: #"the body must be JSON such as {"name": "keyed"}"#)
+            throw HTTPError(.badRequest, message: "the body must be JSON such as " + example)
         }
-        guard !choice.name.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw HTTPError(.badRequest, message: "name must name an overlay combination")
+    }
+
+    /// What a value of `type` looks like in JSON, for people.
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is Int.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is String.Type: "text"
+        default: "\(type)"
         }
-        return choice
     }
 }
 

@@ -60,6 +60,8 @@ public enum StatusBoard {
         line.append(String(format: "%.2fx", rendition.speed), rendition.speed < 0.95 ? .yellow : nil)
         // What the video encoder aims at now (adaptive bitrate moves it).
         if rendition.bitrate > 0 { line.append(String(format: "  %.2f Mb/s", Double(rendition.bitrate) / 1e6)) }
+        // An operator's pin holds until `auto`: say so, or the number looks stuck.
+        if rendition.bitrateControl == .operator { line.append(" (pinned)", .yellow) }
         line.append("  \(rendition.frames) frames")
         if rendition.repeated > 0 { line.append(" (\(rendition.repeated) repeated at switches)") }
         return line

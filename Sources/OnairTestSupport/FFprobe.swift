@@ -30,6 +30,8 @@ public struct ProbedPacket: Equatable, Sendable {
     public var durationTime: Double?
     /// ffprobe's flags (`K_` for a keyframe).
     public var flags: String
+    /// Its size in bytes.
+    public var size: Int = 0
 
     /// True for a keyframe.
     public var isKeyframe: Bool { flags.contains("K") }
@@ -84,13 +86,14 @@ public enum FFprobe {
     public static func packets(of url: String, duration: Duration) -> [ProbedPacket] {
         let seconds = String(format: "%.3f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
         let arguments = [
-            "-v", "error", "-print_format", "json", "-show_packets", "-show_entries", "packet=codec_type,pts_time,duration_time,flags",
+            "-v", "error", "-print_format", "json", "-show_packets", "-show_entries", "packet=codec_type,pts_time,duration_time,flags,size",
             "-read_intervals", "%+" + seconds, url,
         ]
         guard let (report, _) = run(arguments, timeout: duration + .seconds(20)) else { return [] }
         return (report.packets ?? []).map { packet in
             ProbedPacket(codecType: packet.codec_type ?? "", ptsTime: packet.pts_time.flatMap { Double($0) },
-                         durationTime: packet.duration_time.flatMap { Double($0) }, flags: packet.flags ?? "")
+                         durationTime: packet.duration_time.flatMap { Double($0) }, flags: packet.flags ?? "",
+                         size: packet.size.flatMap { Int($0) } ?? 0)
         }
     }
 
@@ -186,6 +189,7 @@ public enum FFprobe {
             var pts_time: String?
             var duration_time: String?
             var flags: String?
+            var size: String?
         }
     }
 }

@@ -11,7 +11,7 @@ func sampleStatus() -> RunStatus {
     return RunStatus(
         pipeline: "studio", elapsed: .seconds(83), overlay: "room",
         renditions: [
-            RenditionStatus(id: "r0", width: 1280, height: 720, fps: 30, speed: 1, frames: 2490, bitrate: 3_200_000),
+            RenditionStatus(id: "r0", width: 1280, height: 720, fps: 30, speed: 1, frames: 2490, bitrate: 3_200_000, bitrateControl: .operator),
             RenditionStatus(id: "r1", width: 720, height: 1280, fps: 28.4, speed: 0.9, frames: 2400, repeated: 3),
         ],
         destinations: [
@@ -39,7 +39,7 @@ struct StatusBoardTests {
         #expect(lines[1].contains("r0") && lines[1].contains("1280x720") && lines[1].contains("30.0 fps") && lines[1].contains("1.00x"))
         #expect(lines[2].contains("28.4 fps") && lines[2].contains("0.90x"))
         #expect(lines[2].hasSuffix("2400 frames (3 repeated at switches)") && lines[1].hasSuffix("2490 frames"), "\(lines)")
-        #expect(lines[1].contains("1.00x  3.20 Mb/s  2490 frames") && !lines[2].contains("Mb/s"), "the encoder's bitrate now, when known")
+        #expect(lines[1].contains("1.00x  3.20 Mb/s (pinned)  2490 frames") && !lines[2].contains("Mb/s"), "the encoder's bitrate now, when known, and an operator's pin")
         #expect(lines[3].contains("youtube") && lines[3].contains("live") && lines[3].contains("4.52 Mb/s"))
         #expect(lines[3].contains("dropped 0") && lines[3].contains("reconnects 0"))
         #expect(lines[4].contains("retrying (attempt 3, in 4.0s)") && lines[4].contains("0.00 Mb/s"))

@@ -105,8 +105,12 @@ private func simulate(_ controller: inout BitrateController, links: [(String, Bo
                                               bitsPerSecond: $0.2.bitsPerSecond)
             }
             let encoded = Int(links.first?.2.encoded ?? 0) + controller.audio
+            let before = controller.bitrate
             let decision = controller.update(observations, encoded: encoded, at: time)
             trace.events += decision.events
+            if let bitrate = decision.bitrate {
+                trace.events.append(.bitrateChanged(rendition: controller.rendition, from: before, to: bitrate, reason: decision.reason ?? "", by: .adaptive))
+            }
             trace.times.append(time)
             trace.bitrates.append(controller.bitrate)
             trace.queues.append(links.map(\.2.queueMilliseconds))
@@ -145,7 +149,7 @@ struct BitrateControllerTests {
         #expect(back - 70 <= 20, "back to 4.5 Mb/s \(back - 70) s after the link widened")
         let congested = trace.events.filter { if case .destinationCongested = $0 { true } else { false } }
         #expect(congested.count >= 2 && congested.count <= 8, "one event per congestion, not per tick: \(congested.count)")
-        #expect(trace.events.contains { if case .bitrateChanged("r0", 4_500_000, _, let reason) = $0 { reason.hasPrefix("youtube is ") } else { false } })
+        #expect(trace.events.contains { if case .bitrateChanged("r0", 4_500_000, _, let reason, .adaptive) = $0 { reason.hasPrefix("youtube is ") } else { false } })
     }
 
     @Test("a shared rendition follows its worst required destination; an optional one that can't keep up is reported, not followed")
@@ -165,6 +169,26 @@ struct BitrateControllerTests {
         }.first ?? -1, followed: false)))
         #expect(trace.events.contains { if case .destinationCongested("twitch", _, _, true) = $0 { true } else { false } })
         #expect(!trace.events.contains { if case .destinationCongested("youtube", _, _, _) = $0 { true } else { false } })
+    }
+
+    @Test("held where an operator put it (clamped to the range), it climbs from there on a wide link, and only after a settled spell")
+    func heldFromOutside() {
+        var controller = BitrateController(rendition: "r0", planned: 3_000_000, minimum: 500_000, audio: 64_000)
+        let wide = [BitrateController.Observation(destination: "youtube", required: true, live: true, queueMilliseconds: 0, bitsPerSecond: 600_000)]
+        for tick in 0..<30 { _ = controller.update(wide, at: Double(tick) / 10) }
+        controller.hold(100_000, at: 3.0)
+        #expect(controller.bitrate == 500_000, "clamped to min_bitrate")
+        controller.hold(800_000, at: 3.0)
+        #expect(controller.bitrate == 800_000)
+        // Nothing moves within the settling time after the hold, though the link has been calm for 3 s.
+        var ticks = 31
+        while Double(ticks) / 10 < 3.0 + controller.policy.stableFor - 0.05 {
+            #expect(controller.update(wide, at: Double(ticks) / 10).bitrate == nil, "at \(Double(ticks) / 10) s")
+            ticks += 1
+        }
+        var climbed: Int?
+        for tick in ticks..<ticks + 40 where climbed == nil { climbed = controller.update(wide, at: Double(tick) / 10).bitrate }
+        #expect(climbed.map { $0 > 800_000 } == true, "\(String(describing: climbed))")
     }
 
     @Test("never below min_bitrate, however narrow; recordings and destinations not live don't count")
@@ -199,8 +223,12 @@ struct BitrateControllerTests {
                 // Over the last second, what the link carried before it narrowed and after.
                 let observation = BitrateController.Observation(destination: "twitch", required: true, live: true, queueMilliseconds: 0,
                                                                 bitsPerSecond: tick < 30 ? made : sent, link: sample)
+                let before = controller.bitrate
                 let decision = controller.update([observation], encoded: made, at: Double(tick) / 10)
                 events += decision.events
+                if let bitrate = decision.bitrate {
+                    events.append(.bitrateChanged(rendition: "r0", from: before, to: bitrate, reason: decision.reason ?? "", by: .adaptive))
+                }
                 if tick >= 30 { bitrates.append(controller.bitrate) }
             }
             return (bitrates, events)
@@ -212,7 +240,7 @@ struct BitrateControllerTests {
         // A delivery sample that dips (TCP recovering from a loss) counts for no less than 75 % of what was sent.
         let dip = run(Array(repeating: link(queueing: 80, delivering: 1_000_000), count: 2), sent: 4_400_000)
         #expect(dip.bitrates[1] == 4_400_000 * 75 / 100 * 85 / 100 - 64_000, "\(dip.bitrates)")
-        #expect(narrowed.events.contains { if case .bitrateChanged(_, _, _, let reason) = $0 { reason.contains("its link queues 80 ms and delivers 3.00 Mb/s") } else { false } },
+        #expect(narrowed.events.contains { if case .bitrateChanged(_, _, _, let reason, _) = $0 { reason.contains("its link queues 80 ms and delivers 3.00 Mb/s") } else { false } },
                 "\(narrowed.events)")
 
         // Narrower again right after that cut, while x264 still makes the old bitrate: cut again

@@ -47,14 +47,15 @@ struct StatusEventTests {
         #expect(fields["destination"] as? String == "tiktok" && fields["queue_ms"] as? Int == 240)
         #expect(fields["bits_per_second"] as? Int == 2_900_000 && fields["followed"] as? Bool == false)
         #expect(congested.detail == "tiktok: 240 ms behind, sending 2.90 Mb/s (optional: left to drop GOPs, the rendition keeps its bitrate)")
-        let changed = StatusEvent(.bitrateChanged(rendition: "r0", from: 4_500_000, to: 2_422_000, reason: "youtube is 240 ms behind \(sentinelKey)"),
+        let changed = StatusEvent(.bitrateChanged(rendition: "r0", from: 4_500_000, to: 2_422_000, reason: "youtube is 240 ms behind \(sentinelKey)",
+                                                  by: .operator),
                                   at: time)
         let line = changed.jsonLine(redact: redactor.callAsFunction)
         #expect(!line.contains(sentinelKey))
         let change = try object(line)
         #expect(change["event"] as? String == "bitrate.changed" && change["rendition"] as? String == "r0")
-        #expect(change["from_bps"] as? Int == 4_500_000 && change["to_bps"] as? Int == 2_422_000)
-        #expect(changed.detail.hasPrefix("r0: 4500k → 2422k (youtube is 240 ms behind"))
+        #expect(change["from_bps"] as? Int == 4_500_000 && change["to_bps"] as? Int == 2_422_000 && change["by"] as? String == "operator")
+        #expect(changed.detail.hasPrefix("r0: 4500k → 2422k by operator (youtube is 240 ms behind"))
     }
 
     @Test("overlay fallback's events: overlay.failed and overlay.restored, redacted, as lines and JSON")

@@ -128,6 +128,39 @@ struct APIServerTests {
         }
     }
 
+    @Test("POST /api/v1/renditions/{id}/bitrate: 200 with what changed; each bad body a 400 that says what is wrong; 404 unknown; 415")
+    func bitrateRequests() async throws {
+        try await withServer { base in
+            let url = base + "/api/v1/renditions/r0/bitrate"
+            let pinned = try await HTTP.post(url, json: #"{"kbps": 800}"#)
+            #expect(pinned.status == 200)
+            let change = try pinned.decode(BitrateChange.self)
+            #expect(change.to == 800_000 && change.requested == 800_000 && change.control == .operator)
+            #expect(pinned.json?["to_bps"] as? Int == 800_000 && pinned.json?["control"] as? String == "operator")
+            #expect(try await HTTP.post(url, json: #"{"auto": true}"#).decode(BitrateChange.self).control == .adaptive)
+
+            let problems: [(body: String, says: String)] = [
+                (#"{"kbps": 800.5}"#, "kbps must be a whole number from 1 to 1000000 (kbit/s of video), not 800.5"),
+                (#"{"kbps": "800"}"#, "kbps must be a number"),
+                (#"{"kbps": 0}"#, "kbps must be a whole number from 1 to 1000000"), (#"{"kbps": -5}"#, "not -5"),
+                (#"{"kbps": 800, "auto": true}"#, "give either kbps or auto"), ("{}", "give either kbps or auto"),
+                (#"{"bitrate": 800}"#, "give either kbps or auto"), (#"{"auto": false}"#, "auto can only be true"),
+                (#"{"auto": "yes"}"#, "auto must be true or false"), ("{", "the body must be JSON such as"),
+            ]
+            for problem in problems {
+                let bad = try await HTTP.post(url, json: problem.body)
+                #expect(bad.status == 400, "\(problem.body)")
+                #expect((bad.json?["error"] as? String)?.contains(problem.says) == true, "\(problem.body): \(bad.text)")
+            }
+            let unknown = try await HTTP.post(base + "/api/v1/renditions/r9/bitrate", json: #"{"kbps": 800}"#)
+            #expect(unknown.status == 404)
+            #expect(unknown.json?["error"] as? String == "no rendition or destination 'r9'; this run has r0 (youtube, archive)")
+            let form = try await HTTP.send(url, method: "POST", body: Data("kbps=800".utf8), headers: ["Content-Type": "application/x-www-form-urlencoded"])
+            #expect(form.status == 415)
+            #expect(try await HTTP.send(url).status == 405)
+        }
+    }
+
     @Test("/openapi.yaml serves docs/openapi.yaml as committed, and documents every endpoint served")
     func openAPI() async throws {
         let committed = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
@@ -139,7 +172,7 @@ struct APIServerTests {
         }
         for path in [
             "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/api/v1/status", "/api/v1/events", "/api/v1/overlay",
-            "/api/v1/stop", "/api/v1/destinations/{name}/preview.jpg", "/report", "/", "/dashboard.js", "/dashboard.css", "/favicon.svg",
+            "/api/v1/stop", "/api/v1/renditions/{id}/bitrate", "/api/v1/destinations/{name}/preview.jpg", "/report", "/", "/dashboard.js", "/dashboard.css", "/favicon.svg",
             "/api/v1/hls", "/hls/{destination}/{file}",
         ] {
             #expect(committed.contains("\n  \(path):\n"), "\(path) is not in docs/openapi.yaml")

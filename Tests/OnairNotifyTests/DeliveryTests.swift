@@ -110,7 +110,7 @@ struct DeliveryTests {
             .inputFailed(input: "a", reason: ""), .inputFailover(input: "a", from: "a", to: "b", reason: "loss"), .inputRestored(input: "a", from: "b"),
             .libav(level: "warning", message: ""), .overlayApplied(overlay: "o"), .overlayFailed(overlay: "o", reason: "", fallback: "f"),
             .overlayRestored(overlay: "o", attempts: 1), .destinationCongested(destination: "d", queueMilliseconds: 1, bitsPerSecond: 1, followed: true),
-            .bitrateChanged(rendition: "r0", from: 1, to: 2, reason: ""), .stats(RunStatus(elapsed: .zero, renditions: [], destinations: [])),
+            .bitrateChanged(rendition: "r0", from: 1, to: 2, reason: "", by: .adaptive), .stats(RunStatus(elapsed: .zero, renditions: [], destinations: [])),
             .runStarted(pipeline: "p", inputs: 1, overlay: "o", renditions: 1, destinations: []), .runNote(message: ""), .runStopped(reason: ""),
             .destinationChanged(destination: "d", url: nil, state: .idle), .destinationChanged(destination: "d", url: nil, state: .connecting(attempt: 1)),
             .destinationChanged(destination: "d", url: nil, state: .live), .destinationChanged(destination: "d", url: nil, state: .stopped),

@@ -15,6 +15,9 @@ final class EventsOnlyRun: RunControl, Sendable {
     func readiness() async -> Readiness { Readiness(ready: true, reasons: []) }
     func subscribe(after lastEventID: UInt64?) -> EventSubscription { hub.subscribe(after: lastEventID) }
     func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus { throw .refused(reason: "not in this test") }
+    func setBitrate(of rendition: String, to setting: BitrateSetting) async throws(BitrateError) -> BitrateChange {
+        throw .refused(reason: "not in this test")
+    }
     func stop() async { hub.finish() }
     func preview(of destination: String) async throws(PreviewError) -> PreviewPicture { throw .unavailable(reason: "not in this test") }
 

@@ -16,6 +16,9 @@ final class ScriptedStatusRun: RunControl, Sendable {
     func readiness() async -> Readiness { Readiness(ready: true, reasons: []) }
     func subscribe(after lastEventID: UInt64?) -> EventSubscription { hub.subscribe(after: lastEventID) }
     func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus { throw .refused(reason: "not in this test") }
+    func setBitrate(of rendition: String, to setting: BitrateSetting) async throws(BitrateError) -> BitrateChange {
+        throw .refused(reason: "not in this test")
+    }
     func stop() async {}
     func preview(of destination: String) async throws(PreviewError) -> PreviewPicture { throw .unavailable(reason: "not in this test") }
 }
@@ -48,7 +51,7 @@ func recordShow(into archive: RunArchive, limits: RecordLimits = RecordLimits())
         switch step {
         case 5: run.hub.publish(StatusEvent(.inputFailover(input: "camera", from: "camera", to: "phone", reason: "loss")))
         case 8: run.hub.publish(StatusEvent(.overlayApplied(overlay: "interview")))
-        case 10: run.hub.publish(StatusEvent(.bitrateChanged(rendition: "r0", from: 3_000_000, to: 2_000_000, reason: "youtube fell behind")))
+        case 10: run.hub.publish(StatusEvent(.bitrateChanged(rendition: "r0", from: 3_000_000, to: 2_000_000, reason: "youtube fell behind", by: .adaptive)))
         default: break
         }
         try await Task.sleep(for: .milliseconds(50))

@@ -17,7 +17,7 @@ extension EndToEnd {
             "failover": (["input", "on_air", "backups", "switches"], ["reason"]),
             "overlay": (["name", "number", "on_air", "available"], ["reason"]),
             "input": (["name", "kind", "state", "losses"], ["last_error"]),
-            "rendition": (["id", "width", "height", "fps", "speed", "frames", "repeated", "bitrate"], []),
+            "rendition": (["id", "width", "height", "fps", "speed", "frames", "repeated", "bitrate", "bitrate_control"], []),
             "destination": (["name", "required", "state", "stats", "queue_bytes", "queue_ms"],
                             ["platform", "attempt", "next_try_in_ms", "reason", "last_error"]),
             "stats": (["packets_sent", "bytes_sent", "packets_dropped", "gops_dropped", "reconnects", "bits_per_second"], []),

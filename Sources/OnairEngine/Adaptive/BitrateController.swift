@@ -45,7 +45,7 @@ import Foundation
 ///   counted like any drop, while the others keep their bitrate.
 ///
 /// Each congestion episode (a destination from congested until its queue stayed under 120 ms
-/// for 1.5 s) emits one `destination.congested`; each change emits one `bitrate.changed`.
+/// for 1.5 s) emits one `destination.congested`; each change says why (``Decision/reason``).
 public struct BitrateController: Sendable {
     /// What one destination looks like now.
     public struct Observation: Sendable, Equatable {
@@ -81,12 +81,16 @@ public struct BitrateController: Sendable {
     public struct Decision: Sendable, Equatable {
         /// The new video bitrate, when it changes.
         public var bitrate: Int?
-        /// Events to publish (`destination.congested`, `bitrate.changed`).
+        /// Why it changes (`youtube is 240 ms behind, sending 2.10 Mb/s`), with `bitrate`.
+        public var reason: String?
+        /// Events to publish (`destination.congested`); the change itself is published as
+        /// `bitrate.changed` where it is applied (the run's supervisor).
         public var events: [StatusEvent.Kind]
 
         /// A decision.
-        public init(bitrate: Int?, events: [StatusEvent.Kind]) {
+        public init(bitrate: Int?, reason: String? = nil, events: [StatusEvent.Kind]) {
             self.bitrate = bitrate
+            self.reason = reason
             self.events = events
         }
     }
@@ -215,10 +219,14 @@ public struct BitrateController: Sendable {
 
         let followed = network.filter { followedNames.contains($0.destination) }
         if let worst {
-            if let cut = cut(for: worst, encoded: encoded, at: now) { return Decision(bitrate: change(to: cut, at: now, reason: cutReason(worst), into: &events), events: events) }
+            if let cut = cut(for: worst, encoded: encoded, at: now) {
+                // Said against the bitrate being cut.
+                let reason = cutReason(worst)
+                return Decision(bitrate: change(to: cut, at: now), reason: reason, events: events)
+            }
         } else if !followed.isEmpty, followed.allSatisfy({ $0.live && $0.queueMilliseconds < policy.calmBelow }),
                   let raised = stepUp(followed, encoded: encoded, at: now) {
-            return Decision(bitrate: change(to: raised, at: now, reason: "its links keep up", into: &events), events: events)
+            return Decision(bitrate: change(to: raised, at: now), reason: "its links keep up", events: events)
         }
         return Decision(bitrate: nil, events: events)
     }
@@ -372,12 +380,22 @@ public struct BitrateController: Sendable {
         return min(planned, next)
     }
 
-    /// Moves to `target`, emitting `bitrate.changed`; the new bitrate.
-    private mutating func change(to target: Int, at now: Double, reason: String, into events: inout [StatusEvent.Kind]) -> Int {
-        events.append(.bitrateChanged(rendition: rendition, from: bitrate, to: target, reason: reason))
+    /// Moves to `target`; the new bitrate.
+    private mutating func change(to target: Int, at now: Double) -> Int {
         bitrate = target
         lastChange = now
         return target
+    }
+
+    /// The bitrate was set to `target` from outside (an operator's pin, or the hand-back from
+    /// one): the controller goes on from there as after a change of its own, with no cut or
+    /// climb under way. What it watched of the destinations stays.
+    public mutating func hold(_ target: Int, at now: Double) {
+        bitrate = min(planned, max(minimum, target))
+        lastChange = now
+        lastCut = nil
+        wall = nil
+        stepsHeld = 0
     }
 
     private func cutReason(_ worst: Observation) -> String {

@@ -1,17 +1,20 @@
 import Foundation
 import OnairPlanner
-import Synchronization
 
-/// Adaptive bitrate in a running pipeline, a task of the run's supervisor: every ``tick`` each adaptive
-/// rendition's ``BitrateController`` is shown how the rendition's destinations keep up (media
-/// waiting in each queue, what each sent over the last second, whether it is live) and what
-/// the encoder made; a bitrate it decides is handed to the rendition's encoder, which applies
-/// it before its next picture. `destination.congested` and `bitrate.changed` go to the run's
-/// subscribers (the JSON log, SSE, the dashboard).
+/// Adaptive bitrate in a running pipeline, driven by the run's supervisor: every ``tick`` each
+/// adaptive rendition's ``BitrateController`` is shown how the rendition's destinations keep up
+/// (media waiting in each queue, what each sent over the last second, whether it is live) and
+/// what the encoder made, and says what it decided. The supervisor applies a new bitrate through
+/// ``RunSupervisor/setBitrate(of:to:by:reason:)``, the one way a bitrate changes, which emits
+/// `bitrate.changed`; `destination.congested` goes out as it is.
+///
+/// A rendition an operator pinned is still watched (its congestion is still reported), but what
+/// its controller decides is dropped: the controller holds the pinned bitrate until the operator
+/// hands it back, and climbs or cuts from there.
 ///
 /// It calls no libav and blocks nothing: it reads the destinations' and encoders' shared
-/// figures and hands a bitrate over, so it runs on the concurrency pool, not a thread.
-final class BitrateSteering: Sendable {
+/// figures. Owned by the supervisor (an actor), so it needs no lock of its own.
+struct BitrateSteering {
     /// How often the controllers look: they are tuned for 100 ms (three rising ticks of a
     /// queue make a cut well within half a second of a link narrowing).
     static let tick: Duration = .milliseconds(100)
@@ -21,26 +24,61 @@ final class BitrateSteering: Sendable {
         let encoder: RenditionEncoder
         let destinations: [DestinationWorker]
         var controller: BitrateController
+        /// Pinned by an operator: what the controller decides is dropped.
+        var pinned = false
     }
 
-    /// The controllers; only its task steers.
-    private let steered: Mutex<[Steered]>
-    private let events: EventSink
-    /// Set when the run drains: bitrates stay where they are.
-    private let stopped = Mutex(false)
+    /// What one tick decided for one rendition.
+    struct Step {
+        let rendition: String
+        /// A new bitrate, and why.
+        let bitrate: Int?
+        let reason: String
+        /// Events to publish beside it (`destination.congested`).
+        let events: [StatusEvent.Kind]
+    }
+
+    private var steered: [Steered]
 
     /// Steering for the adaptive renditions among `encoders`; nil when there is none.
-    init?(encoders: [RenditionEncoder], destinations: [DestinationWorker], events: EventSink) {
-        let steered = encoders.compactMap { encoder -> Steered? in
+    init?(encoders: [RenditionEncoder], destinations: [DestinationWorker]) {
+        steered = encoders.compactMap { encoder -> Steered? in
             let rendition = encoder.rendition
             guard let adaptive = rendition.video.adaptive else { return nil }
             return Steered(encoder: encoder, destinations: destinations.filter { $0.output.rendition == rendition.id },
                            controller: BitrateController(rendition: rendition.id, planned: rendition.video.bitrate,
                                                          minimum: adaptive.minBitrate, audio: rendition.audio?.bitrate ?? 0))
         }
-        guard !steered.isEmpty else { return nil }
-        self.steered = Mutex(steered)
-        self.events = events
+        if steered.isEmpty { return nil }
+    }
+
+    /// The renditions an operator pinned.
+    var pinned: Set<String> {
+        Set(steered.filter(\.pinned).map(\.encoder.rendition.id))
+    }
+
+    /// Pins `rendition` at `bitrate` (an operator's), or hands it back from `bitrate` (`pinned`
+    /// false): its controller starts from there, waiting as after any change before it climbs.
+    mutating func control(_ rendition: String, pinned: Bool, at bitrate: Int) {
+        guard let index = steered.firstIndex(where: { $0.encoder.rendition.id == rendition }) else { return }
+        steered[index].pinned = pinned
+        steered[index].controller.hold(bitrate, at: monotonicSeconds())
+    }
+
+    /// One tick of every controller: what each decided.
+    mutating func tick() -> [Step] {
+        let now = monotonicSeconds()
+        return steered.indices.map { index in
+            let observed = observations(of: steered[index]), encoded = steered[index].encoder.madeBitsPerSecond
+            let decision = steered[index].controller.update(observed, encoded: encoded, at: now)
+            let rendition = steered[index].encoder.rendition.id
+            guard let bitrate = decision.bitrate, !steered[index].pinned else {
+                // A pinned rendition's controller stays where the operator put it.
+                if decision.bitrate != nil { steered[index].controller.hold(steered[index].encoder.requestedBitrate, at: now) }
+                return Step(rendition: rendition, bitrate: nil, reason: "", events: decision.events)
+            }
+            return Step(rendition: rendition, bitrate: bitrate, reason: decision.reason ?? "", events: decision.events)
+        }
     }
 
     /// The most an adaptive rendition's RTMP connections may hold unsent (bytes): 25 ms at its
@@ -52,28 +90,9 @@ final class BitrateSteering: Sendable {
         return max(16 << 10, bitsPerSecond / 8 / 40)
     }
 
-    /// Steers every ``tick`` until ``stop()`` or the task is cancelled.
-    func run() async {
-        var next = ContinuousClock.now
-        while true {
-            next += Self.tick
-            if next < .now { next = .now + Self.tick }
-            guard (try? await Task.sleep(until: next)) != nil, !stopped.withLock({ $0 }) else { return }
-            let now = monotonicSeconds()
-            steered.withLock { steered in
-                for index in steered.indices { steer(&steered[index], at: now) }
-            }
-        }
-    }
-
-    /// The run is draining: bitrates stay where they are.
-    func stop() {
-        stopped.withLock { $0 = true }
-    }
-
-    /// One tick of one rendition's controller.
-    private func steer(_ rendition: inout Steered, at now: Double) {
-        let observations = rendition.destinations.map { destination in
+    /// How `rendition`'s destinations keep up now.
+    private func observations(of rendition: Steered) -> [BitrateController.Observation] {
+        rendition.destinations.map { destination in
             let output = destination.output
             let link = destination.link
             // libsrt takes every packet at once: what SRT holds beyond a round trip waits as
@@ -85,8 +104,5 @@ final class BitrateSteering: Sendable {
                 live: destination.state == .live, queueMilliseconds: Int(destination.queue.mediaMicros / 1000) + (link?.heldMilliseconds ?? 0),
                 bitsPerSecond: sent, link: link)
         }
-        let decision = rendition.controller.update(observations, encoded: rendition.encoder.madeBitsPerSecond, at: now)
-        if let bitrate = decision.bitrate { rendition.encoder.requestBitrate(bitrate) }
-        for event in decision.events { events.emit(event) }
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// string it hands out has passed the run's redaction, so no adapter can leak a stream key.
 ///
 /// Calls are safe from any task. What reaches the run's supervisor (status, readiness, stop,
-/// switches, previews) is async: it waits its turn with the supervisor, never holding a thread.
+/// switches, bitrates, previews) is async: it waits its turn with the supervisor, never holding a thread.
 /// Nothing here blocks an engine thread: a slow caller (a stalled HTTP client) only ever slows
 /// itself. The name and subscriptions need no turn and stay synchronous.
 public protocol RunControl: AnyObject, Sendable {
@@ -32,6 +32,14 @@ public protocol RunControl: AnyObject, Sendable {
     /// air without interrupting encoders or destinations, and returns the status once the new
     /// combination is on air. When it throws, the combination on air stays on air.
     func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus
+
+    /// Sets the video bitrate of the adaptive rendition `rendition` (its id, `r0`, or the name of
+    /// a destination it feeds), or hands it back to adaptive bitrate (`.auto`). A bitrate is
+    /// clamped to the rendition's range (its `min_bitrate` to its planned bitrate; the answer
+    /// says when it was) and holds — adaptive bitrate leaves the rendition alone, and its status
+    /// says `bitrate_control: operator` — until `.auto`. The encoder applies it before its next
+    /// picture; `bitrate.changed` (`by: operator`) tells every subscriber.
+    func setBitrate(of rendition: String, to setting: BitrateSetting) async throws(BitrateError) -> BitrateChange
 
     /// Asks the run to stop: the first request drains gracefully (inputs stop, encoders flush,
     /// recordings are closed, readiness goes false at once); a second one aborts at once.

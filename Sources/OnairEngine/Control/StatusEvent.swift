@@ -48,8 +48,9 @@ public struct StatusEvent: Equatable, Sendable {
         /// it sends `bitsPerSecond`; `followed` when its rendition's bitrate follows it (an
         /// optional destination is left to drop GOPs instead). Once per congestion.
         case destinationCongested(destination: String, queueMilliseconds: Int, bitsPerSecond: Int, followed: Bool)
-        /// An adaptive rendition's video bitrate changed, and why.
-        case bitrateChanged(rendition: String, from: Int, to: Int, reason: String)
+        /// An adaptive rendition's video bitrate changed (`from` = `to` when only who steers it
+        /// did: an operator handed it back to adaptive bitrate), why, and `by` whom.
+        case bitrateChanged(rendition: String, from: Int, to: Int, reason: String, by: BitrateAuthor)
         /// The periodic snapshot of the whole run.
         case stats(RunStatus)
         /// The run started: the pipeline, its inputs, the combination on air, its encoders and
@@ -116,8 +117,8 @@ public struct StatusEvent: Equatable, Sendable {
                 .destinationChanged(destination: redact(destination), url: url.map(redact), state: state.redacted(redact))
             case .destinationCongested(let destination, let queue, let rate, let followed):
                 .destinationCongested(destination: redact(destination), queueMilliseconds: queue, bitsPerSecond: rate, followed: followed)
-            case .bitrateChanged(let rendition, let from, let to, let reason):
-                .bitrateChanged(rendition: redact(rendition), from: from, to: to, reason: redact(reason))
+            case .bitrateChanged(let rendition, let from, let to, let reason, let author):
+                .bitrateChanged(rendition: redact(rendition), from: from, to: to, reason: redact(reason), by: author)
             case .stats(let status): .stats(status.redacted(redact))
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
                 .runStarted(pipeline: redact(pipeline), inputs: inputs, overlay: redact(overlay), renditions: renditions,
@@ -162,7 +163,7 @@ extension StatusEvent {
         private enum Key: String, CodingKey {
             case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations, api, from, to
             case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition, onAir = "on_air", attempts
-            case fromBitsPerSecond = "from_bps", toBitsPerSecond = "to_bps"
+            case fromBitsPerSecond = "from_bps", toBitsPerSecond = "to_bps", by
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -203,11 +204,12 @@ extension StatusEvent {
                 try container.encode(queue, forKey: .queueMilliseconds)
                 try container.encode(rate, forKey: .bitsPerSecond)
                 try container.encode(followed, forKey: .followed)
-            case .bitrateChanged(let rendition, let from, let to, let reason):
+            case .bitrateChanged(let rendition, let from, let to, let reason, let author):
                 try container.encode(rendition, forKey: .rendition)
                 try container.encode(from, forKey: .fromBitsPerSecond)
                 try container.encode(to, forKey: .toBitsPerSecond)
                 try container.encode(reason, forKey: .reason)
+                try container.encode(author, forKey: .by)
             case .stats(let status):
                 try status.encode(to: encoder)
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
@@ -255,8 +257,8 @@ extension StatusEvent {
         case .destinationCongested(let destination, let queue, let rate, let followed):
             "\(destination): \(queue) ms behind, sending \(String(format: "%.2f", Double(rate) / 1e6)) Mb/s"
                 + (followed ? "" : " (optional: left to drop GOPs, the rendition keeps its bitrate)")
-        case .bitrateChanged(let rendition, let from, let to, let reason):
-            "\(rendition): \(from / 1000)k → \(to / 1000)k (\(reason))"
+        case .bitrateChanged(let rendition, let from, let to, let reason, let author):
+            "\(rendition): \(from / 1000)k → \(to / 1000)k by \(author.rawValue) (\(reason))"
         case .libav(let level, let message): "\(level): \(message)"
         case .stats: ""
         case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):

@@ -93,9 +93,7 @@ public final class PipelineRun: RunControl {
         let compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: builder.doorbell, reports: reports,
                                     standIn: { fallbacks.standIn(for: $0, reason: $1) })
         parts = RunParts(plan: plan, combinations: combinations, clock: builder.clock, compositor: compositor, encoders: encoders,
-                         destinations: destinations,
-                         steering: BitrateSteering(encoders: encoders, destinations: destinations, events: events),
-                         standby: standby, fallbacks: fallbacks, builder: builder, events: events, keys: keys)
+                         destinations: destinations, standby: standby, fallbacks: fallbacks, builder: builder, events: events, keys: keys)
         supervisor = RunSupervisor(parts: parts, signals: signals, reports: reports, covered: Self.coveredInputs(combinations),
                                    duration: options.duration, statsInterval: options.statsInterval)
     }
@@ -199,6 +197,10 @@ public final class PipelineRun: RunControl {
     public func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus {
         try await supervisor.switchOverlay(to: combinations.plan(for: name))
         return await status()
+    }
+
+    public func setBitrate(of rendition: String, to setting: BitrateSetting) async throws(BitrateError) -> BitrateChange {
+        try await supervisor.setBitrate(of: rendition, to: setting, by: .operator)
     }
 
     public func preview(of destination: String) async throws(PreviewError) -> PreviewPicture {

@@ -18,16 +18,15 @@ struct RunParts: Sendable {
     let compositor: Compositor
     let encoders: [RenditionEncoder]
     let destinations: [DestinationWorker]
-    /// Adaptive bitrate, when a rendition has it.
-    let steering: BitrateSteering?
     let standby: StandbyGraphs
     let fallbacks: OverlayFallbacks
     let builder: GraphBuilder
     let events: EventSink
     let keys: StreamKeys
 
-    /// The status, not yet redacted, in `state`, for a run started at `startedAt`.
-    func status(state: RunState, startedAt: Date) -> RunStatus {
+    /// The status, not yet redacted, in `state`, for a run started at `startedAt`; `pinned`:
+    /// the renditions whose bitrate an operator pinned.
+    func status(state: RunState, startedAt: Date, pinned: Set<String>) -> RunStatus {
         let micros = clock.micros
         let elapsed = Double(micros) / 1_000_000
         let onAir = compositor.onAir
@@ -41,7 +40,9 @@ struct RunParts: Sendable {
                 return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
                                        fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
                                        speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
-                                       repeated: progress.repeated, bitrate: encoder.currentBitrate)
+                                       repeated: progress.repeated, bitrate: encoder.currentBitrate,
+                                       bitrateControl: encoder.rendition.video.adaptive == nil ? .fixed
+                                           : pinned.contains(encoder.rendition.id) ? .operator : .adaptive)
             },
             destinations: destinations.map(\.status))
     }

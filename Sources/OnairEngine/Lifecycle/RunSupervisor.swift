@@ -31,6 +31,8 @@ enum SupervisorSignal: Sendable {
 enum RunDeadline: Sendable {
     /// Publish `stats` (every interval).
     case stats
+    /// Adaptive bitrate's tick (every ``BitrateSteering/tick``).
+    case steer
     /// The run's duration, for live inputs (local ones end at it by themselves).
     case duration
     /// The flush budget is spent: the graph and the encoders are cut off.
@@ -82,6 +84,9 @@ actor RunSupervisor {
     private var leaving = false
     private var supervision: Task<RunOutcome, Never>?
     private var ended: RunOutcome?
+    /// Adaptive bitrate, when a rendition has it; it decides, ``setBitrate(of:to:by:reason:)``
+    /// applies.
+    private var steering: BitrateSteering?
 
     /// What the operator asked for: nothing yet, a graceful stop, or (asked twice) an abort.
     private enum StopRequest: Comparable {
@@ -110,6 +115,7 @@ actor RunSupervisor {
         self.budget = budget
         self.signals = signals
         self.reports = reports
+        steering = BitrateSteering(encoders: parts.encoders, destinations: parts.destinations)
     }
 
     /// The run's state now.
@@ -163,7 +169,12 @@ extension RunSupervisor {
 
     /// The status now, redacted.
     func status() -> RunStatus {
-        parts.status(state: lifecycle.state, startedAt: startedAt).redacted(parts.keys.redact)
+        snapshot().redacted(parts.keys.redact)
+    }
+
+    /// The status, not yet redacted.
+    private func snapshot() -> RunStatus {
+        parts.status(state: lifecycle.state, startedAt: startedAt, pinned: steering?.pinned ?? [])
     }
 
     /// Whether the run serves its purpose now.
@@ -208,6 +219,77 @@ extension RunSupervisor {
     }
 }
 
+// MARK: - Bitrate
+
+extension RunSupervisor {
+    /// The one way a rendition's video bitrate changes, whoever asks: adaptive bitrate each time
+    /// it decides, an operator through ``RunControl``. `name` is a rendition's id or the name of
+    /// a destination it feeds. An operator's bitrate is clamped to the rendition's range (its
+    /// `min_bitrate` to its plan) and pins it: adaptive bitrate leaves it there until the
+    /// operator asks for `.auto`. Each change emits `bitrate.changed` saying by whom, from and
+    /// to; the encoder applies it before its next picture.
+    @discardableResult
+    func setBitrate(of name: String, to setting: BitrateSetting, by author: BitrateAuthor, reason: String? = nil) throws(BitrateError)
+        -> BitrateChange {
+        let encoder = try adjustableEncoder(named: name)
+        guard stop == nil, !lifecycle.state.isTerminal else {
+            throw .refused(reason: "the run is \(lifecycle.state.rawValue): bitrates stay where they are while the encoders flush")
+        }
+        let rendition = encoder.rendition, from = encoder.requestedBitrate
+        let planned = rendition.video.bitrate, range = min(planned, rendition.video.adaptive?.minBitrate ?? planned)...planned
+        var change = BitrateChange(rendition: rendition.id, destinations: rendition.destinations, control: .adaptive, from: from, to: from,
+                                   requested: nil, minimum: range.lowerBound, maximum: range.upperBound, clamped: false, message: "")
+        var why = reason ?? ""
+        switch setting {
+        case .auto:
+            steering?.control(rendition.id, pinned: false, at: from)
+            why = "handed back to adaptive bitrate"
+        case .bitsPerSecond(let asked):
+            guard asked > 0 else { throw .invalid(reason: "a bitrate must be above 0 (asked \(asked) bit/s)") }
+            change.to = min(range.upperBound, max(range.lowerBound, asked))
+            if author == .operator {
+                change.requested = asked
+                change.clamped = change.to != asked
+                change.control = .operator
+                steering?.control(rendition.id, pinned: true, at: change.to)
+                why = "pinned by the operator until auto" + (change.clamped ? "; asked \(asked / 1000)k, clamped to \(rendition.id)'s range "
+                    + "\(range.lowerBound / 1000)k–\(range.upperBound / 1000)k" : "")
+            }
+            encoder.requestBitrate(change.to)
+        }
+        change.message = "\(rendition.id): \(from / 1000)k → \(change.to / 1000)k, \(why)"
+        parts.events.emit(.bitrateChanged(rendition: rendition.id, from: from, to: change.to, reason: why, by: author))
+        return change
+    }
+
+    /// The encoder of the adaptive rendition `name` names (its id, or a destination it feeds).
+    private func adjustableEncoder(named name: String) throws(BitrateError) -> RenditionEncoder {
+        let fed = parts.plan.outputs.first { $0.destination == name }?.rendition
+        guard let encoder = parts.encoders.first(where: { $0.rendition.id == name || $0.rendition.id == fed }) else {
+            throw .unknown(name: name, known: parts.encoders.map { "\($0.rendition.id) (\($0.rendition.destinations.joined(separator: ", ")))" })
+        }
+        guard encoder.rendition.video.adaptive != nil else {
+            throw .fixed(rendition: encoder.rendition.id, destinations: encoder.rendition.destinations)
+        }
+        return encoder
+    }
+
+    /// One tick of adaptive bitrate (not once the run drains: bitrates stay where they are while
+    /// the encoders flush); what it decides goes through ``setBitrate(of:to:by:reason:)``.
+    private func steer() {
+        guard stop == nil, let steps = steering?.tick() else { return }
+        for step in steps {
+            for event in step.events { parts.events.emit(event) }
+            guard let bitrate = step.bitrate else { continue }
+            do throws(BitrateError) {
+                try setBitrate(of: step.rendition, to: .bitsPerSecond(bitrate), by: .adaptive, reason: step.reason)
+            } catch {
+                parts.events.emit(.runNote(message: "adaptive bitrate could not change \(step.rendition): \(error)"))
+            }
+        }
+    }
+}
+
 // MARK: - The loop
 
 extension RunSupervisor {
@@ -225,22 +307,25 @@ extension RunSupervisor {
         return finish()
     }
 
-    /// The stats ticker, the duration's deadline and adaptive bitrate, as child tasks.
+    /// The stats ticker, the duration's deadline and adaptive bitrate's ticker, as child tasks.
     private func startClocks(in group: inout TaskGroup<Void>) {
         let reports = reports, interval = statsInterval
-        group.addTask {
-            var next = ContinuousClock.now + interval
-            while (try? await Task.sleep(until: next)) != nil {
-                reports.signal(.due(.stats))
-                next += interval
-                while next <= .now { next += interval }
-            }
-        }
+        group.addTask { await Self.tick(.stats, every: interval, to: reports) }
+        if steering != nil { group.addTask { await Self.tick(.steer, every: BitrateSteering.tick, to: reports) } }
         if let durationMicros {
             let at = parts.clock.instant(atMicros: durationMicros)
             group.addTask { if (try? await Task.sleep(until: at)) != nil { reports.signal(.due(.duration)) } }
         }
-        if let steering = parts.steering { group.addTask { await steering.run() } }
+    }
+
+    /// Signals `deadline` every `interval` until cancelled; a late tick skips those it missed.
+    private static func tick(_ deadline: RunDeadline, every interval: Duration, to reports: WorkerReports) async {
+        var next = ContinuousClock.now + interval
+        while (try? await Task.sleep(until: next)) != nil {
+            reports.signal(.due(deadline))
+            next += interval
+            while next <= .now { next += interval }
+        }
     }
 
     /// `deadline` comes `delay` from now, as a child task.
@@ -253,7 +338,8 @@ extension RunSupervisor {
         switch signal {
         case .worker(let worker, let event): record(event, of: worker)
         case .stopRequested, .due(.duration): break
-        case .due(.stats): parts.events.emit(.stats(parts.status(state: lifecycle.state, startedAt: startedAt)))
+        case .due(.stats): parts.events.emit(.stats(snapshot()))
+        case .due(.steer): steer()
         case .due(.flush): stop?.flushDue = true
         case .due(.send): stop?.sendDue = true
         case .due(.inputExit): giveUpOnInputs()
@@ -347,8 +433,6 @@ extension RunSupervisor {
     private func beginDraining() {
         lifecycle.drain()
         parts.compositor.requestStop()
-        // Bitrates stay where they are while the encoders flush.
-        parts.steering?.stop()
         for destination in parts.destinations { destination.stopConnecting() }
     }
 
@@ -385,7 +469,7 @@ extension RunSupervisor {
     private func finish() -> RunOutcome {
         let outcome = outcome(failure: failure, aborted: aborted)
         lifecycle.move(to: outcome == .completed ? .stopped : .failed)
-        parts.events.emit(.stats(parts.status(state: lifecycle.state, startedAt: startedAt)))
+        parts.events.emit(.stats(snapshot()))
         switch outcome {
         case .completed: endEvents(saying: "completed")
         case .failed(let reason): endEvents(saying: reason)

@@ -13,6 +13,19 @@ func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
     thread.start()
 }
 
+/// Runs `body` with the calling thread named `name` for the kernel, then gives it its name
+/// back: threads a library starts meanwhile (x264's lookahead and frame threads, started when
+/// the encoder opens) inherit `name`, so `top -H`, `perf` and Benchmarks/pacing can tell their
+/// CPU from the engine's own.
+func whileNamed<Value>(_ name: String, _ body: () throws -> Value) rethrows -> Value {
+    #if os(Linux)
+    let previous = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+    writeKernelName(name)
+    defer { if let previous { writeKernelName(previous) } }
+    #endif
+    return try body()
+}
+
 /// Gives the calling thread `name` as the kernel shows it (at most 15 bytes, cut at a
 /// character boundary).
 private func nameCurrentThread(_ name: String) {
@@ -22,13 +35,18 @@ private func nameCurrentThread(_ name: String) {
         kept.append(character)
     }
     Thread.current.name = kept
-    #if os(Linux)
     // The kernel's name too, written here rather than left to Foundation, which did not always
-    // pass it on (the thread kept the name it inherited from the one that started it); Swift
-    // can't call glibc's pthread_setname_np, a GNU extension.
+    // pass it on (the thread kept the name it inherited from the one that started it).
+    writeKernelName(kept)
+}
+
+/// Sets the calling thread's name as the kernel keeps it (Swift can't call glibc's
+/// pthread_setname_np, a GNU extension); the kernel cuts it to 15 bytes.
+private func writeKernelName(_ name: String) {
+    #if os(Linux)
     let comm = open("/proc/thread-self/comm", O_WRONLY)
     if comm >= 0 {
-        _ = kept.withCString { write(comm, $0, strlen($0)) }
+        _ = name.withCString { write(comm, $0, min(15, strlen($0))) }
         close(comm)
     }
     #endif

@@ -58,6 +58,18 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
         }
     }
 
+    /// r0 (youtube, archive) is adaptive from 500k to 2500k; nothing else is there.
+    func setBitrate(of rendition: String, to setting: BitrateSetting) async throws(BitrateError) -> BitrateChange {
+        guard rendition == "r0" || rendition == "youtube" else { throw .unknown(name: rendition, known: ["r0 (youtube, archive)"]) }
+        let from = current.withLock { $0.renditions[0].bitrate }
+        let requested: Int? = if case .bitsPerSecond(let bits) = setting { bits } else { nil }
+        let to = requested.map { min(2_500_000, max(500_000, $0)) } ?? from
+        current.withLock { $0.renditions[0].bitrate = to }
+        return BitrateChange(rendition: "r0", destinations: ["youtube", "archive"], control: setting == .auto ? .adaptive : .operator,
+                             from: from, to: to, requested: requested,
+                             minimum: 500_000, maximum: 2_500_000, clamped: false, message: "r0: set")
+    }
+
     func stop() async {
         stops.withLock { $0 += 1 }
         current.withLock { $0.state = .draining }

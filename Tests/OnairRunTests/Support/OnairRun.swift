@@ -38,6 +38,8 @@ struct RunEvent: Decodable, Sendable {
     var rendition: String?
     var from_bps: Int?
     var to_bps: Int?
+    /// `operator` or `adaptive`.
+    var by: String?
     /// For `destination.congested`.
     var queue_ms: Int?
     var followed: Bool?
@@ -100,6 +102,7 @@ struct RunEvent: Decodable, Sendable {
         var speed: Double
         var repeated: Int?
         var bitrate: Int?
+        var bitrate_control: String?
     }
 
     /// When it happened (nil when `ts` is missing or unreadable).

@@ -90,7 +90,8 @@ final class RenditionEncoder: RunWorker {
         self.reports = reports
         preview = PreviewTap(rendition: rendition)
         isSteered = rendition.video.adaptive != nil
-        let video = try Encoder(video: rendition.encoderOptions.video)
+        // x264's own threads start as it opens: named after the rendition, apart from the engine's.
+        let video = try whileNamed("x264.\(rendition.id)") { try Encoder(video: rendition.encoderOptions.video) }
         let audio = try rendition.encoderOptions.audio.map { try Encoder(audio: $0) }
         streams = [video.parameters] + (audio.map { [$0.parameters] } ?? [])
         audioFrameSize = audio.map { $0.frameSize > 0 ? $0.frameSize : 1024 }
@@ -115,6 +116,9 @@ final class RenditionEncoder: RunWorker {
             return Int(shared.bitrate.made.bitsPerSecond)
         }
     }
+
+    /// The video bitrate asked for last (bit/s): one not applied yet, or the one in force.
+    var requestedBitrate: Int { shared.withLock { $0.bitrate.pending ?? $0.bitrate.current } }
 
     /// Changes an adaptive rendition's video bitrate from its next picture. x264 is
     /// reconfigured between two frames on the encoder's own thread, never while it encodes.
