@@ -111,7 +111,7 @@ extension ProjectOptions {
         let planned = pipeline.map { planner.planned($0, log: log) }
         guard let plan = planned?.plan, let timeline = planned?.timeline, let pipeline, log.errorCount == 0 else {
             // Without a plan, warnings may explain why (a part that could not be read).
-            let problems = log.sorted.filter { $0.severity == .error || plan == nil }
+            let problems = log.sorted.filter { $0.severity == .error || planned?.plan == nil }
             Terminal.printError(DiagnosticReport.render(problems, format: .human, files: loaded.project.files,
                                                         color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
             throw ExitCode.failure

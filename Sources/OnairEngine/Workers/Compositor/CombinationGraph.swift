@@ -245,10 +245,11 @@ final class CombinationGraph {
     /// The media time reached (µs): where the next frame of any input fed to this graph starts.
     var mediaEnd: Int64 { sourceEnds.compactMap { $0 }.max() ?? 0 }
 
-    /// Where its pictures have reached (µs): the end of the latest picture fed to it, where the
-    /// next one starts. A timed switch waits for it.
+    /// Where its pictures have reached (µs): the earliest end of the last picture fed from each
+    /// video input, so every picture before it is in the graph (the inputs' frames need not be
+    /// in step). A timed switch waits for it.
     var picturesReached: MediaInstant {
-        videoSource.compactMap { $0.flatMap { sourceEnds[$0] } }.max() ?? mediaEnd
+        videoSource.compactMap { $0.flatMap { sourceEnds[$0] } }.min() ?? mediaEnd
     }
 
     /// What one round did.
@@ -419,6 +420,8 @@ final class CombinationGraph {
                 let micros = max(now, (state.lastVideoPush ?? 0) + 1)
                 frame.presentationTimestamp = micros
                 state.lastVideoPush = micros
+                // A covered input's pictures count as reached too (a timed switch waits for all).
+                sourceEnds[source] = max(sourceEnds[source] ?? 0, micros + interval)
                 try graph.push(frame, source: source)
                 pushed = true
             }
