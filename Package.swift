@@ -93,6 +93,10 @@ let package = Package(
         // graph that runs is the graph that was checked.
         .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairValidation", "AVBridge"],
                 swiftSettings: strictness),
+        // A show's schedule carried out on a running pipeline: the timeline resolved at the run's
+        // start, each action prepared ahead and landing on a frame. Above the engine, because it
+        // plans each moment of the show from the PipelineSpec, which the engine never sees.
+        .target(name: "OnairShow", dependencies: ["OnairConfig", "OnairPlanner", "OnairEngine"], swiftSettings: strictness),
         // What a terminal shows of a run: the live status block the console redraws.
         .target(name: "OnairTerminal", dependencies: ["OnairEngine"], swiftSettings: strictness),
         // Measures destinations' links: a test pattern pushed to each ingest with a rising
@@ -158,7 +162,7 @@ let package = Package(
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairValidation", "OnairPreview", "OnairEngine", "OnairHTTP", "OnairExport", "OnairLinkTest", "OnairNotify",
+                "OnairConfig", "OnairPlanner", "OnairValidation", "OnairPreview", "OnairEngine", "OnairShow", "OnairHTTP", "OnairExport", "OnairLinkTest", "OnairNotify",
                 "OnairRecord", "OnairTerminal", "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -188,6 +192,8 @@ let package = Package(
             dependencies: ["OnairNotify", "OnairEngine", "OnairConfig", "OnairTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictness),
         .testTarget(name: "OnairRecordTests", dependencies: ["OnairRecord", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairShowTests", dependencies: ["OnairShow", "OnairEngine", "OnairPlanner", "OnairConfig", "OnairTestSupport"],
+                    swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ] + sanitizerTargets
 )

@@ -174,8 +174,10 @@ public final class Encoder {
     /// mark their frames I, P or B, and libx264 obeys those marks, so a synthetic source would
     /// otherwise encode as all keyframes and a file as the source's own GOPs, whatever
     /// `gop_size` says (ffmpeg's command line clears it the same way).
-    public func send(_ frame: Frame?) throws(LibavError) -> LibavStatus {
-        if kind == .video, let frame { frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE }
+    /// `keyframe`: this picture starts a new GOP (an IDR with x264's closed GOPs), for a
+    /// destination that starts on it.
+    public func send(_ frame: Frame?, keyframe: Bool = false) throws(LibavError) -> LibavStatus {
+        if kind == .video, let frame { frame.pointer.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE }
         let status = try LibavStatus(avcodec_send_frame(codec, frame?.pointer), "avcodec_send_frame")
         if frame != nil, case .done = status, let limit = pendingLimit {
             apply(limit)

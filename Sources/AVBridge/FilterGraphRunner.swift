@@ -151,6 +151,14 @@ public final class FilterGraphRunner {
         try LibavError.check(avfilter_graph_send_command(graph.pointer, target, option, value, nil, 0, 0), "avfilter_graph_send_command")
     }
 
+    /// Changes a running filter's option on the first frame it processes at or after
+    /// `seconds` of its timeline (libavfilter's `avfilter_graph_queue_command`): the change lands
+    /// on a frame boundary however early it is asked for. `target` and `option` as for
+    /// ``send(_:_:to:)``.
+    public func queue(_ option: String, _ value: String, to target: String, atSeconds seconds: Double) throws(LibavError) {
+        try LibavError.check(avfilter_graph_queue_command(graph.pointer, target, option, value, 0, seconds), "avfilter_graph_queue_command")
+    }
+
     /// Frames the source `index` has been asked for but not given, at the pad that asked most
     /// (backpressure hint).
     public func failedRequests(source index: Int) -> Int {

@@ -49,7 +49,7 @@ struct Plan: ParsableCommand {
         let runStart = try showTime.runStart(durationMs: seconds.map { Int($0 * 1000) })
         let compiled = try projectOptions.compile(choice, mode: .validate, runStart: runStart)
         if timeline || showTime.at != nil {
-            try printSchedule(of: compiled.pipeline, planner: compiled.planner)
+            try printSchedule(compiled.timeline, of: compiled.pipeline)
             return
         }
         let plan = compiled.plan
@@ -72,9 +72,8 @@ struct Plan: ParsableCommand {
     }
 
     /// `--timeline` and `--at`: the schedule resolved, or one moment of it.
-    private func printSchedule(of pipeline: PipelineSpec, planner: CheckedPlanner) throws {
+    private func printSchedule(_ resolved: ShowTimeline, of pipeline: PipelineSpec) throws {
         guard format == .text || format == .json else { throw ValidationError("--timeline and --at print text or json") }
-        let resolved = planner.timeline(of: pipeline, log: DiagnosticLog())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

@@ -43,7 +43,7 @@ struct Preview: ParsableCommand {
         asWritten.overlay = nil
         let compiled = try projectOptions.compile(asWritten, mode: .validate, runStart: try showTime.runStart())
         try checkNames(in: compiled.pipeline)
-        let moment = try showTime.moment(in: compiled.planner.timeline(of: compiled.pipeline, log: DiagnosticLog()))
+        let moment = try showTime.moment(in: compiled.timeline)
         let preview = ShowPreview(spec: compiled.pipeline, moment: moment, planner: compiled.planner.planner,
                                   projectRoot: compiled.project.root, overlay: choice.overlay)
         let log = DiagnosticLog()

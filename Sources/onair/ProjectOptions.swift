@@ -95,8 +95,9 @@ extension ProjectOptions {
     /// the planner that compiled it, for planning the other combinations the same way, and the
     /// project.
     /// `runStart` says when the run whose schedule is checked starts (default: the nominal start).
-    func compile(_ choice: PipelineChoice, mode: Planner.Mode, runStart: RunStart? = nil)
-        throws -> (plan: PipelinePlan, pipeline: PipelineSpec, planner: CheckedPlanner, project: Project) {
+    /// The schedule is resolved once, here: the timeline comes back with the plan, and the
+    /// planner that comes back plans the other combinations with it.
+    func compile(_ choice: PipelineChoice, mode: Planner.Mode, runStart: RunStart? = nil) throws -> CompiledPipeline {
         let log = DiagnosticLog()
         let loaded = try load(only: [choice.name], log: log)
         guard loaded.project.pipelineNames.contains(choice.name) else { throw unknownPipeline(choice.name) }
@@ -107,16 +108,28 @@ extension ProjectOptions {
         }
         var planner = loaded.planner(mode: mode)
         if let runStart { planner.runStart = runStart }
-        let plan = pipeline.flatMap { planner.plan($0, log: log) }
-        guard let plan, let pipeline, log.errorCount == 0 else {
+        let planned = pipeline.map { planner.planned($0, log: log) }
+        guard let plan = planned?.plan, let timeline = planned?.timeline, let pipeline, log.errorCount == 0 else {
             // Without a plan, warnings may explain why (a part that could not be read).
-            let problems = log.sorted.filter { $0.severity == .error || plan == nil }
+            let problems = log.sorted.filter { $0.severity == .error || planned?.plan == nil }
             Terminal.printError(DiagnosticReport.render(problems, format: .human, files: loaded.project.files,
                                                         color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
             throw ExitCode.failure
         }
-        return (plan, pipeline, planner, loaded.project)
+        return CompiledPipeline(plan: plan, pipeline: pipeline, planner: planner.resolved(timeline), project: loaded.project, timeline: timeline)
     }
+}
+
+/// A pipeline compiled for a command: the plan, the pipeline it was compiled from (with the
+/// chosen combination active), the planner that compiled it (for planning the other
+/// combinations the same way), the project, and the schedule resolved (without one, the state
+/// the run starts in).
+struct CompiledPipeline: Sendable {
+    var plan: PipelinePlan
+    var pipeline: PipelineSpec
+    var planner: CheckedPlanner
+    var project: Project
+    var timeline: ShowTimeline
 }
 
 /// A project with its platform catalogue resolved.

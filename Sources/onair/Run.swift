@@ -3,6 +3,8 @@ import Foundation
 import OnairConfig
 import OnairEngine
 import OnairPlanner
+import OnairShow
+import OnairValidation
 import ServiceLifecycle
 
 /// `onair run NAME`: goes live.
@@ -50,9 +52,11 @@ struct Run: AsyncParsableCommand {
     var http: String?
 
     func run() async throws {
-        let options = try runOptions()
-        let compiled = try projectOptions.compile(choice, mode: .run)
-        Self.warnScheduleNotRun(compiled.pipeline, files: compiled.project.files)
+        var options = try runOptions()
+        // The schedule is checked for a run starting now; the run resolves it again when it starts.
+        let compiled = try projectOptions.compile(choice, mode: .run, runStart: RunStart(instant: Date(), now: Date(), durationMs: duration.flatMap(Units.duration)))
+        let show = ShowPlan(spec: compiled.pipeline, planned: compiled.timeline, planner: compiled.planner.planner, onAir: compiled.plan)
+        options.heldDestinations = show?.heldDestinations ?? []
         let keys: StreamKeys
         do {
             keys = try StreamKeys.resolve(for: compiled.plan, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
@@ -86,22 +90,10 @@ struct Run: AsyncParsableCommand {
             apiPlan.show(run, pipeline: compiled.pipeline, planner: compiled.planner, projectRoot: compiled.project.root)
             let api = try await RunAPI(plan: apiPlan, control: run, redact: keys.redact, projectRoot: projectOptions.root)
             console.show(dashboard: api.url)
-            let broadcast = Broadcast(pipelineRun: run, console: console, api: api.url, steerable: run.combinations.all.count > 1)
+            let broadcast = Broadcast(pipelineRun: run, console: console, api: api.url, steerable: run.combinations.all.count > 1, show: show)
             try await StopSignals.group([api, broadcast], companions: services.all).run()
             try Self.exit(after: await run.outcome())
         }
-    }
-
-    /// A schedule is checked, planned and previewed, but this version's engine does not carry it
-    /// out: say so at its first action rather than let a show silently not happen.
-    static func warnScheduleNotRun(_ pipeline: PipelineSpec, files: [String: String]) {
-        guard let first = pipeline.schedule.first else { return }
-        let warning = Diagnostic(
-            .warning, "schedule-not-run",
-            "onair run does not carry out a schedule yet: the run stays on its active combination and scheduled destinations start at once",
-            at: first.location, suggestion: "switch by hand (onair switch, the dashboard); see docs/shows.md")
-        Terminal.printError(DiagnosticReport.render([warning], format: .human, files: files,
-                                                    color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
     }
 
     /// The options `--duration`, `--no-pacing` and `--stats-interval` give.

@@ -14,7 +14,7 @@ import ServiceLifecycle
 /// measurement at once, and a run prepared after one never starts.
 struct RunLaunch: Sendable {
     /// The plan compiled from the pipeline, with the chosen combination active.
-    var compiled: (plan: PipelinePlan, pipeline: PipelineSpec, planner: CheckedPlanner, project: Project)
+    var compiled: CompiledPipeline
     var keys: StreamKeys
     var options: RunOptions
     var projectRoot: URL

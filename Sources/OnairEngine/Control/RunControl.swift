@@ -147,3 +147,18 @@ public enum PreviewError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// Why a destination could not be started or stopped.
+public enum DestinationControlError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The pipeline has no such destination.
+    case unknown(String)
+    /// It can't now (it is live already, was stopped, or the run is stopping).
+    case refused(reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknown(let name): "no destination '\(name)'"
+        case .refused(let reason): reason
+        }
+    }
+}

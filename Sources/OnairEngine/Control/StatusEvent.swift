@@ -61,6 +61,8 @@ public struct StatusEvent: Equatable, Sendable {
         case runNote(message: String)
         /// The run ended.
         case runStopped(reason: String)
+        /// A scheduled action fired, was skipped, or was cancelled.
+        case schedule(ScheduleEvent)
     }
 
     /// When it happened.
@@ -94,6 +96,7 @@ public struct StatusEvent: Equatable, Sendable {
         case .runStarted: "run.started"
         case .runNote: "run.note"
         case .runStopped: "run.stopped"
+        case .schedule(let action): "schedule.\(action.outcome.rawValue)"
         }
     }
 
@@ -125,6 +128,7 @@ public struct StatusEvent: Equatable, Sendable {
                             destinations: destinations.map(redact), api: api.map(redact))
             case .runNote(let message): .runNote(message: redact(message))
             case .runStopped(let reason): .runStopped(reason: redact(reason))
+            case .schedule(let action): .schedule(action.redacted(redact))
             }
         return StatusEvent(kind, at: time)
     }
@@ -223,6 +227,8 @@ extension StatusEvent {
                 try container.encode(message, forKey: .message)
             case .runStopped(let reason):
                 try container.encode(reason, forKey: .reason)
+            case .schedule(let action):
+                try action.encode(to: encoder)
             }
         }
     }
@@ -265,6 +271,7 @@ extension StatusEvent {
             "\(pipeline): \(inputs) input(s), overlay '\(overlay)', \(renditions) encoder(s) → " + destinations.joined(separator: ", ")
                 + (api.map { " · dashboard \($0)" } ?? "")
         case .runNote(let message), .runStopped(let message): message
+        case .schedule(let action): action.detail
         }
     }
 }

@@ -13,6 +13,9 @@ public struct RunOptions: Sendable {
     public var destinationQueueBytes = 8 << 20
     /// How often the run publishes a `stats` event (to every subscriber).
     public var statsInterval: Duration = .seconds(5)
+    /// Destinations that wait for the schedule's `start:` (``PipelineRun/startDestination(_:at:)``)
+    /// instead of starting with the run.
+    public var heldDestinations: Set<String> = []
 
     /// Paced, unbounded, 8 MiB per destination, stats every 5 s.
     public init() {}
@@ -105,7 +108,8 @@ public final class PipelineRun: RunControl {
             guard let encoder = encoders.first(where: { $0.rendition.id == output.rendition }) else { return nil }
             let worker = DestinationWorker(output: resolved(output, in: projectRoot), target: target(of: output, in: projectRoot, keys: keys),
                                            streams: encoder.streams, queueBytes: options.destinationQueueBytes,
-                                           unsentBytes: BitrateSteering.unsentBytes(for: encoder.rendition), events: events, reports: reports)
+                                           unsentBytes: BitrateSteering.unsentBytes(for: encoder.rendition), events: events, reports: reports,
+                                           held: options.heldDestinations.contains(output.destination))
             encoder.attach(worker)
             return worker
         }
@@ -218,6 +222,47 @@ public final class PipelineRun: RunControl {
     /// closed); second call: abort at once.
     public func stop() async {
         await supervisor.requestStop()
+    }
+
+    // MARK: Timed changes (a schedule's)
+
+    /// Where the run's output is now on its timeline (0 before it starts).
+    public var mediaTime: MediaInstant { parts.clock.micros }
+
+    /// Sleeps until the run's media clock reads `at` (a monotonic clock: a step of the wall
+    /// clock moves nothing); throws when cancelled.
+    public func sleep(untilMedia at: MediaInstant) async throws {
+        try await Task.sleep(until: parts.clock.instant(atMicros: at), clock: .continuous)
+    }
+
+    /// Puts `plan` on air on its first picture at or after `at`: built now, its layers as
+    /// `plan` has them, even when its combination is the one on air. Returns once it has
+    /// landed, with the media time it went on air at.
+    public func switchOverlay(to plan: PipelinePlan, at: MediaInstant) async throws(OverlaySwitchError) -> MediaInstant {
+        let onAir = try await supervisor.switchOverlay(to: plan, at: at)
+        return onAir?.since ?? at
+    }
+
+    /// Changes the layers of the graph on air (shown, hidden, their text), each on the first
+    /// frame at or after its time.
+    public func changeLayers(_ commands: [TimedLayerCommand]) {
+        parts.compositor.queue(commands)
+    }
+
+    /// Starts `destination`, which waits for the schedule's `start:`, on a keyframe its encoder
+    /// makes at the first picture at or after `at`.
+    public func startDestination(_ destination: String, at: MediaInstant) async throws(DestinationControlError) {
+        try await supervisor.startDestination(destination, at: at)
+    }
+
+    /// Stops `destination` after its last picture before `at` (a recording is closed).
+    public func stopDestination(_ destination: String, at: MediaInstant) async throws(DestinationControlError) {
+        try await supervisor.stopDestination(destination, at: at)
+    }
+
+    /// Tells every subscriber what the schedule did.
+    public func report(_ action: ScheduleEvent) {
+        parts.events.emit(.schedule(action))
     }
 
     /// The inputs the supervisor watches now (started, not ended).

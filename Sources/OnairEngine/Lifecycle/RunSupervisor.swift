@@ -77,6 +77,9 @@ actor RunSupervisor {
     private var outcomes: [ObjectIdentifier: WorkerOutcome] = [:]
     /// Destinations that failed for good.
     private var failedDestinations: Set<ObjectIdentifier> = []
+    /// Destinations waiting for the schedule's `start:`: their threads have not started (and
+    /// never end, for a run that ends first).
+    private var unstarted: Set<ObjectIdentifier> = []
     /// Every input started and not ended yet, including those a switch let go: all must have
     /// left libav before the run ends.
     private var inputs: [ObjectIdentifier: InputWorker] = [:]
@@ -140,7 +143,9 @@ extension RunSupervisor {
         startedAt = Date()
         parts.clock.restart()
         for announcement in announcements { parts.events.emit(announcement) }
-        for destination in parts.destinations { destination.start() }
+        for destination in parts.destinations {
+            if destination.isHeld { unstarted.insert(ObjectIdentifier(destination)) } else { destination.start() }
+        }
         for encoder in parts.encoders { encoder.start() }
         parts.compositor.start()
         parts.standby.prepare(around: parts.compositor.onAir)
@@ -184,7 +189,10 @@ extension RunSupervisor {
 
     /// Puts `next` on air (see ``OverlaySwitch``), one switch at a time: the lifecycle's
     /// `switching` state is the lock. `restoring`: the attempts a fallback retry took.
-    func switchOverlay(to next: PipelinePlan, restoring: Int? = nil) async throws(OverlaySwitchError) {
+    /// `at`: a scheduled switch, landing on the first picture at or after it (see
+    /// ``OverlaySwitch/put(_:restoring:at:)``); what went on air.
+    @discardableResult
+    func switchOverlay(to next: PipelinePlan, restoring: Int? = nil, at: MediaInstant? = nil) async throws(OverlaySwitchError) -> OnAirGraph? {
         guard next.renditions == parts.plan.renditions else {
             throw .unavailable(name: next.activeOverlay,
                                reason: "it needs different encoders (its sound or pictures differ); restart with --overlay \(next.activeOverlay)")
@@ -193,12 +201,41 @@ extension RunSupervisor {
             throw .refused(reason: lifecycle.state == .switching ? "another overlay switch is under way" : "the run is stopping")
         }
         do {
-            try await OverlaySwitch(parts: parts).put(next, restoring: restoring)
+            let onAir = try await OverlaySwitch(parts: parts).put(next, restoring: restoring, at: at)
+            lifecycle.endSwitch()
+            return onAir
         } catch {
             lifecycle.endSwitch()
             throw error
         }
-        lifecycle.endSwitch()
+    }
+
+    /// Starts destination `name`, which waits for its `start:`, on the first keyframe at or after
+    /// `at` (its encoder makes one there); it connects now, to be ready then.
+    func startDestination(_ name: String, at: MediaInstant) throws(DestinationControlError) {
+        let destination = try destination(named: name)
+        let id = ObjectIdentifier(destination)
+        guard !lifecycle.state.isTerminal, lifecycle.state != .draining else { throw .refused(reason: "the run is stopping") }
+        guard unstarted.contains(id), destination.open(at: at) else {
+            throw .refused(reason: outcomes[id] == nil ? "'\(name)' is live already" : "'\(name)' was stopped; it can't start again in this run")
+        }
+        unstarted.remove(id)
+        for encoder in parts.encoders where encoder.rendition.id == destination.output.rendition { encoder.forceKeyframe(at: at) }
+        destination.start()
+    }
+
+    /// Stops destination `name` after its last picture before `at`: it sends what it has and
+    /// closes (a recording gets its trailer).
+    func stopDestination(_ name: String, at: MediaInstant) throws(DestinationControlError) {
+        let destination = try destination(named: name)
+        guard !unstarted.contains(ObjectIdentifier(destination)), destination.close(at: at) else {
+            throw .refused(reason: "'\(name)' is not live")
+        }
+    }
+
+    private func destination(named name: String) throws(DestinationControlError) -> DestinationWorker {
+        guard let destination = parts.destinations.first(where: { $0.output.destination == name }) else { throw .unknown(name) }
+        return destination
     }
 
     /// Retries the combination whose failure is `token` with backoff until it is back on air,
@@ -437,7 +474,7 @@ extension RunSupervisor {
     }
 
     private func hasEnded(_ worker: any RunWorker) -> Bool {
-        outcomes[ObjectIdentifier(worker)] != nil
+        outcomes[ObjectIdentifier(worker)] != nil || unstarted.contains(ObjectIdentifier(worker))
     }
 
     /// Aborts the workers of `group` that have not ended, saying so.

@@ -49,6 +49,12 @@ struct RunEvent: Decodable, Sendable {
     var fallback: FallbackLine?
     /// For `overlay.failed`: what stands in for the combination.
     var on_air: String?
+    /// A scheduled action's (`schedule.*`).
+    var id: Int?
+    var action: String?
+    var applied: Bool?
+    var due_media_us: Int64?
+    var landed_media_us: Int64?
 
     struct FallbackLine: Decodable, Sendable {
         var overlay: String

@@ -17,12 +17,16 @@ struct OverlaySwitch: Sendable {
     static let firstPictureWait: Duration = .seconds(5)
 
     /// Puts `next` on air; `restoring`: the attempts it took when it brings back a combination
-    /// that failed (its fallback ends).
-    func put(_ next: PipelinePlan, restoring: Int?) async throws(OverlaySwitchError) {
+    /// that failed (its fallback ends). With `at`, a scheduled switch: `next` is built now
+    /// (its layers as the schedule has them then, so not the standby graph), even of the
+    /// combination on air, and goes on air on the first picture at or after `at`. What went on
+    /// air (nil when it was on air already).
+    @discardableResult
+    func put(_ next: PipelinePlan, restoring: Int?, at: MediaInstant? = nil) async throws(OverlaySwitchError) -> OnAirGraph? {
         let current = parts.compositor.onAir
-        guard next.activeOverlay != current.overlay else { return }
+        guard next.activeOverlay != current.overlay || at != nil else { return nil }
         let token = parts.fallbacks.token
-        let onAir = try await land(next, replacing: current, fresh: restoring != nil).get()
+        let onAir = try await land(next, replacing: current, fresh: restoring != nil || at != nil, at: at).get()
         parts.fallbacks.switched(since: token)
         let deadline = ContinuousClock.now + Self.firstPictureWait
         for encoder in parts.encoders {
@@ -34,12 +38,14 @@ struct OverlaySwitch: Sendable {
             parts.events.emit(.overlayApplied(overlay: next.activeOverlay))
         }
         parts.standby.prepare(around: onAir)
+        return onAir
     }
 
     /// Builds `next`'s graph on a thread of its own (or takes the standby one, unless `fresh`:
     /// a failed combination is built afresh, since a standby graph may have opened its parts
     /// before they came back) and has the compositor put it on air; what went on air.
-    private func land(_ next: PipelinePlan, replacing current: OnAirGraph, fresh: Bool) async -> Result<OnAirGraph, OverlaySwitchError> {
+    private func land(_ next: PipelinePlan, replacing current: OnAirGraph, fresh: Bool, at: MediaInstant?) async
+        -> Result<OnAirGraph, OverlaySwitchError> {
         await withCheckedContinuation { continuation in
             startThread(named: "switch") {
                 let graph: CombinationGraph
@@ -50,7 +56,7 @@ struct OverlaySwitch: Sendable {
                 }
                 let inputs = graph.inputs
                 let refused = OverlaySwitchError.refused(reason: "the run is stopping")
-                let accepted = parts.compositor.requestSwitch(to: graph) { onAir in
+                let accepted = parts.compositor.requestSwitch(to: graph, at: at) { onAir in
                     guard let onAir else {
                         Self.release(inputs)
                         return continuation.resume(returning: .failure(refused))

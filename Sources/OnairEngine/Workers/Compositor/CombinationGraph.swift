@@ -110,7 +110,17 @@ final class CombinationGraph {
 
     /// What other threads may know of it once it is on air.
     var summary: OnAirGraph {
-        OnAirGraph(id: id, overlay: overlay, generation: generation, inputs: inputs, failover: failover.map(\.report))
+        OnAirGraph(id: id, overlay: overlay, generation: generation, since: onAirSince, inputs: inputs, failover: failover.map(\.report))
+    }
+
+    /// Where on the output timeline it went on air (0 for the first graph).
+    var onAirSince: MediaInstant = 0
+
+    /// Changes a layer on the first frame at or after the command's time (µs on the graph's
+    /// timeline, which is the run's media time).
+    func queue(_ command: TimedLayerCommand) throws {
+        let change = command.command
+        try graph.queue(change.command, change.argument, to: change.target, atSeconds: Double(command.at) / 1_000_000)
     }
 
     /// Builds the graph from the inputs' real formats (local inputs) or their planned ones, and
@@ -234,6 +244,13 @@ final class CombinationGraph {
 
     /// The media time reached (µs): where the next frame of any input fed to this graph starts.
     var mediaEnd: Int64 { sourceEnds.compactMap { $0 }.max() ?? 0 }
+
+    /// Where its pictures have reached (µs): the earliest end of the last picture fed from each
+    /// video input, so every picture before it is in the graph (the inputs' frames need not be
+    /// in step). A timed switch waits for it.
+    var picturesReached: MediaInstant {
+        videoSource.compactMap { $0.flatMap { sourceEnds[$0] } }.min() ?? mediaEnd
+    }
 
     /// What one round did.
     enum Progress {
@@ -403,6 +420,8 @@ final class CombinationGraph {
                 let micros = max(now, (state.lastVideoPush ?? 0) + 1)
                 frame.presentationTimestamp = micros
                 state.lastVideoPush = micros
+                // A covered input's pictures count as reached too (a timed switch waits for all).
+                sourceEnds[source] = max(sourceEnds[source] ?? 0, micros + interval)
                 try graph.push(frame, source: source)
                 pushed = true
             }

@@ -11,6 +11,8 @@ struct OnAirGraph: Sendable {
     let overlay: String
     /// See ``CombinationGraph/generation``.
     let generation: Int
+    /// Where on the output timeline it went on air: its first picture is the first at or after it.
+    let since: MediaInstant
     /// The inputs it reads, by input index.
     let inputs: [InputWorker]
     /// Its failover groups, as operators see them.
@@ -48,6 +50,8 @@ final class Compositor: RunWorker {
         var first: Transfer<CombinationGraph>?
         var onAir: OnAirGraph
         var pending: PendingSwitch?
+        /// Layer changes asked for and not handed to the graph yet.
+        var commands: [TimedLayerCommand] = []
         var request = Request.none
         /// Its thread has ended: nothing goes on air any more.
         var ended = false
@@ -62,9 +66,12 @@ final class Compositor: RunWorker {
         case abort
     }
 
-    /// A combination waiting to go on air, and whom to tell how it went.
+    /// A combination waiting to go on air, when, and whom to tell how it went.
     private struct PendingSwitch {
         let graph: Transfer<CombinationGraph>
+        /// It goes on air once the pictures on air reach this media time (nil: at once), so that
+        /// its first picture is the first at or after it.
+        let at: MediaInstant?
         /// Told, on this thread, what went on air (nil when nothing did).
         let landed: @Sendable (OnAirGraph?) -> Void
     }
@@ -120,8 +127,10 @@ final class Compositor: RunWorker {
     /// the combination on air and `next` unused, when the compositor is stopping, has ended, or
     /// another switch waits. The inputs `next` does not share with the combination on air start
     /// at the media time reached; those only the old one read are stopped.
-    func requestSwitch(to next: CombinationGraph, landed: @escaping @Sendable (OnAirGraph?) -> Void) -> Bool {
-        let pending = PendingSwitch(graph: Transfer(next), landed: landed)
+    /// With `at`, the switch waits for the pictures on air to reach that media time: the new
+    /// graph's first picture is the first at or after it.
+    func requestSwitch(to next: CombinationGraph, at: MediaInstant? = nil, landed: @escaping @Sendable (OnAirGraph?) -> Void) -> Bool {
+        let pending = PendingSwitch(graph: Transfer(next), at: at, landed: landed)
         let accepted = inbox.withLock { inbox -> Bool in
             guard inbox.request == .none, !inbox.ended, inbox.pending == nil else { return false }
             inbox.pending = pending
@@ -131,16 +140,31 @@ final class Compositor: RunWorker {
         return accepted
     }
 
+    /// Changes `commands` make to the layers of the graph on air, each on the first frame at or
+    /// after its time — and to the graph of a switch that lands before then.
+    func queue(_ commands: [TimedLayerCommand]) {
+        inbox.withLock { $0.commands += commands }
+        doorbell.ring()
+    }
+
     private func run(_ first: CombinationGraph) -> WorkerOutcome {
         var inputsStopped = false
         // Only this thread changes the graph on air.
         var current = first
+        var layers = QueuedLayerCommands()
         while true {
-            let (pending, request) = inbox.withLock { inbox in (inbox.pending.take(), inbox.request) }
+            let reached = current.picturesReached
+            let (pending, request, commands) = inbox.withLock { inbox in
+                let due = inbox.pending.map { pending in pending.at.map { reached >= $0 } ?? true } ?? false
+                defer { inbox.commands = [] }
+                return (due ? inbox.pending.take() : nil, inbox.request, inbox.commands)
+            }
             if request == .abort { return .aborted }
+            layers.add(commands, to: current)
             if let pending {
                 let next = pending.graph.value
                 putOnAir(next, replacing: current)
+                layers.carry(to: next)
                 current = next
                 pending.landed(next.summary)
             }
@@ -161,6 +185,7 @@ final class Compositor: RunWorker {
                     return .failed(error is CombinationFailure ? "\(error)" : "filter graph failed: \(error)")
                 }
                 putOnAir(replacement, replacing: current)
+                layers.carry(to: replacement)
                 current = replacement
             }
         }
@@ -170,6 +195,7 @@ final class Compositor: RunWorker {
         let start = current.mediaEnd
         let kept = Set(next.inputs.map(ObjectIdentifier.init))
         next.generation = current.generation + 1
+        next.onAirSince = start
         // The pictures the old graph still held are gone; a frame interval or two of margin
         // keeps the new graph's first picture (on the frame grid near `start`) from being late.
         let picture = Int64(1_000_000 / max(1, current.plan.fps))

@@ -65,9 +65,11 @@ final class DestinationWorker: RunWorker {
     /// - Parameters:
     ///   - target: the URL with the key filled in, or the recording's absolute path.
     ///   - unsentBytes: the most an RTMP connection's socket may hold unsent (see ``TCPConnection/limitUnsent(to:)``).
+    /// - Parameter held: it waits for the schedule's `start:` (see ``DestinationGate``).
     init(output: PlannedOutput, target: String, streams: [StreamParameters], queueBytes: Int, unsentBytes: Int? = nil, events: EventSink,
-         reports: WorkerReports) {
+         reports: WorkerReports, held: Bool = false) {
         self.output = output
+        gate = Mutex(DestinationGate(held: held))
         self.unsentBytes = unsentBytes
         self.target = target
         self.streams = streams
@@ -79,6 +81,36 @@ final class DestinationWorker: RunWorker {
     }
 
     var workerName: String { "destination \(output.destination)" }
+
+    /// Which packets it takes.
+    private let gate: Mutex<DestinationGate>
+
+    /// Whether it waits for the schedule's `start:` (its thread is not started until then).
+    var isHeld: Bool { gate.withLock { $0.state == .held } }
+
+    /// Whether its encoder hands it `packet` (of `stream`: 0 video, 1 sound), on the encoder's
+    /// thread; at its scheduled stop it finishes what it has.
+    func admits(_ packet: Packet, stream: Int) -> Bool {
+        let micros = { (time: Int64?) in time.map { packet.timeBase.convert($0, to: .microseconds) } }
+        let verdict = gate.withLock {
+            $0.admit(video: stream == 0, keyframe: packet.isKeyframe, pts: micros(packet.presentationTimestamp),
+                     dts: micros(packet.decodingTimestamp))
+        }
+        if verdict == .close { requestStop() }
+        return verdict == .send
+    }
+
+    /// Takes packets from the first keyframe at or after `at` (the encoder is asked for one
+    /// there); false when it was not waiting for a start.
+    func open(at: MediaInstant) -> Bool {
+        gate.withLock { $0.open(at: at) }
+    }
+
+    /// Finishes at `at`: the pictures before it are sent, then it closes; false when it was not
+    /// sending.
+    func close(at: MediaInstant) -> Bool {
+        gate.withLock { $0.close(at: at) }
+    }
 
     /// The current state.
     var state: DestinationState { shared.withLock { $0.state } }

@@ -155,7 +155,10 @@ final class EncodingLoop {
 
     /// Sends one frame and hands what the encoder produced to the destinations.
     private func encode(_ frame: Frame, with encoder: Encoder) throws {
-        _ = try encoder.send(frame)
+        // A destination starting at a scheduled time starts on a keyframe made for it.
+        let micros = frame.presentationTimestamp.map { encoder.timeBase.convert($0, to: .microseconds) }
+        let keyframe = encoder.kind == .video && micros.map(owner.takeKeyframe(dueBy:)) == true
+        _ = try encoder.send(frame, keyframe: keyframe)
         try drain(encoder)
         if encoder.kind == .video, let pts = frame.presentationTimestamp {
             owner.counted(frameAt: encoder.timeBase.convert(pts, to: .microseconds))
@@ -172,7 +175,7 @@ final class EncodingLoop {
             spare = nil
             let stream = encoder.kind == .video ? 0 : 1
             if owner.isSteered { owner.made(bytes: packet.size) }
-            for (index, destination) in destinations.enumerated() {
+            for (index, destination) in destinations.enumerated() where destination.admits(packet, stream: stream) {
                 let copy = index == destinations.count - 1 ? packet : try packet.reference()
                 destination.queue.push(EncodedPacket(packet: copy, stream: stream))
             }

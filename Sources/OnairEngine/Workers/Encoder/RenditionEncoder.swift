@@ -61,6 +61,8 @@ final class RenditionEncoder: RunWorker {
         var destinations: [DestinationWorker] = []
         /// Cut off: what is waiting and inside the encoder is dropped.
         var aborted = false
+        /// Media times at or after which a picture is to be a keyframe (a destination starts there).
+        var keyframes: [MediaInstant] = []
     }
 
     /// How far an encoder has come.
@@ -124,6 +126,20 @@ final class RenditionEncoder: RunWorker {
     /// reconfigured between two frames on the encoder's own thread, never while it encodes.
     func requestBitrate(_ bitsPerSecond: Int) {
         shared.withLock { $0.bitrate.pending = bitsPerSecond }
+    }
+
+    /// Makes the first picture at or after `at` a keyframe (a destination starts on it).
+    func forceKeyframe(at: MediaInstant) {
+        shared.withLock { $0.keyframes.append(at) }
+    }
+
+    /// Whether the picture at `micros` is to be a keyframe; on the encoder's thread.
+    func takeKeyframe(dueBy micros: Int64) -> Bool {
+        shared.withLock { shared in
+            let due = shared.keyframes.contains { $0 <= micros }
+            shared.keyframes.removeAll { $0 <= micros }
+            return due
+        }
     }
 
     /// Sends its packets to `destination` too (before it starts).

@@ -1,0 +1,72 @@
+import Foundation
+
+/// What happened to one action of a run's schedule: the `schedule.fired`, `schedule.skipped`
+/// and `schedule.cancelled` events.
+///
+/// ```
+/// {"ts":"…","event":"schedule.fired","action":"overlay studio","applied":true,"due":"…","due_media_us":300000000,"id":3,"landed_media_us":300000000}
+/// ```
+public struct ScheduleEvent: Codable, Equatable, Sendable {
+    /// What became of the action.
+    public enum Outcome: String, Codable, Sendable {
+        /// It was carried out (or, with `applied: false`, its time came and the run can't carry
+        /// it out: `reason` says why).
+        case fired
+        /// Its time came and went without it (due before the run started, or refused).
+        case skipped
+        /// Cancelled before its time.
+        case cancelled
+    }
+
+    /// The action's id in the run's schedule.
+    public var id: Int
+    /// What it does, in the schedule's words (`show lower-third`).
+    public var action: String
+    public var outcome: Outcome
+    /// When it was due, on the wall clock as resolved at the run's start.
+    public var due: Date
+    /// When it was due on the run's media timeline (µs).
+    public var dueMedia: MediaInstant
+    /// The media time of the first frame it changed (µs), when it was carried out.
+    public var landedMedia: MediaInstant?
+    /// Whether the run carried it out.
+    public var applied: Bool
+    /// Why not, or a note.
+    public var reason: String?
+
+    /// An event for action `id`.
+    public init(id: Int, action: String, outcome: Outcome, due: Date, dueMedia: MediaInstant, landedMedia: MediaInstant? = nil,
+                applied: Bool, reason: String? = nil) {
+        self.id = id
+        self.action = action
+        self.outcome = outcome
+        self.due = due
+        self.dueMedia = dueMedia
+        self.landedMedia = landedMedia
+        self.applied = applied
+        self.reason = reason
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, action, outcome, due, applied, reason
+        case dueMedia = "due_media_us", landedMedia = "landed_media_us"
+    }
+
+    func redacted(_ redact: (String) -> String) -> ScheduleEvent {
+        var copy = self
+        copy.action = redact(action)
+        copy.reason = reason.map(redact)
+        return copy
+    }
+
+    /// For people: `#3 overlay studio, due +5m0.000s, on the frame at +5m0.000s`.
+    var detail: String {
+        let landed = landedMedia.map { ", landed at media \(Self.seconds($0)) (\(Self.seconds($0 - dueMedia)) late)" } ?? ""
+        let note = applied ? "" : " (not carried out)"
+        return "#\(id) \(action), due at media \(Self.seconds(dueMedia))\(landed)\(note)" + (reason.map { ": \($0)" } ?? "")
+    }
+
+    private static func seconds(_ micros: MediaInstant) -> String {
+        String(format: "%.3fs", Double(micros) / 1_000_000)
+    }
+}

@@ -1,0 +1,38 @@
+import OnairPlanner
+
+/// A change to a layer of the graph on air (shown, hidden, new text) and the media time it
+/// lands at: the first frame at or after it.
+public struct TimedLayerCommand: Sendable, Equatable {
+    /// What changes.
+    public var command: LayerCommand
+    /// Where on the output timeline.
+    public var at: MediaInstant
+
+    /// A change landing at `at`.
+    public init(_ command: LayerCommand, at: MediaInstant) {
+        self.command = command
+        self.at = at
+    }
+}
+
+/// The layer changes the compositor has handed to libavfilter and that may not have landed
+/// yet: a graph switched to before their time gets them too, since it was built as the show is
+/// at the switch. Owned by the compositor's thread.
+struct QueuedLayerCommands {
+    private var waiting: [TimedLayerCommand] = []
+
+    /// Queues `commands` in `graph` (libavfilter applies each on the first frame at or after its
+    /// time) and keeps them for a later graph.
+    mutating func add(_ commands: [TimedLayerCommand], to graph: CombinationGraph) {
+        guard !commands.isEmpty else { return }
+        for command in commands { try? graph.queue(command) }
+        waiting += commands
+    }
+
+    /// `graph` goes on air at ``CombinationGraph/onAirSince``: what is due from then on is
+    /// queued in it; what came before is in its picture already, or was undone.
+    mutating func carry(to graph: CombinationGraph) {
+        waiting.removeAll { $0.at < graph.onAirSince }
+        for command in waiting { try? graph.queue(command) }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import OnairConfig
+import OnairEngine
+import OnairPlanner
+
+/// Carries a pipeline's schedule out on a running pipeline: resolved once at the run's actual
+/// start, each action prepared ahead of its time (the next graph built, layer changes queued,
+/// a destination connected) and landing on the first frame at or after it.
+///
+/// Layer changes (`show`, `hide`, `set`, `{next}` and the countdowns) are commands libavfilter
+/// applies to the graph on air on that frame; a change of combination (or one commands can't
+/// make) is a switch to a graph built for that moment, which the compositor puts on air on
+/// that frame. `start`/`stop` of a destination begin on a keyframe the encoder makes there /
+/// end after the last picture before it. Actions on sources go through ``ScheduleDispatch``.
+///
+/// Time is the run's media clock, monotonic: see ``WallClockWatch`` for what a step of the
+/// wall clock does (nothing).
+public actor ShowRunner {
+    /// How far ahead an action is prepared, and how often the runner looks at the clocks.
+    public struct Policy: Sendable {
+        /// A graph for a switch is built this long before its time (it takes ~70 ms; a busy
+        /// machine, more).
+        public var lead: MediaInstant = 2_000_000
+        /// The longest the runner sleeps without looking at the wall clock and the book.
+        public var poll: MediaInstant = 1_000_000
+
+        /// The defaults.
+        public init() {}
+    }
+
+    private let stage: any ShowStage
+    private let plans: MomentPlans
+    private let policy: Policy
+    private let wallNow: @Sendable () -> Date
+    /// The actions and what became of them.
+    public private(set) var book: ScheduleBook
+    /// What is on air: the plan of the graph the last change put there.
+    private var onAir: PipelinePlan
+    private var watch: WallClockWatch
+
+    /// A runner of `timeline` (resolved at the run's start) on `stage`, whose graph on air was
+    /// planned as `onAir`.
+    public init(stage: any ShowStage, timeline: ShowTimeline, plans: MomentPlans, onAir: PipelinePlan, policy: Policy = Policy(),
+                wallNow: @escaping @Sendable () -> Date = Date.init) {
+        self.stage = stage
+        self.plans = plans
+        self.policy = policy
+        self.wallNow = wallNow
+        self.onAir = onAir
+        book = ScheduleBook(timeline)
+        watch = WallClockWatch(wall: wallNow(), media: stage.mediaTime)
+    }
+
+    /// `spec`'s schedule resolved for a run that started at `start`, with the clip lengths the
+    /// run's plan probed (`planned`: the timeline the plan was checked with).
+    public static func timeline(of spec: PipelineSpec, startedAt start: Date, planned: ShowTimeline?,
+                                machineZone: TimeZone = .current) -> ShowTimeline {
+        let clock = ShowClock(start: start, timeZone: ShowClock.timeZone(of: spec, fallback: machineZone))
+        return ShowTimeline(spec, clock: clock, clipDurations: planned?.clipDurations ?? [:])
+    }
+
+    /// Carries the schedule out until its last action, or until cancelled (the run ended).
+    public func run() async {
+        await alignStart()
+        while !Task.isCancelled {
+            let group = book.nextGroup
+            guard let due = group.first?.dueMedia else { return }
+            guard await wait(until: due - policy.lead) else { return }
+            // Cancelled or added meanwhile: look again.
+            guard book.nextGroup.map(\.id) == group.map(\.id) else { continue }
+            await carryOut(group)
+        }
+    }
+
+    /// Sleeps until the media clock reads `target`, looking at the wall clock on the way;
+    /// false when cancelled.
+    private func wait(until target: MediaInstant) async -> Bool {
+        while true {
+            let now = stage.mediaTime
+            if let step = watch.observe(wall: wallNow(), media: now) {
+                stage.note(String(format: "the wall clock stepped by %+.1f s: the schedule keeps the times it resolved at the run's start", step))
+            }
+            if now >= target { return true }
+            do {
+                try await stage.sleep(untilMedia: min(target, now + policy.poll))
+            } catch {
+                return false
+            }
+        }
+    }
+}
+
+// MARK: - Carrying out
+
+extension ShowRunner {
+    /// At the start: what the timeline has on air then (actions due before the start, the
+    /// countdowns' targets as resolved now, scheduled destinations live from the start).
+    private func alignStart() async {
+        let started = book.entries.filter { $0.dueMedia <= 0 && $0.state == .pending }
+        let (landed, failure) = await changeGraph(atOffset: 0, due: 0)
+        let live = Set(book.timeline.state(atOffset: 0).liveDestinations)
+        for destination in plans.scheduledDestinations.intersection(live).sorted() {
+            try? await stage.startDestination(destination, at: 0)
+        }
+        for entry in started {
+            if entry.action.effect == .end {
+                settle(entry, .skipped, landed: nil, applied: false, reason: "due before the run started")
+                continue
+            }
+            let note = entry.dueMedia < 0 ? "due before the run started: on air from its start" : nil
+            let sourceResult = entry.action.isOnSource ? await ScheduleDispatch.dispatch(entry.action.effect, at: 0, on: stage) : nil
+            settle(entry, .fired, landed: landed, applied: sourceResult?.applied ?? (failure == nil), reason: sourceResult?.reason ?? failure ?? note)
+        }
+    }
+
+    /// Carries out `group` (pending actions all due at once): prepared now, landing at their
+    /// time; their events once it has come.
+    private func carryOut(_ group: [ScheduleBook.Entry]) async {
+        guard let first = group.first else { return }
+        let due = first.dueMedia
+        var graph: (landed: MediaInstant?, failure: String?) = (nil, nil)
+        if group.contains(where: \.action.changesGraph) { graph = await changeGraph(atOffset: first.action.offsetMs, due: due) }
+        var results: [(ScheduleBook.Entry, MediaInstant?, Bool, String?)] = []
+        for entry in group where entry.action.effect != .end {
+            if entry.action.changesGraph {
+                results.append((entry, graph.landed, graph.failure == nil, graph.failure))
+            } else {
+                let (applied, reason) = await act(entry.action.effect, due: due)
+                results.append((entry, applied ? frame(atOrAfter: due) : nil, applied, reason))
+            }
+        }
+        _ = await wait(until: due)
+        for (entry, landed, applied, reason) in results {
+            settle(entry, applied ? .fired : .skipped, landed: landed, applied: applied, reason: reason)
+        }
+        if let end = group.first(where: { $0.action.effect == .end }) {
+            settle(end, .fired, landed: stage.mediaTime, applied: true, reason: nil)
+            await stage.stop()
+        }
+    }
+
+    /// What is not a change of the graph: destinations, and actions on sources.
+    private func act(_ effect: ScheduledAction.Effect, due: MediaInstant) async -> (applied: Bool, reason: String?) {
+        do throws(DestinationControlError) {
+            switch effect {
+            case .start(let destination): try await stage.startDestination(destination, at: due)
+            case .stop(let destination): try await stage.stopDestination(destination, at: due)
+            default: return await ScheduleDispatch.dispatch(effect, at: due, on: stage)
+            }
+            return (true, nil)
+        } catch {
+            return (false, "\(error)")
+        }
+    }
+
+    /// Puts the graph of the show at `offsetMs` on air at `due`: commands to the graph on air
+    /// when they can make it, a switch to one built now otherwise. Where it landed, or why not.
+    private func changeGraph(atOffset offsetMs: Int, due: MediaInstant) async -> (landed: MediaInstant?, failure: String?) {
+        let state = book.timeline.state(atOffset: offsetMs)
+        guard let next = plans.plan(book.timeline, atOffset: offsetMs, combination: state.combination) else {
+            return (nil, "the show at this moment could not be planned")
+        }
+        if next.activeOverlay == onAir.activeOverlay, let commands = LayerCommand.between(onAir.graph, next.graph) {
+            onAir = next
+            stage.changeLayers(commands.map { TimedLayerCommand($0, at: due) })
+            return (frame(atOrAfter: due), nil)
+        }
+        do throws(OverlaySwitchError) {
+            let landed = try await stage.switchOverlay(to: next, at: due)
+            onAir = next
+            return (landed, nil)
+        } catch {
+            return (nil, "\(error)")
+        }
+    }
+
+    /// The media time of the first picture at or after `micros`, on the run's frame grid.
+    private func frame(atOrAfter micros: MediaInstant) -> MediaInstant {
+        let fps = Double(max(1, onAir.fps))
+        return MediaInstant((ceil(Double(max(0, micros)) * fps / 1_000_000) * 1_000_000 / fps).rounded())
+    }
+
+    private func settle(_ entry: ScheduleBook.Entry, _ state: ScheduleBook.Entry.State, landed: MediaInstant?, applied: Bool, reason: String?) {
+        book.settle(entry.id, as: state, at: wallNow(), landed: landed, applied: applied, reason: reason)
+        if let settled = book.entry(entry.id) { stage.report(settled.event) }
+    }
+}
+
+extension ScheduledAction {
+    /// Whether it changes the graph on air (its combination, layers or text).
+    var changesGraph: Bool {
+        switch effect {
+        case .overlay, .show, .hide, .set: true
+        default: false
+        }
+    }
+
+    /// Whether it acts on a source (``ScheduleDispatch``).
+    var isOnSource: Bool {
+        switch effect {
+        case .play, .clipEnds, .mute, .unmute: true
+        default: false
+        }
+    }
+}
+
+extension ShowTimeline {
+    /// The clips' lengths it was resolved with (ms, by project-relative path).
+    var clipDurations: [String: Int] {
+        var durations: [String: Int] = [:]
+        for step in steps {
+            if case let .play(clip, _, _, duration?) = step.action.effect { durations[clip] = duration }
+        }
+        return durations
+    }
+}
+
+/// What a run needs to carry its pipeline's schedule out, known before it starts: the
+/// pipeline, the timeline it was planned and checked with (for its clips' lengths), the
+/// planner of its moments and the plan on air at the start.
+public struct ShowPlan: Sendable {
+    let spec: PipelineSpec
+    let planned: ShowTimeline
+    let plans: MomentPlans
+    let onAir: PipelinePlan
+
+    /// The show of `spec`, planned as `onAir` with `planner`; nil when it has no schedule.
+    public init?(spec: PipelineSpec, planned: ShowTimeline, planner: Planner, onAir: PipelinePlan) {
+        guard !spec.schedule.isEmpty else { return nil }
+        self.spec = spec
+        self.planned = planned
+        plans = MomentPlans(spec: spec, planner: planner)
+        self.onAir = onAir
+    }
+
+    /// The destinations that wait for the schedule's `start:` instead of starting with the run.
+    public var heldDestinations: Set<String> { plans.scheduledDestinations }
+
+    /// The runner of the schedule on `run`, which has started: the timeline resolved at its
+    /// actual start.
+    public func runner(on run: PipelineRun) async -> ShowRunner {
+        let start = await run.status().startedAt
+        let timeline = ShowRunner.timeline(of: spec, startedAt: start, planned: planned)
+        return ShowRunner(stage: run, timeline: timeline, plans: plans, onAir: onAir)
+    }
+}

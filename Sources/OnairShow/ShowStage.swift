@@ -1,0 +1,29 @@
+import Foundation
+import OnairEngine
+import OnairPlanner
+
+/// What a schedule needs of a running pipeline: its media clock, and the timed changes the
+/// engine makes on a frame. `PipelineRun` is the one the CLI gives; the wall-clock tests give
+/// one whose clock they set.
+public protocol ShowStage: AnyObject, Sendable {
+    /// Where the run's output is on its timeline now.
+    var mediaTime: MediaInstant { get }
+    /// Sleeps until the media clock reads `at`; throws when cancelled.
+    func sleep(untilMedia at: MediaInstant) async throws
+    /// Puts `plan` on air on its first picture at or after `at`; where it landed.
+    func switchOverlay(to plan: PipelinePlan, at: MediaInstant) async throws(OverlaySwitchError) -> MediaInstant
+    /// Changes layers of the graph on air, each on the first frame at or after its time.
+    func changeLayers(_ commands: [TimedLayerCommand])
+    /// Starts a destination waiting for its `start:`, on a keyframe at or after `at`.
+    func startDestination(_ destination: String, at: MediaInstant) async throws(DestinationControlError)
+    /// Stops a destination after its last picture before `at`.
+    func stopDestination(_ destination: String, at: MediaInstant) async throws(DestinationControlError)
+    /// Tells the run's subscribers what became of an action.
+    func report(_ action: ScheduleEvent)
+    /// Tells the run's subscribers something the operator should know.
+    func note(_ message: String)
+    /// Ends the run (gracefully).
+    func stop() async
+}
+
+extension PipelineRun: ShowStage {}
