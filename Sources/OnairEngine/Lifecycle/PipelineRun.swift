@@ -40,8 +40,11 @@ public final class PipelineRun: RunControl {
     public let plan: PipelinePlan
     /// Every overlay combination, planned for a live switch.
     public let combinations: OverlayCombinations
-    private let parts: RunParts
-    private let supervisor: RunSupervisor
+    let parts: RunParts
+    let supervisor: RunSupervisor
+    /// Where plan paths are relative to.
+    let projectRoot: URL
+    let options: RunOptions
 
     /// The running pipeline's name.
     public var pipeline: String { plan.pipeline }
@@ -57,6 +60,8 @@ public final class PipelineRun: RunControl {
     public init(plan: PipelinePlan, combinations: OverlayCombinations? = nil, projectRoot: URL, keys: StreamKeys,
                 options: RunOptions) throws {
         self.plan = plan
+        self.projectRoot = projectRoot
+        self.options = options
         let combinations = combinations ?? OverlayCombinations(onAir: plan)
         self.combinations = combinations
         let events = EventSink(keys: keys, hub: EventHub())
@@ -76,7 +81,7 @@ public final class PipelineRun: RunControl {
             combinations: combinations, encoders: encoders, clock: RunClock(), events: events, reports: reports, doorbell: ThreadSignal(),
             slate: try Slate(imageAt: plan.inputLoss.slatePath.map { URL(fileURLWithPath: projectRoot.resolvingPlanPath($0)) },
                              color: plan.inputLoss.slateColor ?? 0),
-            projectRoot: projectRoot, pacing: options.pacing, durationMicros: options.duration?.inMicroseconds)
+            directions: SourceDirections(), projectRoot: projectRoot, pacing: options.pacing, durationMicros: options.duration?.inMicroseconds)
         let onAir = try builder.graph(for: plan, sharing: [])
         let destinations = Self.destinations(of: plan, for: encoders, projectRoot: projectRoot, keys: keys, options: options, events: events,
                                              reports: reports)
@@ -87,7 +92,8 @@ public final class PipelineRun: RunControl {
         parts = RunParts(plan: plan, combinations: combinations, clock: builder.clock, compositor: compositor, encoders: encoders,
                          destinations: destinations,
                          steering: BitrateSteering(encoders: encoders, destinations: destinations, events: events),
-                         standby: standby, fallbacks: fallbacks, builder: builder, events: events, keys: keys)
+                         standby: standby, fallbacks: fallbacks, builder: builder, events: events, keys: keys,
+                         directions: builder.directions)
         supervisor = RunSupervisor(parts: parts, signals: signals, reports: reports, covered: Self.coveredInputs(combinations),
                                    duration: options.duration, statsInterval: options.statsInterval)
     }
