@@ -15,7 +15,8 @@ struct APIRoutes: Sendable {
         [
             ("/healthz", [.get]), ("/readyz", [.get]), ("/metrics", [.get]), ("/openapi.yaml", [.get]),
             ("/api/v1/status", [.get]), ("/api/v1/events", [.get]), ("/api/v1/overlay", [.post]), ("/api/v1/stop", [.post]),
-            ("/api/v1/destinations/{name}/preview.jpg", [.get]), ("/report", [.get]),
+            ("/api/v1/destinations/{name}/preview.jpg", [.get]), ("/api/v1/sources/{name}/mute", [.post]),
+            ("/api/v1/sources/{name}/play", [.post]), ("/report", [.get]),
         ] + Dashboard.files.map { ($0.path, [.get]) }
 
     /// `docs/openapi.yaml` (embedded at build time) in a buffer made once, shared by every answer.
@@ -55,6 +56,7 @@ struct APIRoutes: Sendable {
                 }
             }
         }
+        addSourceRoutes(to: router, json: json)
         router.post("/api/v1/stop") { _, _ in
             let run = try control.run()
             await run.stop()
@@ -95,6 +97,43 @@ struct APIRoutes: Sendable {
             router.get(RouterPath(file.path)) { request, _ in file.response(to: request) }
         }
         return router
+    }
+
+    /// `POST /api/v1/sources/{name}/mute` and `/play`.
+    private func addSourceRoutes(to router: Router<BasicRequestContext>, json: JSONBodies) {
+        router.post("/api/v1/sources/{name}/mute") { request, context in
+            let source = try context.parameters.require("name")
+            let ask = try await MuteRequest.read(from: request, context: context)
+            let run = try control.run()
+            let at = ask.atMs.map { MediaInstant($0) * 1000 }
+            do throws(SourceControlError) {
+                let video = ask.video ?? false, audio = ask.audio ?? false
+                if ask.muted ?? true { return json.response(.ok, try await run.mute(source: source, video: video, audio: audio, at: at)) }
+                return json.response(.ok, try await run.unmute(source: source, video: video, audio: audio, at: at))
+            } catch {
+                throw Self.httpError(error)
+            }
+        }
+        router.post("/api/v1/sources/{name}/play") { request, context in
+            let source = try context.parameters.require("name")
+            let ask = try await PlayRequest.read(from: request, context: context)
+            let run = try control.run()
+            do throws(SourceControlError) {
+                let at = ask.atMs.map { MediaInstant($0) * 1000 }
+                return json.response(.ok, try await run.play(clip: ask.clip, in: source, loop: ask.loop ?? false, at: at))
+            } catch {
+                throw Self.httpError(error)
+            }
+        }
+    }
+
+    /// The answer to a refused source control call.
+    static func httpError(_ error: SourceControlError) -> HTTPError {
+        switch error {
+        case .unknownSource: HTTPError(.notFound, message: error.description)
+        case .clipUnavailable: HTTPError(.unprocessableContent, message: error.description)
+        case .refused: HTTPError(.conflict, message: error.description)
+        }
     }
 
     /// `Last-Event-ID` (what EventSource sends when it reconnects), or `?last_event_id=`; the
@@ -149,9 +188,68 @@ struct OverlayRequest: Decodable {
 
     /// Reads and checks the body: any problem is a 400 that says what is wrong.
     static func read(from request: Request, context: BasicRequestContext) async throws -> OverlayRequest {
-        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard type == "application/json" else {
-            throw HTTPError(.unsupportedMediaType, message: #"the body must be application/json, such as {"name": "keyed"}"#)
+        let choice = try await JSONRequestBody.decode(OverlayRequest.self, from: request, example: #"{"name": "keyed"}"#)
+        guard !choice.name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw HTTPError(.badRequest, message: "name must name an overlay combination")
+        }
+        return choice
+    }
+}
+
+/// The body of `POST /api/v1/sources/{name}/mute`: which parts, muted or not, and when.
+struct MuteRequest: Decodable {
+    /// The picture; with neither `video` nor `audio` true, both.
+    var video: Bool?
+    /// The sound.
+    var audio: Bool?
+    /// False unmutes (default: true).
+    var muted: Bool?
+    /// The media time (ms on the run's output timeline) to land on; absent: the next frame.
+    var atMs: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case video, audio, muted, atMs = "at_ms"
+    }
+
+    static func read(from request: Request, context: BasicRequestContext) async throws -> MuteRequest {
+        let ask = try await JSONRequestBody.decode(MuteRequest.self, from: request, example: #"{"video": true, "muted": true}"#)
+        guard (ask.atMs ?? 0) >= 0 else { throw HTTPError(.badRequest, message: "at_ms must be a media time: 0 or more milliseconds") }
+        return ask
+    }
+}
+
+/// The body of `POST /api/v1/sources/{name}/play`: a clip of the project, looped or not, and when.
+struct PlayRequest: Decodable {
+    /// The clip's path, relative to the project folder (and inside it).
+    var clip: String
+    var loop: Bool?
+    /// The media time (ms on the run's output timeline) to land on; absent: as soon as it is open.
+    var atMs: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case clip, loop, atMs = "at_ms"
+    }
+
+    static func read(from request: Request, context: BasicRequestContext) async throws -> PlayRequest {
+        let ask = try await JSONRequestBody.decode(PlayRequest.self, from: request, example: #"{"clip": "assets/brb.mp4"}"#)
+        guard (ask.atMs ?? 0) >= 0 else { throw HTTPError(.badRequest, message: "at_ms must be a media time: 0 or more milliseconds") }
+        // The API plays what the project holds, not any file the process can read.
+        let parts = ask.clip.split(separator: "/", omittingEmptySubsequences: false)
+        guard !ask.clip.isEmpty, !ask.clip.hasPrefix("/"), !parts.contains("..") else {
+            throw HTTPError(.badRequest, message: "clip must be a path inside the project folder, such as assets/brb.mp4")
+        }
+        return ask
+    }
+}
+
+/// A request's JSON body, read and decoded with one set of answers for what is wrong.
+enum JSONRequestBody {
+    /// `request`'s body as `type`: a 415 unless it is JSON, 413 over 64 KiB, 400 (showing
+    /// `example`) when it does not decode.
+    static func decode<Body: Decodable>(_ type: Body.Type, from request: Request, example: String) async throws -> Body {
+        let contentType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard contentType == "application/json" else {
+            throw HTTPError(.unsupportedMediaType, message: "the body must be application/json, such as \(example)")
         }
         var request = request
         let body: ByteBuffer
@@ -160,16 +258,11 @@ struct OverlayRequest: Decodable {
         } catch {
             throw HTTPError(.contentTooLarge, message: "the body must be at most 64 KiB")
         }
-        let choice: OverlayRequest
         do {
-            choice = try JSONDecoder().decode(OverlayRequest.self, from: Data(body.readableBytesView))
+            return try JSONDecoder().decode(type, from: Data(body.readableBytesView))
         } catch {
-            throw HTTPError(.badRequest, message: #"the body must be JSON such as {"name": "keyed"}"#)
+            throw HTTPError(.badRequest, message: "the body must be JSON such as \(example)")
         }
-        guard !choice.name.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw HTTPError(.badRequest, message: "name must name an overlay combination")
-        }
-        return choice
     }
 }
 
