@@ -47,6 +47,11 @@ struct RunEvent: Decodable, Sendable {
     var fallback: FallbackLine?
     /// For `overlay.failed`: what stands in for the combination.
     var on_air: String?
+    /// For `source.*`: the source, what changed, and the media time it landed on (ms).
+    var source: String?
+    var video: Bool?
+    var audio: Bool?
+    var at_ms: Int?
 
     struct FallbackLine: Decodable, Sendable {
         var overlay: String

@@ -36,6 +36,8 @@ final class PlaceDirections {
     /// reached (µs).
     private var ended: Set<Int> = []
     private var clipEnds: [Int: Int64] = [:]
+    /// Clips cut off at their `until` (the next action on their source), not ended by themselves.
+    private var cut: Set<Int> = []
     /// The slate in each input's picture format, made when first shown.
     private var slates: [Frame?]
     /// Where each place's pictures and sound reached (the end of the last one, µs), for places
@@ -179,14 +181,14 @@ extension PlaceDirections {
                 progressed = true
                 let lead = item.kind == .video ? pictureMicros / 2 : 0
                 if let until = cue.until, item.micros >= until - lead {
-                    cue.reader.stop()
+                    cutOff(cue)
                     continue
                 }
                 guard let index = place(of: cue.source, for: item.kind) else { continue }
                 clipEnds[cue.id] = max(clipEnds[cue.id] ?? 0, item.micros + item.lengthMicros)
                 try push(item, index)
             }
-            if let until = cue.until, now >= until { cue.reader.stop() }
+            if let until = cue.until, now >= until { cutOff(cue) }
             if cue.reader.mailbox.isDrained {
                 end(cue)
                 progressed = true
@@ -200,12 +202,19 @@ extension PlaceDirections {
         names.indices.first { names[$0] == source && (kind == .video ? pictureFormats[$0] != nil : soundPads[$0]) }
     }
 
+    /// `cue`'s clip reached its `until`: its reader stops (once).
+    private func cutOff(_ cue: ClipCue) {
+        guard cut.insert(cue.id).inserted else { return }
+        cue.reader.stop()
+    }
+
     /// `cue`'s clip is over: the source is back, and everyone hears it.
     private func end(_ cue: ClipCue) {
         ended.insert(cue.id)
-        let end = cue.until ?? clipEnds[cue.id] ?? cue.from
+        let wasCut = cut.remove(cue.id) != nil
+        let end = wasCut ? cue.until ?? cue.from : clipEnds[cue.id] ?? cue.from
         clipEnds[cue.id] = nil
-        let reason = cue.reader.failure.map { "failed: \($0)" } ?? (cue.until == nil ? "ended" : "replaced")
+        let reason = cue.reader.failure.map { "failed: \($0)" } ?? (wasCut ? "replaced" : "ended")
         directions.clipEnded(cue.id)
         events.emit(.clipEnded(source: cue.source, clip: cue.path, at: end, reason: reason))
     }
