@@ -131,8 +131,8 @@ struct APIRoutes: Sendable {
     static func httpError(_ error: SourceControlError) -> HTTPError {
         switch error {
         case .unknownSource: HTTPError(.notFound, message: error.description)
-        case .clipUnavailable: HTTPError(.unprocessableContent, message: error.description)
-        case .refused: HTTPError(.conflict, message: error.description)
+        // As a combination that can't go on air: what is on air stays, a 409.
+        case .clipUnavailable, .refused: HTTPError(.conflict, message: error.description)
         }
     }
 
@@ -213,7 +213,7 @@ struct MuteRequest: Decodable {
 
     static func read(from request: Request, context: BasicRequestContext) async throws -> MuteRequest {
         let ask = try await JSONRequestBody.decode(MuteRequest.self, from: request, example: #"{"video": true, "muted": true}"#)
-        guard (ask.atMs ?? 0) >= 0 else { throw HTTPError(.badRequest, message: "at_ms must be a media time: 0 or more milliseconds") }
+        try checkMediaTime(ask.atMs)
         return ask
     }
 }
@@ -232,13 +232,22 @@ struct PlayRequest: Decodable {
 
     static func read(from request: Request, context: BasicRequestContext) async throws -> PlayRequest {
         let ask = try await JSONRequestBody.decode(PlayRequest.self, from: request, example: #"{"clip": "assets/brb.mp4"}"#)
-        guard (ask.atMs ?? 0) >= 0 else { throw HTTPError(.badRequest, message: "at_ms must be a media time: 0 or more milliseconds") }
+        try checkMediaTime(ask.atMs)
         // The API plays what the project holds, not any file the process can read.
         let parts = ask.clip.split(separator: "/", omittingEmptySubsequences: false)
         guard !ask.clip.isEmpty, !ask.clip.hasPrefix("/"), !parts.contains("..") else {
             throw HTTPError(.badRequest, message: "clip must be a path inside the project folder, such as assets/brb.mp4")
         }
         return ask
+    }
+}
+
+/// `at_ms` as a request gives it: a media time from 0 to 10¹² ms (about 31 years), which the
+/// engine's microseconds hold with room to spare.
+func checkMediaTime(_ milliseconds: Int?) throws {
+    guard let milliseconds else { return }
+    guard (0...1_000_000_000_000).contains(milliseconds) else {
+        throw HTTPError(.badRequest, message: "at_ms must be a media time: from 0 to 1000000000000 milliseconds")
     }
 }
 

@@ -128,7 +128,7 @@ struct APIServerTests {
         }
     }
 
-    @Test("POST /api/v1/sources/{name}/mute and /play: what is muted, 404 with a suggestion, 422 unplayable, 409 stopping, 400 bad body")
+    @Test("POST /api/v1/sources/{name}/mute and /play: what is muted, 404 with a suggestion, 409 unplayable or stopping, 400 bad body")
     func muteSource() async throws {
         let run = ScriptedRun()
         try await withServer(run) { base in
@@ -149,7 +149,7 @@ struct APIServerTests {
             #expect(try await HTTP.post(base + "/api/v1/sources/camera/mute", json: #"{"at_ms": -5}"#).status == 400)
             #expect(try await HTTP.send(base + "/api/v1/sources/camera/mute").status == 405)
             let unplayable = try await HTTP.post(base + "/api/v1/sources/camera/play", json: #"{"clip": "assets/brb.mp4"}"#)
-            #expect(unplayable.status == 422)
+            #expect(unplayable.status == 409)
             #expect(unplayable.json?["error"] as? String == "clip 'assets/brb.mp4' can't be played: a scripted run plays no clips")
             for outside in [#"{"clip": "/etc/passwd"}"#, #"{"clip": "../secret.mp4"}"#, #"{"clip": ""}"#] {
                 #expect(try await HTTP.post(base + "/api/v1/sources/camera/play", json: outside).status == 400)
