@@ -71,6 +71,23 @@ public final class Frame {
                                                     AVSampleFormat(rawValue: pointer.pointee.format)), "av_samples_set_silence")
     }
 
+    /// Silences `count` samples of this sound frame from sample `start` on, in place (its data
+    /// is copied first only when another frame shares it).
+    public func silence(from start: Int, count: Int) throws(LibavError) {
+        let start = max(0, min(start, sampleCount)), count = max(0, min(count, sampleCount - start))
+        guard count > 0, width == 0 else { return }
+        try LibavError.check(av_frame_make_writable(pointer), "av_frame_make_writable")
+        try LibavError.check(av_samples_set_silence(pointer.pointee.extended_data, Int32(start), Int32(count), Int32(channelCount),
+                                                    AVSampleFormat(rawValue: pointer.pointee.format)), "av_samples_set_silence")
+    }
+
+    /// Keeps only the first `count` samples of this sound frame (the rest stay in its buffers,
+    /// unread): a frame cut short where something else takes over.
+    public func keepSamples(_ count: Int) {
+        guard width == 0, count >= 0, count < sampleCount else { return }
+        pointer.pointee.nb_samples = Int32(count)
+    }
+
     /// A picture filled with one colour (0xRRGGBB), in `pixelFormat`.
     public convenience init(color: Int, width: Int, height: Int, pixelFormat: String) throws(LibavError) {
         let rgb = try Frame(width: width, height: height, pixelFormat: "rgb24")

@@ -69,6 +69,19 @@ public struct APIClient: Sendable {
         return try decode(BitrateChange.self, from: await send("POST", path, body: body, timeout: timeout))
     }
 
+    /// `POST /api/v1/sources/{source}/mute`: mutes (`muted`) or unmutes the source's picture
+    /// and/or sound (neither named: both) from the next frame; the status.
+    public func mute(source: String, video: Bool, audio: Bool, muted: Bool, timeout: TimeInterval = 10) async throws(Failure) -> RunStatus {
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(["video": video, "audio": audio, "muted": muted])
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        // appendingPathComponent (in send) percent-encodes the name.
+        return try decode(RunStatus.self, from: await send("POST", "api/v1/sources/\(source)/mute", body: body, timeout: timeout))
+    }
+
     private func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws(Failure) -> Value {
         do {
             return try JSONDecoder().decode(type, from: data)

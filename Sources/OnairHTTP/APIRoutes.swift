@@ -16,6 +16,7 @@ struct APIRoutes: Sendable {
             ("/healthz", [.get]), ("/readyz", [.get]), ("/metrics", [.get]), ("/openapi.yaml", [.get]),
             ("/api/v1/status", [.get]), ("/api/v1/events", [.get]), ("/api/v1/overlay", [.post]), ("/api/v1/stop", [.post]),
             ("/api/v1/renditions/{id}/bitrate", [.post]), ("/api/v1/destinations/{name}/preview.jpg", [.get]), ("/report", [.get]),
+            ("/api/v1/sources/{name}/mute", [.post]), ("/api/v1/sources/{name}/play", [.post]),
             ("/api/v1/hls", [.get]), ("/hls/{destination}/{file}", [.get]),
         ] + Dashboard.files.map { ($0.path, [.get]) }
 
@@ -59,6 +60,7 @@ struct APIRoutes: Sendable {
         router.post("/api/v1/renditions/{id}/bitrate") { request, context in
             try await setBitrate(request, context: context, json: json)
         }
+        addSourceRoutes(to: router, json: json)
         router.post("/api/v1/stop") { _, _ in
             let run = try control.run()
             await run.stop()
@@ -97,6 +99,43 @@ struct APIRoutes: Sendable {
             case .fixed, .refused: throw HTTPError(.conflict, message: error.description)
             case .invalid: throw HTTPError(.badRequest, message: error.description)
             }
+        }
+    }
+
+    /// `POST /api/v1/sources/{name}/mute` and `/play`.
+    private func addSourceRoutes(to router: Router<BasicRequestContext>, json: JSONBodies) {
+        router.post("/api/v1/sources/{name}/mute") { request, context in
+            let source = try context.parameters.require("name")
+            let ask = try await MuteRequest.read(from: request, context: context)
+            let run = try control.run()
+            let at = ask.atMs.map { MediaInstant($0) * 1000 }
+            do throws(SourceControlError) {
+                let video = ask.video ?? false, audio = ask.audio ?? false
+                if ask.muted ?? true { return json.response(.ok, try await run.mute(source: source, video: video, audio: audio, at: at)) }
+                return json.response(.ok, try await run.unmute(source: source, video: video, audio: audio, at: at))
+            } catch {
+                throw Self.httpError(error)
+            }
+        }
+        router.post("/api/v1/sources/{name}/play") { request, context in
+            let source = try context.parameters.require("name")
+            let ask = try await PlayRequest.read(from: request, context: context)
+            let run = try control.run()
+            do throws(SourceControlError) {
+                let at = ask.atMs.map { MediaInstant($0) * 1000 }
+                return json.response(.ok, try await run.play(clip: ask.clip, in: source, loop: ask.loop ?? false, at: at))
+            } catch {
+                throw Self.httpError(error)
+            }
+        }
+    }
+
+    /// The answer to a refused source control call.
+    static func httpError(_ error: SourceControlError) -> HTTPError {
+        switch error {
+        case .unknownSource: HTTPError(.notFound, message: error.description)
+        // As a combination that can't go on air: what is on air stays, a 409.
+        case .clipUnavailable, .refused: HTTPError(.conflict, message: error.description)
         }
     }
 
@@ -257,5 +296,60 @@ struct JSONBodies: Sendable {
         fields[.contentType] = "application/json"
         fields[.cacheControl] = "no-store"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: json + "\n")))
+    }
+}
+
+/// The body of `POST /api/v1/sources/{name}/mute`: which parts, muted or not, and when.
+struct MuteRequest: Decodable {
+    /// The picture; with neither `video` nor `audio` true, both.
+    var video: Bool?
+    /// The sound.
+    var audio: Bool?
+    /// False unmutes (default: true).
+    var muted: Bool?
+    /// The media time (ms on the run's output timeline) to land on; absent: the next frame.
+    var atMs: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case video, audio, muted, atMs = "at_ms"
+    }
+
+    static func read(from request: Request, context: BasicRequestContext) async throws -> MuteRequest {
+        let ask = try await JSONRequestBody.decode(MuteRequest.self, from: request, example: #"{"video": true, "muted": true}"#)
+        try checkMediaTime(ask.atMs)
+        return ask
+    }
+}
+
+/// The body of `POST /api/v1/sources/{name}/play`: a clip of the project, looped or not, and when.
+struct PlayRequest: Decodable {
+    /// The clip's path, relative to the project folder (and inside it).
+    var clip: String
+    var loop: Bool?
+    /// The media time (ms on the run's output timeline) to land on; absent: as soon as it is open.
+    var atMs: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case clip, loop, atMs = "at_ms"
+    }
+
+    static func read(from request: Request, context: BasicRequestContext) async throws -> PlayRequest {
+        let ask = try await JSONRequestBody.decode(PlayRequest.self, from: request, example: #"{"clip": "assets/brb.mp4"}"#)
+        try checkMediaTime(ask.atMs)
+        // The API plays what the project holds, not any file the process can read.
+        let parts = ask.clip.split(separator: "/", omittingEmptySubsequences: false)
+        guard !ask.clip.isEmpty, !ask.clip.hasPrefix("/"), !parts.contains("..") else {
+            throw HTTPError(.badRequest, message: "clip must be a path inside the project folder, such as assets/brb.mp4")
+        }
+        return ask
+    }
+}
+
+/// `at_ms` as a request gives it: a media time from 0 to 10¹² ms (about 31 years), which the
+/// engine's microseconds hold with room to spare.
+func checkMediaTime(_ milliseconds: Int?) throws {
+    guard let milliseconds else { return }
+    guard (0...1_000_000_000_000).contains(milliseconds) else {
+        throw HTTPError(.badRequest, message: "at_ms must be a media time: from 0 to 1000000000000 milliseconds")
     }
 }

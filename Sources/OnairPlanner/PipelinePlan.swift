@@ -135,6 +135,20 @@ public struct PlannedInput: Codable, Equatable, Sendable {
     /// The YAML that names it (a source, or an image's path), so a file that can't be read is
     /// reported there.
     public var origin: SourceLocation?
+
+    /// An input (the engine makes one for a clip played in a source's place).
+    public init(index: Int, name: String, kind: Kind, options: [FormatOption] = [], video: VideoFormat?, audio: AudioFormat?,
+                realtime: Bool, lossTimeoutMs: Int, origin: SourceLocation? = nil) {
+        self.index = index
+        self.name = name
+        self.kind = kind
+        self.options = options
+        self.video = video
+        self.audio = audio
+        self.realtime = realtime
+        self.lossTimeoutMs = lossTimeoutMs
+        self.origin = origin
+    }
 }
 
 /// A `key=value` libavformat option of an input or output.
@@ -162,6 +176,13 @@ public struct VideoFormat: Codable, Equatable, Sendable {
     public var height: Int
     /// Frames per second.
     public var fps: Int
+
+    /// A format.
+    public init(width: Int, height: Int, fps: Int) {
+        self.width = width
+        self.height = height
+        self.fps = fps
+    }
 }
 
 /// An audio format.
@@ -170,6 +191,12 @@ public struct AudioFormat: Codable, Equatable, Sendable {
     public var sampleRate: Int
     /// 1 or 2.
     public var channels: Int
+
+    /// A format.
+    public init(sampleRate: Int, channels: Int) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
 }
 
 /// An encoder configuration shared by every destination whose quality and canvas are equal.

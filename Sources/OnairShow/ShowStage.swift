@@ -18,6 +18,12 @@ public protocol ShowStage: AnyObject, Sendable {
     func startDestination(_ destination: String, at: MediaInstant) async throws(DestinationControlError)
     /// Stops a destination after its last picture before `at`.
     func stopDestination(_ destination: String, at: MediaInstant) async throws(DestinationControlError)
+    /// Mutes a source's picture and/or sound from the first frame at or after `at`.
+    func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
+    /// Unmutes a source's picture and/or sound from the first frame at or after `at`.
+    func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
+    /// Puts a clip (a plan path) in a source's place from the first frame at or after `at`.
+    func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
     /// Tells the run's subscribers what became of an action.
     func report(_ action: ScheduleEvent)
     /// Tells the run's subscribers something the operator should know.

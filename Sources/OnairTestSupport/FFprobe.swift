@@ -132,6 +132,24 @@ public enum FFprobe {
         }.sorted { $0.time < $1.time }
     }
 
+    /// The loudness of every decoded sound frame of the file at `path`, in presentation order:
+    /// time, length and RMS level in dBFS (`-inf` for digital silence), from libavfilter's
+    /// `astats`. Nil when ffprobe could not read the file.
+    public static func soundLevels(of path: String, timeout: Duration = .seconds(60)) -> [(time: Double, length: Double, rms: Double)]? {
+        let arguments = [
+            "-v", "error", "-print_format", "json", "-f", "lavfi", "-i", "amovie=\(path),astats=metadata=1:reset=1",
+            "-show_entries", "frame=pts_time,best_effort_timestamp_time,nb_samples,sample_rate:frame_tags=lavfi.astats.Overall.RMS_level",
+        ]
+        guard let (report, _) = run(arguments, timeout: timeout, succeeding: true) else { return nil }
+        return (report.frames ?? []).compactMap { frame in
+            guard let time = (frame.pts_time ?? frame.best_effort_timestamp_time).flatMap({ Double($0) }),
+                  let level = frame.tags?["lavfi.astats.Overall.RMS_level"]
+            else { return nil }
+            let rate = frame.sample_rate.flatMap { Double($0) } ?? 48000
+            return (time, Double(frame.nb_samples ?? 0) / rate, level == "-inf" ? -.infinity : Double(level) ?? 0)
+        }.sorted { $0.time < $1.time }
+    }
+
     /// The container's duration in seconds (nil when ffprobe can't tell).
     public static func duration(of path: String, timeout: Duration = .seconds(30)) -> Double? {
         let arguments = ["-v", "error", "-print_format", "json", "-show_entries", "format=duration", path]
@@ -166,6 +184,8 @@ public enum FFprobe {
         struct Frame: Decodable {
             var pts_time: String?
             var best_effort_timestamp_time: String?
+            var nb_samples: Int?
+            var sample_rate: String?
             var tags: [String: String]?
         }
 

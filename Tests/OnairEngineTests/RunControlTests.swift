@@ -7,6 +7,17 @@ import OnairValidation
 import Testing
 import Synchronization
 
+/// `Presets/quality.yaml` with one small, fast quality: `320x180` at 30 fps.
+let smallQuality = """
+    quality:
+      320x180:
+        width: 320
+        height: 180
+        fps: 30
+        video: {codec: h264, bitrate: 300k, keyframe_interval: 1s, profile: main, preset: ultrafast, tune: zerolatency}
+        audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
+    """
+
 /// A pipeline run in this process, watched and steered only through ``RunControl``: a red and
 /// a blue camera (test sources), a combination whose avatar is not a picture, a recording that
 /// is required and an optional RTMP destination whose ingest refuses connections.
@@ -19,15 +30,7 @@ final class ControlledRun {
         project = try ScratchProject()
         let refusing = try LoopbackPort.free()
         try project.write("assets/not-a-picture.png", "text, not a picture\n")
-        try project.write("Presets/quality.yaml", """
-            quality:
-              320x180:
-                width: 320
-                height: 180
-                fps: 30
-                video: {codec: h264, bitrate: 300k, keyframe_interval: 1s, profile: main, preset: ultrafast, tune: zerolatency}
-                audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
-            """)
+        try project.write("Presets/quality.yaml", smallQuality)
         try project.write("Pipelines/t.yaml", """
             sources:
               camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: 320x180, fps: 30}

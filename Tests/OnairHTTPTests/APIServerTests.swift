@@ -161,6 +161,37 @@ struct APIServerTests {
         }
     }
 
+    @Test("POST /api/v1/sources/{name}/mute and /play: what is muted, 404 with a suggestion, 409 unplayable or stopping, 400 bad body")
+    func muteSource() async throws {
+        let run = ScriptedRun()
+        try await withServer(run) { base in
+            let muted = try await HTTP.post(base + "/api/v1/sources/camera/mute", json: #"{"video": true}"#)
+            #expect(muted.status == 200)
+            #expect(try muted.decode(RunStatus.self).sources == [SourceControlStatus(name: "camera", videoMuted: true, audioMuted: false)])
+            let sources = muted.json?["sources"] as? [[String: Any]]
+            #expect(sources?.first?["video_muted"] as? Bool == true)
+            let both = try await HTTP.post(base + "/api/v1/sources/camera/mute", json: "{}")
+            #expect(try both.decode(RunStatus.self).sources == [SourceControlStatus(name: "camera", videoMuted: true, audioMuted: true)])
+            let unmuted = try await HTTP.post(base + "/api/v1/sources/camera/mute", json: #"{"muted": false}"#)
+            #expect(try unmuted.decode(RunStatus.self).sources.isEmpty)
+
+            let unknown = try await HTTP.post(base + "/api/v1/sources/camra/mute", json: "{}")
+            #expect(unknown.status == 404)
+            #expect(unknown.json?["error"] as? String == "no source 'camra'; did you mean 'camera'?")
+            #expect(try await HTTP.post(base + "/api/v1/sources/camera/mute", json: #"{"video": "yes"}"#).status == 400)
+            #expect(try await HTTP.post(base + "/api/v1/sources/camera/mute", json: #"{"at_ms": -5}"#).status == 400)
+            #expect(try await HTTP.send(base + "/api/v1/sources/camera/mute").status == 405)
+            let unplayable = try await HTTP.post(base + "/api/v1/sources/camera/play", json: #"{"clip": "assets/brb.mp4"}"#)
+            #expect(unplayable.status == 409)
+            #expect(unplayable.json?["error"] as? String == "clip 'assets/brb.mp4' can't be played: a scripted run plays no clips")
+            for outside in [#"{"clip": "/etc/passwd"}"#, #"{"clip": "../secret.mp4"}"#, #"{"clip": ""}"#] {
+                #expect(try await HTTP.post(base + "/api/v1/sources/camera/play", json: outside).status == 400)
+            }
+            run.current.withLock { $0.state = .draining }
+            #expect(try await HTTP.post(base + "/api/v1/sources/camera/mute", json: "{}").status == 409)
+        }
+    }
+
     @Test("/openapi.yaml serves docs/openapi.yaml as committed, and documents every endpoint served")
     func openAPI() async throws {
         let committed = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
@@ -173,7 +204,7 @@ struct APIServerTests {
         for path in [
             "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/api/v1/status", "/api/v1/events", "/api/v1/overlay",
             "/api/v1/stop", "/api/v1/renditions/{id}/bitrate", "/api/v1/destinations/{name}/preview.jpg", "/report", "/", "/dashboard.js", "/dashboard.css", "/favicon.svg",
-            "/api/v1/hls", "/hls/{destination}/{file}",
+            "/api/v1/hls", "/hls/{destination}/{file}", "/api/v1/sources/{name}/mute", "/api/v1/sources/{name}/play",
         ] {
             #expect(committed.contains("\n  \(path):\n"), "\(path) is not in docs/openapi.yaml")
         }

@@ -20,6 +20,9 @@ final class EventsOnlyRun: RunControl, Sendable {
     }
     func stop() async { hub.finish() }
     func preview(of destination: String) async throws(PreviewError) -> PreviewPicture { throw .unavailable(reason: "not in this test") }
+    func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
+    func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
+    func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
 
     /// Publishes `run.note` events `first...last` ("n1", "n2"…).
     func notes(_ numbers: ClosedRange<Int>) {

@@ -21,6 +21,9 @@ final class ScriptedStatusRun: RunControl, Sendable {
     }
     func stop() async {}
     func preview(of destination: String) async throws(PreviewError) -> PreviewPicture { throw .unavailable(reason: "not in this test") }
+    func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
+    func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
+    func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
 }
 
 /// A project folder removed at the end of the test.

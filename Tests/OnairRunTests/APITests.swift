@@ -13,13 +13,15 @@ extension EndToEnd {
         /// The keys each kind of object in `GET /api/v1/status` has (docs/openapi.yaml):
         /// `required` always, `optional` sometimes, nothing else.
         static let shapes: [String: (required: Set<String>, optional: Set<String>)] = [
-            "status": (["pipeline", "state", "started_at", "elapsed_ms", "overlays", "inputs", "failover", "renditions", "destinations"], ["overlay"]),
+            "status": (["pipeline", "state", "started_at", "elapsed_ms", "overlays", "inputs", "failover", "renditions", "destinations", "sources"],
+                       ["overlay"]),
             "failover": (["input", "on_air", "backups", "switches"], ["reason"]),
             "overlay": (["name", "number", "on_air", "available"], ["reason"]),
             "input": (["name", "kind", "state", "losses"], ["last_error"]),
             "rendition": (["id", "width", "height", "fps", "speed", "frames", "repeated", "bitrate", "bitrate_control"], []),
             "destination": (["name", "required", "state", "stats", "queue_bytes", "queue_ms"],
                             ["platform", "attempt", "next_try_in_ms", "reason", "last_error"]),
+            "source": (["name", "video_muted", "audio_muted"], ["clip"]),
             "stats": (["packets_sent", "bytes_sent", "packets_dropped", "gops_dropped", "reconnects", "bits_per_second"], []),
         ]
 
@@ -40,6 +42,7 @@ extension EndToEnd {
             for overlay in json?["overlays"] as? [Any] ?? [] { expectShape(overlay, "overlay", sourceLocation: sourceLocation) }
             for input in json?["inputs"] as? [Any] ?? [] { expectShape(input, "input", sourceLocation: sourceLocation) }
             for group in json?["failover"] as? [Any] ?? [] { expectShape(group, "failover", sourceLocation: sourceLocation) }
+            for source in json?["sources"] as? [Any] ?? [] { expectShape(source, "source", sourceLocation: sourceLocation) }
             for rendition in json?["renditions"] as? [Any] ?? [] { expectShape(rendition, "rendition", sourceLocation: sourceLocation) }
             for destination in json?["destinations"] as? [[String: Any]] ?? [] {
                 expectShape(destination, "destination", sourceLocation: sourceLocation)

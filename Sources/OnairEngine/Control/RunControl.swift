@@ -41,6 +41,23 @@ public protocol RunControl: AnyObject, Sendable {
     /// picture; `bitrate.changed` (`by: operator`) tells every subscriber.
     func setBitrate(of rendition: String, to setting: BitrateSetting) async throws(BitrateError) -> BitrateChange
 
+    /// Mutes `source`'s picture (`video`: the input-loss slate shows in its place) and/or sound
+    /// (`audio`: silence), from the first output frame at or after `at` (nil: the next frame;
+    /// a time already past lands on the next frame). Kept across overlay switches; any clip in
+    /// the source's place ends there. Returns the status.
+    func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
+
+    /// Unmutes `source`'s picture and/or sound, landing as ``mute(source:video:audio:at:)`` does.
+    func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
+
+    /// Puts the clip at `clip` (a path already resolved against the project) in `source`'s
+    /// place — its picture and sound, scaled and converted to the source's — from the first
+    /// output frame at or after `at` (nil: as soon as it is open) until it ends, when the source
+    /// is back (`source.clip-ended`); `loop`: again and again, until the next action on the
+    /// source (another clip, a mute or unmute). The clip is opened and decoding before `at`.
+    /// When it throws (the clip can't be opened), the source stays on air.
+    func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
+
     /// Asks the run to stop: the first request drains gracefully (inputs stop, encoders flush,
     /// recordings are closed, readiness goes false at once); a second one aborts at once.
     func stop() async

@@ -12,7 +12,8 @@ import Foundation
 /// `destination.<state>` (`destination.connecting`, `destination.live`,
 /// `destination.retrying`, `destination.failed`, `destination.stopped`), `stats`,
 /// `input.waiting`, `input.failed`, `input.failover`, `input.restored`, `overlay.failed`,
-/// `overlay.restored` (overlay fallback), `libav.log`, `run.started`,
+/// `overlay.restored` (overlay fallback), `source.muted`, `source.unmuted`, `source.clip`,
+/// `source.clip-ended`, `libav.log`, `run.started`,
 /// `run.note`, `run.stopped`, `destination.congested` and `bitrate.changed` (adaptive bitrate, see
 /// ``BitrateController``). Every string passes through the engine's redaction before it is written.
 public struct StatusEvent: Equatable, Sendable {
@@ -51,6 +52,14 @@ public struct StatusEvent: Equatable, Sendable {
         /// An adaptive rendition's video bitrate changed (`from` = `to` when only who steers it
         /// did: an operator handed it back to adaptive bitrate), why, and `by` whom.
         case bitrateChanged(rendition: String, from: Int, to: Int, reason: String, by: BitrateAuthor)
+        /// `source`'s picture (`video`) and/or sound (`audio`) was muted (`muted`) or unmuted, from
+        /// media time `at` on (the output frame it lands on).
+        case sourceMuted(source: String, video: Bool, audio: Bool, muted: Bool, at: MediaInstant)
+        /// `clip` goes on air in `source`'s place at media time `at` (`loop`: again and again).
+        case clipStarted(source: String, clip: String, loop: Bool, at: MediaInstant)
+        /// `clip` left `source`'s place at media time `at`, and the source is back: `reason` is
+        /// `ended` (the file ended) or `replaced` (another action on the source).
+        case clipEnded(source: String, clip: String, at: MediaInstant, reason: String)
         /// The periodic snapshot of the whole run.
         case stats(RunStatus)
         /// The run started: the pipeline, its inputs, the combination on air, its encoders and
@@ -92,6 +101,9 @@ public struct StatusEvent: Equatable, Sendable {
         case .destinationChanged(_, _, let state): "destination.\(state.name)"
         case .destinationCongested: "destination.congested"
         case .bitrateChanged: "bitrate.changed"
+        case .sourceMuted(_, _, _, let muted, _): muted ? "source.muted" : "source.unmuted"
+        case .clipStarted: "source.clip"
+        case .clipEnded: "source.clip-ended"
         case .stats: "stats"
         case .runStarted: "run.started"
         case .runNote: "run.note"
@@ -122,6 +134,10 @@ public struct StatusEvent: Equatable, Sendable {
                 .destinationCongested(destination: redact(destination), queueMilliseconds: queue, bitsPerSecond: rate, followed: followed)
             case .bitrateChanged(let rendition, let from, let to, let reason, let author):
                 .bitrateChanged(rendition: redact(rendition), from: from, to: to, reason: redact(reason), by: author)
+            case .sourceMuted(let source, let video, let audio, let muted, let at):
+                .sourceMuted(source: redact(source), video: video, audio: audio, muted: muted, at: at)
+            case .clipStarted(let source, let clip, let loop, let at): .clipStarted(source: redact(source), clip: redact(clip), loop: loop, at: at)
+            case .clipEnded(let source, let clip, let at, let reason): .clipEnded(source: redact(source), clip: redact(clip), at: at, reason: reason)
             case .stats(let status): .stats(status.redacted(redact))
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
                 .runStarted(pipeline: redact(pipeline), inputs: inputs, overlay: redact(overlay), renditions: renditions,
@@ -168,6 +184,7 @@ extension StatusEvent {
             case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations, api, from, to
             case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition, onAir = "on_air", attempts
             case fromBitsPerSecond = "from_bps", toBitsPerSecond = "to_bps", by
+            case source, video, audio, clip, loop, atMs = "at_ms"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -214,6 +231,8 @@ extension StatusEvent {
                 try container.encode(to, forKey: .toBitsPerSecond)
                 try container.encode(reason, forKey: .reason)
                 try container.encode(author, forKey: .by)
+            case .sourceMuted, .clipStarted, .clipEnded:
+                try encodeSourceEvent(into: &container)
             case .stats(let status):
                 try status.encode(to: encoder)
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
@@ -231,6 +250,29 @@ extension StatusEvent {
                 try action.encode(to: encoder)
             }
         }
+
+        /// The keys of a source's events: the source, what changed, and the media time (ms).
+        private func encodeSourceEvent(into container: inout KeyedEncodingContainer<Key>) throws {
+            switch kind {
+            case .sourceMuted(let source, let video, let audio, _, let at):
+                try container.encode(source, forKey: .source)
+                try container.encode(video, forKey: .video)
+                try container.encode(audio, forKey: .audio)
+                try container.encode(at / 1000, forKey: .atMs)
+            case .clipStarted(let source, let clip, let loop, let at):
+                try container.encode(source, forKey: .source)
+                try container.encode(clip, forKey: .clip)
+                try container.encode(loop, forKey: .loop)
+                try container.encode(at / 1000, forKey: .atMs)
+            case .clipEnded(let source, let clip, let at, let reason):
+                try container.encode(source, forKey: .source)
+                try container.encode(clip, forKey: .clip)
+                try container.encode(at / 1000, forKey: .atMs)
+                try container.encode(reason, forKey: .reason)
+            default:
+                break
+            }
+        }
     }
 }
 
@@ -242,6 +284,11 @@ extension FormatStyle where Self == Date.ISO8601FormatStyle {
 }
 
 extension StatusEvent {
+    /// A media time as people read it: `12.345 s`.
+    private static func seconds(_ instant: MediaInstant) -> String {
+        String(format: "%.3f s", Double(instant) / 1_000_000)
+    }
+
     /// The event as one line for people: `destination.retrying  youtube  retrying (attempt 2, in 2.0s)`.
     public var textLine: String {
         name.padding(toLength: max(23, name.count + 1), withPad: " ", startingAt: 0) + detail
@@ -266,6 +313,10 @@ extension StatusEvent {
         case .bitrateChanged(let rendition, let from, let to, let reason, let author):
             "\(rendition): \(from / 1000)k → \(to / 1000)k by \(author.rawValue) (\(reason))"
         case .libav(let level, let message): "\(level): \(message)"
+        case .sourceMuted(let source, let video, let audio, _, let at):
+            "\(source): " + (video && audio ? "picture and sound" : video ? "picture" : "sound") + " at \(Self.seconds(at))"
+        case .clipStarted(let source, let clip, let loop, let at): "\(source): \(clip)\(loop ? " (looped)" : "") at \(Self.seconds(at))"
+        case .clipEnded(let source, let clip, let at, let reason): "\(source): \(clip) \(reason) at \(Self.seconds(at)), \(source) back"
         case .stats: ""
         case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
             "\(pipeline): \(inputs) input(s), overlay '\(overlay)', \(renditions) encoder(s) → " + destinations.joined(separator: ", ")

@@ -43,8 +43,11 @@ public final class PipelineRun: RunControl {
     public let plan: PipelinePlan
     /// Every overlay combination, planned for a live switch.
     public let combinations: OverlayCombinations
-    private let parts: RunParts
-    private let supervisor: RunSupervisor
+    let parts: RunParts
+    let supervisor: RunSupervisor
+    /// Where plan paths are relative to.
+    let projectRoot: URL
+    let options: RunOptions
 
     /// The running pipeline's name.
     public var pipeline: String { plan.pipeline }
@@ -68,6 +71,8 @@ public final class PipelineRun: RunControl {
     public init(plan: PipelinePlan, combinations: OverlayCombinations? = nil, projectRoot: URL, keys: StreamKeys,
                 options: RunOptions) throws {
         self.plan = plan
+        self.projectRoot = projectRoot
+        self.options = options
         let combinations = combinations ?? OverlayCombinations(onAir: plan)
         self.combinations = combinations
         let events = EventSink(keys: keys, hub: EventHub())
@@ -87,7 +92,7 @@ public final class PipelineRun: RunControl {
             combinations: combinations, encoders: encoders, clock: RunClock(), events: events, reports: reports, doorbell: ThreadSignal(),
             slate: try Slate(imageAt: plan.inputLoss.slatePath.map { URL(fileURLWithPath: projectRoot.resolvingPlanPath($0)) },
                              color: plan.inputLoss.slateColor ?? 0),
-            projectRoot: projectRoot, pacing: options.pacing, durationMicros: options.duration?.inMicroseconds)
+            directions: SourceDirections(), projectRoot: projectRoot, pacing: options.pacing, durationMicros: options.duration?.inMicroseconds)
         let onAir = try builder.graph(for: plan, sharing: [])
         let destinations = Self.destinations(of: plan, for: encoders, projectRoot: projectRoot, keys: keys, options: options, events: events,
                                              reports: reports)
@@ -96,7 +101,8 @@ public final class PipelineRun: RunControl {
         let compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: builder.doorbell, reports: reports,
                                     standIn: { fallbacks.standIn(for: $0, reason: $1) })
         parts = RunParts(plan: plan, combinations: combinations, clock: builder.clock, compositor: compositor, encoders: encoders,
-                         destinations: destinations, standby: standby, fallbacks: fallbacks, builder: builder, events: events, keys: keys)
+                         destinations: destinations, standby: standby, fallbacks: fallbacks, builder: builder, events: events, keys: keys,
+                         directions: builder.directions)
         supervisor = RunSupervisor(parts: parts, signals: signals, reports: reports, covered: Self.coveredInputs(combinations),
                                    duration: options.duration, statsInterval: options.statsInterval)
     }

@@ -23,6 +23,8 @@ struct RunParts: Sendable {
     let builder: GraphBuilder
     let events: EventSink
     let keys: StreamKeys
+    /// What the operator asked of the sources (mutes, clips).
+    let directions: SourceDirections
 
     /// The status, not yet redacted, in `state`, for a run started at `startedAt`; `pinned`:
     /// the renditions whose bitrate an operator pinned.
@@ -30,7 +32,7 @@ struct RunParts: Sendable {
         let micros = clock.micros
         let elapsed = Double(micros) / 1_000_000
         let onAir = compositor.onAir
-        return RunStatus(
+        var status = RunStatus(
             pipeline: plan.pipeline, state: state, startedAt: startedAt, elapsed: .microseconds(micros), overlay: onAir.overlay,
             overlays: combinations.choices(onAir: onAir.overlay), inputs: onAir.inputs.map(\.health.status),
             failover: onAir.failover.map(\.status), fallback: fallbacks.status,
@@ -45,6 +47,23 @@ struct RunParts: Sendable {
                                            : pinned.contains(encoder.rendition.id) ? .operator : .adaptive)
             },
             destinations: destinations.map(\.status))
+        status.sources = directions.status(at: micros)
+        return status
+    }
+
+    /// The output frame a timed control call lands on: the first of the output grid at or after
+    /// `at`, and no earlier than two frame intervals from now (the frames before may already be
+    /// inside the graph); nil: that earliest one.
+    func landing(of at: MediaInstant?) -> MediaInstant {
+        let earliest = clock.micros + 2 * Int64(1_000_000 / max(1, plan.fps))
+        return Self.frame(atOrAfter: max(at ?? earliest, earliest), fps: plan.fps)
+    }
+
+    /// The first frame of a `fps` output grid (frame `k` starts at `k / fps` s) at or after `micros`.
+    static func frame(atOrAfter micros: MediaInstant, fps: Int) -> MediaInstant {
+        let rate = Int64(max(1, fps))
+        let frame = (micros * rate + 999_999) / 1_000_000
+        return frame * 1_000_000 / rate
     }
 
     /// Whether the run serves its purpose in `state`, and if not why (redacted).

@@ -85,6 +85,10 @@ actor RunSupervisor {
     private var inputs: [ObjectIdentifier: InputWorker] = [:]
     /// Past the end of the workers, waiting for the inputs to leave libav.
     private var leaving = false
+    /// The readers of the clips played in sources' places: their failure ends the clip, not the run.
+    private var clipReaders: Set<ObjectIdentifier> = []
+    /// Clips played so far (their ids).
+    private var clipsPlayed = 0
     private var supervision: Task<RunOutcome, Never>?
     private var ended: RunOutcome?
     /// Adaptive bitrate, when a rendition has it; it decides, ``setBitrate(of:to:by:reason:)``
@@ -327,6 +331,44 @@ extension RunSupervisor {
     }
 }
 
+// MARK: - Sources
+
+extension RunSupervisor {
+    /// Mutes (`muted`) or unmutes `source`'s picture and/or sound from the output frame `at`
+    /// lands on (see ``RunParts/landing(of:)``), which it returns; a clip in its place ends there.
+    func setMuted(_ muted: Bool, source: String, video: Bool, audio: Bool, at: MediaInstant?) throws(SourceControlError) -> MediaInstant {
+        try acceptSourceControl()
+        let landing = parts.landing(of: at)
+        let unstarted = parts.directions.setMuted(muted, source: source, video: video, audio: audio, from: landing,
+                                                  settled: parts.clock.micros - 1_000_000)
+        for cue in unstarted { cue.reader.stop() }
+        parts.events.emit(.sourceMuted(source: source, video: video, audio: audio, muted: muted, at: landing))
+        return landing
+    }
+
+    /// Puts the clip `reader` reads (opened, not started) in its source's place from the output
+    /// frame `at` lands on (returned); it starts reading now, ahead of that time, paced to it.
+    func play(_ reader: InputWorker, in source: String, path: String, loop: Bool, at: MediaInstant?) throws(SourceControlError) -> MediaInstant {
+        try acceptSourceControl()
+        guard lifecycle.state != .preparing else { throw .refused(reason: "the run has not started") }
+        let landing = parts.landing(of: at)
+        clipsPlayed += 1
+        clipReaders.insert(ObjectIdentifier(reader))
+        let cue = ClipCue(id: clipsPlayed, source: source, path: path, loop: loop, from: landing, reader: reader)
+        for unstarted in parts.directions.play(cue) { unstarted.reader.stop() }
+        reader.start(at: landing)
+        parts.events.emit(.clipStarted(source: cue.source, clip: path, loop: loop, at: landing))
+        return landing
+    }
+
+    private func acceptSourceControl() throws(SourceControlError) {
+        switch lifecycle.state {
+        case .draining, .stopped, .failed: throw .refused(reason: "the run is stopping")
+        case .preparing, .starting, .live, .switching: break
+        }
+    }
+}
+
 // MARK: - The loop
 
 extension RunSupervisor {
@@ -416,7 +458,7 @@ extension RunSupervisor {
     }
 
     private func failedInput(_ input: InputWorker, _ reason: String) {
-        if stop == nil, failure == nil, !covered.contains(input.input.name) { failure = reason }
+        if stop == nil, failure == nil, !covered.contains(input.input.name), !clipReaders.contains(ObjectIdentifier(input)) { failure = reason }
     }
 
     /// Moves the run on after a signal: ends it when it should, cuts off what is overdue, and

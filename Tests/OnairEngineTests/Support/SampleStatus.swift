@@ -13,7 +13,7 @@ let sampleStatusJSON = """
     "elapsed_ms":83000,"failover":[],"inputs":[],"overlay":"room","overlays":[],"pipeline":"studio",\
     "renditions":[{"bitrate":3200000,"bitrate_control":"operator","fps":30,"frames":2490,"height":720,"id":"r0","repeated":0,"speed":1,"width":1280},\
     {"bitrate":0,"bitrate_control":"fixed","fps":28.4,"frames":2400,"height":1280,"id":"r1","repeated":3,"speed":0.9,"width":720}],\
-    "started_at":"1970-01-01T00:00:00Z","state":"live"}
+    "sources":[],"started_at":"1970-01-01T00:00:00Z","state":"live"}
     """
 
 /// ``sampleStatusJSON`` decoded.

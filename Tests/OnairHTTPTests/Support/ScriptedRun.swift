@@ -70,6 +70,32 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
                              minimum: 500_000, maximum: 2_500_000, clamped: false, message: "r0: set")
     }
 
+    /// Mutes as asked (`camera` is the one source); the status lists it.
+    func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
+        try setMuted(true, source: source, video: video, audio: audio)
+    }
+
+    func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
+        try setMuted(false, source: source, video: video, audio: audio)
+    }
+
+    private func setMuted(_ muted: Bool, source: String, video: Bool, audio: Bool) throws(SourceControlError) -> RunStatus {
+        guard source == "camera" else { throw .unknownSource(name: source, suggestion: source == "camra" ? "did you mean 'camera'?" : nil) }
+        guard current.withLock({ $0.state }) != .draining else { throw .refused(reason: "the run is stopping") }
+        let both = !video && !audio
+        return current.withLock { status in
+            var state = status.sources.first ?? SourceControlStatus(name: source, videoMuted: false, audioMuted: false)
+            if video || both { state.videoMuted = muted }
+            if audio || both { state.audioMuted = muted }
+            status.sources = state.videoMuted || state.audioMuted ? [state] : []
+            return status
+        }
+    }
+
+    func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
+        throw .clipUnavailable(clip: clip, reason: "a scripted run plays no clips")
+    }
+
     func stop() async {
         stops.withLock { $0 += 1 }
         current.withLock { $0.state = .draining }

@@ -55,6 +55,11 @@ struct RunEvent: Decodable, Sendable {
     var applied: Bool?
     var due_media_us: Int64?
     var landed_media_us: Int64?
+    /// For `source.*`: the source, what changed, and the media time it landed on (ms).
+    var source: String?
+    var video: Bool?
+    var audio: Bool?
+    var at_ms: Int?
 
     struct FallbackLine: Decodable, Sendable {
         var overlay: String

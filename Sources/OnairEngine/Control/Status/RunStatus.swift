@@ -28,6 +28,8 @@ public struct RunStatus: Equatable, Sendable {
     public var renditions: [RenditionStatus]
     /// One entry per destination, in plan order.
     public var destinations: [DestinationStatus]
+    /// The sources muted or playing a clip now, by name (the others are not listed).
+    public var sources: [SourceControlStatus] = []
 
     /// A snapshot.
     public init(
@@ -56,6 +58,7 @@ public struct RunStatus: Equatable, Sendable {
         copy.failover = failover.map { $0.redacted(redact) }
         copy.fallback = fallback?.redacted(redact)
         copy.overlays = overlays.map { $0.redacted(redact) }
+        copy.sources = sources.map { $0.redacted(redact) }
         return copy
     }
 }
@@ -181,7 +184,7 @@ public struct FailoverStatus: Codable, Equatable, Sendable {
 
 extension RunStatus: Codable {
     private enum Key: String, CodingKey {
-        case pipeline, state, startedAt = "started_at", elapsedMs = "elapsed_ms", overlay, overlays, inputs, failover, fallback, renditions, destinations
+        case pipeline, state, startedAt = "started_at", elapsedMs = "elapsed_ms", overlay, overlays, inputs, failover, fallback, renditions, destinations, sources
     }
 
     /// Encodes `elapsed` as whole milliseconds (`elapsed_ms`) and `started_at` as ISO 8601.
@@ -198,6 +201,7 @@ extension RunStatus: Codable {
         try container.encodeIfPresent(fallback, forKey: .fallback)
         try container.encode(renditions, forKey: .renditions)
         try container.encode(destinations, forKey: .destinations)
+        try container.encode(sources, forKey: .sources)
     }
 
     /// Decodes what ``encode(to:)`` writes.
@@ -216,5 +220,6 @@ extension RunStatus: Codable {
             fallback: try container.decodeIfPresent(OverlayFallbackStatus.self, forKey: .fallback),
             renditions: try container.decode([RenditionStatus].self, forKey: .renditions),
             destinations: try container.decode([DestinationStatus].self, forKey: .destinations))
+        sources = try container.decodeIfPresent([SourceControlStatus].self, forKey: .sources) ?? []
     }
 }

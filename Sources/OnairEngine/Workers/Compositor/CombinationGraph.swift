@@ -74,11 +74,16 @@ final class CombinationGraph {
     /// The group of each primary, by input index.
     private var groupOf: [Int: FailoverGroup] = [:]
     private let events: EventSink
+    /// What the operator asked of the sources (mutes, clips), as this graph carries it out.
+    private let directions: SourceDirections
+    private var places: PlaceDirections!
     /// The pitch factor its sound frames carry (1: its own voice), worked out once.
     private let voiceRatio: Double
 
-    init(plan: PipelinePlan, inputs: [InputWorker], encoders: [RenditionEncoder], clock: RunClock, events: EventSink) {
+    init(plan: PipelinePlan, inputs: [InputWorker], encoders: [RenditionEncoder], clock: RunClock, events: EventSink,
+         directions: SourceDirections) {
         self.plan = plan
+        self.directions = directions
         voiceRatio = plan.voice?.pitchRatio ?? 1
         self.inputs = inputs
         self.encoders = encoders
@@ -171,6 +176,9 @@ final class CombinationGraph {
         sinkTimeBases = sinks.indices.map { graph.timeBase(ofSink: $0) }
         openSinks = Array(sinkTargets.indices)
         spare = try Frame()
+        places = PlaceDirections(directions: directions, slate: slate, events: events, names: inputs.map(\.input.name),
+                                 pictureFormats: videoSource.map { $0.map { sourceFormats[$0].media } }, soundPads: audioSource.map { $0 != nil },
+                                 fps: plan.fps)
         for index in cover.indices where cover[index] != nil {
             if let source = videoSource[index] { cover[index]!.slate = try slate.picture(for: sourceFormats[source].media) }
             if let source = audioSource[index], case let .audio(rate, channels, format) = sourceFormats[source].media {
@@ -266,11 +274,13 @@ final class CombinationGraph {
     /// One round: takes everything the graph can produce now and hands it to the encoders, ends
     /// the sources of inputs that ended, and gives a frame to every input the graph waits for.
     func round() throws -> Progress {
+        places.refresh()
         try openSinks.removeAll(where: drainSink)
         if openSinks.isEmpty { return .drained }
         var progressed = try endInputsThatEnded()
         if endedCount == inputs.count { return .busy }
         if try runFailover() { progressed = true }
+        if try feedClips() { progressed = true }
         // Every input the graph waits for gets a frame this round — the sound as much as the
         // pictures; feeding only the hungriest let video run ~10 s ahead of audio.
         hungry.removeAll(keepingCapacity: true)
@@ -357,6 +367,35 @@ final class CombinationGraph {
         return false
     }
 
+    /// Feeds the clips playing in sources' places, and takes what those sources decode for the
+    /// same time (dropped, or cut short: see ``PlaceDirections``) so a live one never waits.
+    private func feedClips() throws -> Bool {
+        let now = clock.micros
+        var progressed = try places.feedClips(now: now) { item, index in try pushClip(item, into: index) }
+        for index in inputs.indices where !ended[index] && places.isSpliced(index, at: now) {
+            while let item = inputs[feeder(of: index)].mailbox.tryPop() {
+                try feed(item, from: feeder(of: index), into: index)
+                progressed = true
+            }
+        }
+        return progressed
+    }
+
+    /// Pushes a clip's frame into input `index`'s place; for a live input, it counts as its
+    /// arrival (the clip covers for it).
+    private func pushClip(_ item: InputFrame, into index: Int) throws {
+        guard let source = item.kind == .video ? videoSource[index] : audioSource[index] else { return }
+        if cover[index] != nil {
+            cover[index]!.lastArrival = clock.micros
+            if item.kind == .video { cover[index]!.lastVideoPush = item.micros } else { cover[index]!.lastAudioPush = item.micros }
+        }
+        try places.direct(item.frame, kind: item.kind, micros: item.micros, length: item.lengthMicros, input: index)
+        item.frame.presentationTimestamp = item.micros
+        sourceEnds[source] = max(sourceEnds[source] ?? 0, item.micros + item.lengthMicros)
+        places.pushed(item.kind, micros: item.micros, length: item.lengthMicros, input: index, fromClip: true)
+        try graph.push(item.frame, source: source)
+    }
+
     /// When the idle graph next needs a round without any input delivering: covering for a lost
     /// input (`covering`), or a failover decision.
     private func nextDue(covering: Int64?) -> ContinuousClock.Instant? {
@@ -371,6 +410,7 @@ final class CombinationGraph {
         guard let source = item.kind == .video ? videoSource[index] : audioSource[index] else { return }
         // A cut may bring a picture stamped before the last one of the place: drop it.
         if item.kind == .video, groupOf[index] != nil, let last = cover[index]?.lastVideoPush, item.micros <= last { return }
+        guard try places.admits(item.frame, kind: item.kind, micros: item.micros, length: item.lengthMicros, input: index) else { return }
         if cover[index] != nil {
             if cover[index]!.lostSince != nil, cover[index]!.lastFrame != nil { inputs[worker].health.connected() }
             cover[index]!.delivered = true
@@ -383,8 +423,10 @@ final class CombinationGraph {
                 cover[index]!.lastAudioPush = item.micros
             }
         }
+        try places.direct(item.frame, kind: item.kind, micros: item.micros, length: item.lengthMicros, input: index)
         item.frame.presentationTimestamp = item.micros
         sourceEnds[source] = max(sourceEnds[source] ?? 0, item.micros + item.lengthMicros)
+        places.pushed(item.kind, micros: item.micros, length: item.lengthMicros, input: index, fromClip: false)
         try graph.push(item.frame, source: source)
     }
 
@@ -418,6 +460,7 @@ final class CombinationGraph {
             if let picture = holding ? state.lastFrame : state.slate {
                 let frame = try picture.reference()
                 let micros = max(now, (state.lastVideoPush ?? 0) + 1)
+                try places.direct(frame, kind: .video, micros: micros, length: interval, input: index)
                 frame.presentationTimestamp = micros
                 state.lastVideoPush = micros
                 // A covered input's pictures count as reached too (a timed switch waits for all).

@@ -13,6 +13,8 @@ struct GraphBuilder: Sendable {
     /// What the compositor sleeps on: every input's frames ring it.
     let doorbell: ThreadSignal
     let slate: Slate
+    /// What the operator asked of the sources, for every graph.
+    let directions: SourceDirections
     let projectRoot: URL
     let pacing: Bool
     let durationMicros: Int64?
@@ -35,7 +37,8 @@ struct GraphBuilder: Sendable {
         }
         do {
             for worker in opened { try worker.prepare() }
-            let graph = CombinationGraph(plan: plan, inputs: inputs, encoders: encoders, clock: clock, events: events)
+            let graph = CombinationGraph(plan: plan, inputs: inputs, encoders: encoders, clock: clock, events: events,
+                                         directions: directions)
             graph.fallback = combinations.fallback(of: plan.activeOverlay)
             try graph.build(slate: slate)
             return graph

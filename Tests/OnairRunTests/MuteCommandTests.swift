@@ -1,0 +1,54 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import OnairTestSupport
+import Testing
+
+extension EndToEnd {
+    @Suite("Muting a source of a running pipeline")
+    struct MuteCommand {
+        @Test("onair mute mutes the picture (the slate shows), --off unmutes; an unknown source gets a did-you-mean",
+              .timeLimit(.minutes(2)))
+        func muteAndUnmute() async throws {
+            let scene = RunProject.redAndBlueScene + "\ninput_loss: {slate: {color: \"#00C000\"}}\n"
+            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+            defer { project.remove() }
+            // Long enough for three commands on a busy machine; stopped with SIGTERM once they are done.
+            let run = try OnairRun(project, arguments: ["--duration", "60s"])
+            _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
+            try await Task.sleep(for: .seconds(1))
+
+            let muted = try await onairCommand(["mute", RunProject.pipeline, "camera", "--video", "--project", project.path])
+            #expect(muted.status == 0 && muted.stdout == "camera: picture muted\n", "\(muted)")
+            let typo = try await onairCommand(["mute", RunProject.pipeline, "camra", "--project", project.path])
+            #expect(typo.status == 1 && typo.stderr.contains("no source 'camra'; did you mean 'camera'?"), "\(typo)")
+            try await Task.sleep(for: .seconds(1))
+            let unmuted = try await onairCommand(["mute", RunProject.pipeline, "camera", "--off", "--project", project.path])
+            #expect(unmuted.status == 0 && unmuted.stdout == "camera: nothing muted\n", "\(unmuted)")
+            try await Task.sleep(for: .seconds(1))
+            run.send(SIGTERM)
+
+            let output = await run.finish(timeout: .seconds(60))
+            #expect(output.status == 0, "\(output)")
+            let changes = run.events.filter { $0.event.hasPrefix("source.") }
+            #expect(changes.map(\.event) == ["source.muted", "source.unmuted"], "\(changes)")
+            #expect(changes.first?.source == "camera" && changes.first?.video == true && changes.first?.audio == false)
+            #expect(changes.last?.video == true && changes.last?.audio == true, "--off without --video or --audio unmutes both")
+
+            // Red, then the green slate from the muting frame on, then red again.
+            let path = project.file("out/rec.mkv").path
+            let probed = await OwnThread.run { FFprobe.frameColours(of: path)?.map { [$0.time, $0.u, $0.v] } }
+            let colours = try #require(probed).map { (time: $0[0], u: $0[1], v: $0[2]) }
+            let looks = colours.map { $0.u < 110 && $0.v < 110 ? "slate" : $0.v > 170 ? "camera" : "other" }
+            var runs: [String] = []
+            for look in looks where runs.last != look { runs.append(look) }
+            #expect(runs == ["camera", "slate", "camera"], "\(runs)")
+            let mutedAt = try #require(changes.first?.at_ms)
+            // The recording starts at the run's first picture (its sound's encoder delay may shift both).
+            let origin = try #require(colours.first?.time)
+            let firstSlate = try #require(zip(colours, looks).first { $0.1 == "slate" }?.0.time) - origin
+            #expect(abs(firstSlate * 1000 - Double(mutedAt)) < 1, "the slate from the frame the event names: \(firstSlate) s, \(mutedAt) ms")
+        }
+    }
+}
