@@ -1,4 +1,5 @@
 import CFFmpeg
+import Dispatch
 
 /// What a decoded video stream looks like.
 public struct VideoStreamFormat: Sendable, Hashable {
@@ -45,6 +46,12 @@ public final class MediaInput {
     private var orderedDecoders: [StreamDecoder] = []
     private let packet: Packet
     private var draining = false
+    /// When the last video packets were read, by timestamp, once ``keepsDemuxTimes`` is set.
+    private var demuxTimes: [(pts: Int64, nanoseconds: UInt64)] = []
+
+    /// Whether to note when each video packet is read (a latency trace), for
+    /// ``demuxedNanoseconds(of:)``.
+    public var keepsDemuxTimes = false
 
     /// The video stream's format, when there is one.
     public private(set) var video: VideoStreamFormat?
@@ -56,8 +63,9 @@ public final class MediaInput {
     /// - Parameters:
     ///   - options: demuxer/protocol options (`listen=1`, `loop=1`, `framerate=30`, `timeout=…`).
     ///   - wantVideo/wantAudio: which streams to decode.
+    ///   - videoDecoderOptions: the video decoder's options (`flags=low_delay`).
     public init(url: String, format: String?, options: [(String, String)], wantVideo: Bool = true, wantAudio: Bool = true,
-                interruption: Interruption) throws(LibavError) {
+                videoDecoderOptions: [(String, String)] = [], interruption: Interruption) throws(LibavError) {
         LibAV.initialize()
         self.interruption = interruption
         packet = try Packet()
@@ -73,8 +81,8 @@ public final class MediaInput {
         // On failure avformat_open_input frees the context and sets it to NULL.
         try LibavError.check(avformat_open_input(&self.context, url, inputFormat, &dictionary.pointer), "avformat_open_input")
         try LibavError.check(avformat_find_stream_info(self.context, nil), "avformat_find_stream_info")
-        if wantVideo { try openDecoder(AVMEDIA_TYPE_VIDEO) }
-        if wantAudio { try openDecoder(AVMEDIA_TYPE_AUDIO) }
+        if wantVideo { try openDecoder(AVMEDIA_TYPE_VIDEO, options: videoDecoderOptions) }
+        if wantAudio { try openDecoder(AVMEDIA_TYPE_AUDIO, options: []) }
         if decoders.isEmpty { throw LibavError(function: "av_find_best_stream", code: .streamNotFound) }
     }
 
@@ -82,10 +90,10 @@ public final class MediaInput {
         avformat_close_input(&context)
     }
 
-    private func openDecoder(_ type: AVMediaType) throws(LibavError) {
+    private func openDecoder(_ type: AVMediaType, options: [(String, String)]) throws(LibavError) {
         let index = av_find_best_stream(context, type, -1, -1, nil, 0)
         guard index >= 0, let stream = context!.pointee.streams[Int(index)] else { return }
-        let decoder = try StreamDecoder(stream: stream, context: context!)
+        let decoder = try StreamDecoder(stream: stream, context: context!, options: options)
         decoders[Int(index)] = decoder
         if type == AVMEDIA_TYPE_VIDEO {
             video = decoder.videoFormat
@@ -113,9 +121,23 @@ public final class MediaInput {
             case .done:
                 defer { packet.clear() }
                 guard let decoder = decoders[packet.streamIndex] else { continue }
+                if keepsDemuxTimes, decoder.kind == .video { noteDemuxed(packet) }
                 try decoder.send(packet)
             }
         }
+    }
+
+    private func noteDemuxed(_ packet: Packet) {
+        guard let pts = packet.presentationTimestamp else { return }
+        if demuxTimes.count == 32 { demuxTimes.removeFirst() }
+        demuxTimes.append((pts, DispatchTime.now().uptimeNanoseconds))
+    }
+
+    /// When the packet of the decoded picture `decoded` was read, on the monotonic clock
+    /// (`CLOCK_MONOTONIC`, ns); nil unless ``keepsDemuxTimes`` is set.
+    public func demuxedNanoseconds(of decoded: DecodedFrame) -> UInt64? {
+        guard keepsDemuxTimes, decoded.kind == .video, let pts = decoded.frame.presentationTimestamp else { return nil }
+        return demuxTimes.last { $0.pts == pts }?.nanoseconds
     }
 
     /// The input's length in microseconds, as its container says; nil when it does not (a live
@@ -160,7 +182,7 @@ final class StreamDecoder {
     /// costs no allocation.
     private var spare: Frame?
 
-    init(stream: UnsafeMutablePointer<AVStream>, context: UnsafeMutablePointer<AVFormatContext>) throws(LibavError) {
+    init(stream: UnsafeMutablePointer<AVStream>, context: UnsafeMutablePointer<AVFormatContext>, options: [(String, String)]) throws(LibavError) {
         let parameters = stream.pointee.codecpar!
         guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw LibavError(function: "avcodec_find_decoder", code: .decoderNotFound)
@@ -173,7 +195,8 @@ final class StreamDecoder {
             codec.pointee.framerate = av_guess_frame_rate(context, stream, nil)
             codec.pointee.thread_count = 0
         }
-        try LibavError.check(avcodec_open2(codec, decoder, nil), "avcodec_open2")
+        let dictionary = OptionDictionary(options)
+        try LibavError.check(avcodec_open2(codec, decoder, &dictionary.pointer), "avcodec_open2")
         kind = parameters.pointee.codec_type == AVMEDIA_TYPE_VIDEO ? .video : .audio
         timeBase = TimeBase(stream.pointee.time_base)
     }

@@ -17,6 +17,8 @@ public final class MediaOutput {
     /// output is open.
     public private(set) var connection: TCPConnection?
     private var streamTimeBases: [TimeBase] = []
+    /// The streams that have had a packet written (see ``writesAsEncoded``).
+    private var startedStreams: Set<Int> = []
     private var opened = false
     private var finished = false
 
@@ -68,12 +70,27 @@ public final class MediaOutput {
         close()
     }
 
+    /// Whether packets go out as they are written, in order within each stream, instead of
+    /// interleaved by timestamp: libavformat holds a picture until sound at or after its moment
+    /// is written, which the AAC encoder makes a frame of 1024 samples later. The first packet
+    /// of every stream is still interleaved, so that the muxer starts from the earliest (FLV
+    /// refuses a timestamp below its first).
+    public var writesAsEncoded = false
+
     /// Writes `packet` (timestamps in its own ``Packet/timeBase``) to stream `index`; the packet
-    /// is emptied. Interleaves by timestamp.
+    /// is emptied. Interleaves by timestamp, unless ``writesAsEncoded``.
     public func write(_ packet: Packet, stream index: Int) throws(LibavError) {
         packet.streamIndex = index
         packet.convertTimestamps(from: packet.timeBase, to: streamTimeBases[index])
-        try LibavError.check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
+        guard writesAsEncoded, startedStreams.count == streamTimeBases.count else {
+            try LibavError.check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
+            guard writesAsEncoded, startedStreams.insert(index).inserted, startedStreams.count == streamTimeBases.count else { return }
+            // Every stream has started: what the interleaving holds goes out now.
+            try LibavError.check(av_interleaved_write_frame(context, nil), "av_interleaved_write_frame")
+            return
+        }
+        defer { packet.clear() }
+        try LibavError.check(av_write_frame(context, packet.pointer), "av_write_frame")
     }
 
     /// Writes the trailer and closes the output (a recording's index, an HLS playlist's end).

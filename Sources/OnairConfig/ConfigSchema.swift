@@ -283,6 +283,7 @@ public enum ConfigSchema {
                 FieldSchema("key", .object(secret), required: true, "Where the stream key comes from."),
                 FieldSchema("server", .text, "Ingest server URL for platforms that issue one per account (TikTok) or to pick a region."),
                 FieldSchema("protocol", .choice(["rtmps", "rtmp", "srt"]), "Ingest protocol (default: the most secure the platform offers)."),
+                FieldSchema("latency_mode", .text, "The latency mode the broadcast is set to on the platform's side (YouTube: normal, low, ultra-low; Twitch: normal, low), for the latency estimate (default: the platform's)."),
                 FieldSchema("adaptive", .object(adaptive), "Follow this destination's link: step the bitrate down while it falls behind."),
             ]),
             .init("url", "A custom RTMP, RTMPS or SRT URL; {key} stands for the key.", [
@@ -364,6 +365,8 @@ public enum ConfigSchema {
             FieldSchema("destinations", .map(.object(destination)), required: true, "Named destinations."),
             FieldSchema("retry", .object(retry), "Default reconnection policy of every destination."),
             FieldSchema("input_loss", .object(inputLoss), "What to show when an input is lost."),
+            FieldSchema("latency", .choice(LatencyMode.allCases.map(\.rawValue)),
+                        "normal (default) or low: every stage trades a little efficiency for delay (no frame threads in live inputs' decoders, no frame read ahead for the scene's frame rate, x264 zerolatency, packets sent at once)."),
             FieldSchema("http", .object(http), "Where the run serves its HTTP API, metrics and dashboard (onair run --http overrides listen)."),
             FieldSchema("timezone", .text, "The time zone of the schedule's clock times, an IANA name such as Europe/Paris (default: the machine's)."),
             FieldSchema("schedule", .list(.object(action)), "Actions at given times: switches, layers shown and hidden, clips, mutes, destinations started and stopped, text set."),
@@ -380,8 +383,17 @@ public enum ConfigSchema {
             FieldSchema("video", .object(platformVideo), "Video limits."),
             FieldSchema("keyframes", .object(platformKeyframes), "Keyframe interval limits."),
             FieldSchema("audio", .object(platformAudio), "Audio limits."),
+            FieldSchema("latency", .object(platformLatency), "Ingest to viewer, by the latency mode a broadcast is set to."),
         ],
         extensible: true)
+
+    static let platformLatency = ObjectSchema(
+        "platform latency", doc: "How long the platform takes from its ingest to its viewers, by latency mode.",
+        fields: [
+            FieldSchema("modes", .map(.duration()), required: true, "Ingest to viewer by mode, e.g. normal: 20s, low: 8s."),
+            FieldSchema("default", .text, "The mode a broadcast has unless its destination says otherwise (latency_mode:)."),
+            sourceField,
+        ])
 
     static let sourceField = FieldSchema("source", .text, "Where these figures are published.")
 

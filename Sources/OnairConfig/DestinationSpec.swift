@@ -204,6 +204,9 @@ public struct DestinationSpec: Hashable, Sendable {
     public var retry: RetryPolicy
     /// When it starts.
     public var start: Start = .immediately
+    /// The latency mode a platform destination's broadcast is set to on the platform's side
+    /// (`latency_mode:`), nil for the platform's default.
+    public var latencyMode: Located<String>? = nil
 
     /// When a destination starts.
     public enum Start: String, CaseIterable, Hashable, Sendable {
@@ -258,6 +261,7 @@ extension DestinationSpec {
         self.init(name: name, location: location, kind: kind, quality: quality?.quality, ladder: quality?.ladder, chosenRung: nil,
                   adaptive: adaptive, canvas: canvas, required: reader.boolean("required")?.value ?? true, retry: retry,
                   start: reader.choice("start", as: Start.self)?.value ?? .immediately)
+        if kindName == "platform" { latencyMode = reader.text("latency_mode") }
     }
 
     /// Where the destination called `name` sends, by its `kind:`; nil (with diagnostics) when

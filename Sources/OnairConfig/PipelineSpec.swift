@@ -38,6 +38,8 @@ public struct PipelineSpec: Hashable, Sendable {
     public var schedule: [ActionSpec] = []
     /// Where alerts about the run's events go, in the order written.
     public var notify: [NotifySpec] = []
+    /// How the pipeline trades efficiency for delay (`latency:`).
+    public var latency: LatencyMode = .normal
 
     /// The named layer called `name`.
     public func layer(named name: String) -> LayerSpec? { layers.first { $0.name?.value == name } }
@@ -153,7 +155,8 @@ extension PipelineSpec {
             sources: sources, overlays: overlays, active: active, audio: audio, layers: layers, quality: quality,
             ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http,
             timeZone: timeZone, schedule: schedule,
-            notify: NotifySpec.decodeAll(reader.namedEntries("notify"), presets: presets, context: context))
+            notify: NotifySpec.decodeAll(reader.namedEntries("notify"), presets: presets, context: context),
+            latency: reader.choice("latency", as: LatencyMode.self)?.value ?? .normal)
     }
 
     /// `timezone:` as written; an unknown zone is an error (and still returned, located).

@@ -51,6 +51,31 @@ public struct PlatformSpec: Hashable, Sendable {
         public var source: String?
     }
 
+    /// Ingest to viewer by the latency mode a broadcast is set to on the platform's side.
+    public struct LatencyModes: Hashable, Sendable {
+        /// Each mode and its latency, ms, in written order.
+        public var modes: [(name: String, ms: Int)]
+        /// The mode a broadcast has unless its destination says otherwise.
+        public var defaultMode: String?
+        public var source: String?
+
+        /// The latency of `mode` (nil: the default one), ms.
+        public func ms(of mode: String?) -> Int? {
+            guard let name = mode ?? defaultMode ?? modes.first?.name else { return nil }
+            return modes.first { $0.name == name }?.ms
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.modes.map(\.name) == rhs.modes.map(\.name) && lhs.modes.map(\.ms) == rhs.modes.map(\.ms)
+                && lhs.defaultMode == rhs.defaultMode && lhs.source == rhs.source
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            for mode in modes { hasher.combine(mode.name); hasher.combine(mode.ms) }
+            hasher.combine(defaultMode)
+        }
+    }
+
     /// Catalogue name (`youtube`).
     public var name: String
     /// Display name (`YouTube Live`).
@@ -66,6 +91,8 @@ public struct PlatformSpec: Hashable, Sendable {
     public var video: VideoLimits
     public var keyframes: KeyframeLimits
     public var audio: AudioLimits
+    /// Ingest to viewer by latency mode; nil when the platform publishes nothing.
+    public var latency: LatencyModes?
 
     /// Protocols offered, most secure first.
     public var protocols: [IngestProtocol] { ingest.keys.sorted() }
@@ -138,6 +165,25 @@ public struct PlatformSpec: Hashable, Sendable {
             audio.required = a.boolean("required")?.value ?? false
             audio.source = a.text("source")?.value
         }
+        latency = reader.object("latency", ConfigSchema.platformLatency).map { Self.latencyModes($0, subject: subject, log: context.log) }
+    }
+
+    /// `latency:`: each mode's duration, and a default that is one of them.
+    private static func latencyModes(_ reader: ObjectReader, subject: String, log: DiagnosticLog) -> LatencyModes {
+        var modes: [(name: String, ms: Int)] = []
+        for entry in reader.namedEntries("modes") {
+            guard let text = entry.value.scalar, let ms = Units.duration(text) else {
+                log.error("wrong-type", "'\(entry.key)' must be a duration such as 8s", at: entry.value.location)
+                continue
+            }
+            modes.append((entry.key, ms))
+        }
+        let defaultMode = reader.text("default")
+        if let defaultMode, !modes.contains(where: { $0.name == defaultMode.value }) {
+            log.error("unknown-value", "the default latency mode of \(subject) is not one of its modes", at: defaultMode.location,
+                      suggestion: Suggestion.phrase(for: defaultMode.value, in: modes.map(\.name)))
+        }
+        return LatencyModes(modes: modes, defaultMode: defaultMode?.value, source: reader.text("source")?.value)
     }
 
     /// The cap of the row that applies to a rendition: the smallest row at least as tall and

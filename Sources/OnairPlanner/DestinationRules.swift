@@ -21,7 +21,10 @@ struct DestinationRules {
     mutating func check(_ targets: [DestinationTarget]) {
         let hasAudio = SceneCompiler.audioSource(of: spec) != nil
         for target in targets {
-            if let platform = target.platform { checkPlatform(target, platform, hasAudio: hasAudio) }
+            if let platform = target.platform {
+                checkPlatform(target, platform, hasAudio: hasAudio)
+                checkLatencyMode(target, platform)
+            }
             checkKey(target.spec)
         }
         checkConflicts(targets)
@@ -50,6 +53,20 @@ struct DestinationRules {
             log.warning("platform-orientation", "\(platform.title) is a vertical platform but \(subject) sends a \(target.video.width)x\(target.video.height) landscape picture\(cite(platform.orientationSource))",
                         at: target.spec.location,
                         suggestion: "add canvas: {aspect: \"9:16\", focus: 0.5} and quality: vertical-720 (or vertical-1080) to crop the scene")
+        }
+    }
+
+    /// `latency_mode:` names one of the platform's modes.
+    private func checkLatencyMode(_ target: DestinationTarget, _ platform: PlatformSpec) {
+        guard let mode = target.spec.latencyMode else { return }
+        let modes = platform.latency?.modes.map(\.name) ?? []
+        guard !modes.contains(mode.value) else { return }
+        if modes.isEmpty {
+            log.warning("unknown-latency-mode", "\(platform.title) publishes no latency modes: latency_mode is not used", at: mode.location,
+                        suggestion: "remove latency_mode, or give the platform a latency: group in Presets/")
+        } else {
+            log.error("unknown-latency-mode", "\(platform.title) has no latency mode '\(mode.value)'", at: mode.location,
+                      suggestion: Suggestion.phrase(for: mode.value, in: modes) ?? "use one of " + modes.joined(separator: ", "))
         }
     }
 

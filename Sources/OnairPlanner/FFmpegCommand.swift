@@ -86,9 +86,10 @@ public struct FFmpegCommand: Sendable {
                 words += ["-i", path(file, from: options.pathBase)]
             case .network(let url), .listen(let url):
                 // The planner put the protocol's options (timeouts; `listen 1` or `mode listener`) on the input.
-                for option in input.options { words += ["-\(option.key)", option.value] }
+                for option in input.options + (input.decoderOptions ?? []) { words += ["-\(option.key)", option.value] }
                 words += ["-i", url]
             case .device(let device, let format):
+                for option in input.decoderOptions ?? [] { words += ["-\(option.key)", option.value] }
                 words += ["-f", format, "-i", device]
             }
         }

@@ -41,6 +41,10 @@ public struct PipelinePlan: Codable, Equatable, Sendable {
     public var cost: CostEstimate = .none
     /// How the sound is pitched while this combination is on air (a scene-avatar's `voice:`).
     public var voice: PlannedVoice?
+    /// The pipeline's `latency:`.
+    public var latency: LatencyMode = .normal
+    /// Glass to glass: onair's part stage by stage, and each destination's viewers' wait.
+    public var latencyEstimate: LatencyEstimate = .none
 }
 
 /// The pitch shift of the sound while a combination is on air. The engine applies it in each
@@ -135,6 +139,8 @@ public struct PlannedInput: Codable, Equatable, Sendable {
     /// The YAML that names it (a source, or an image's path), so a file that can't be read is
     /// reported there.
     public var origin: SourceLocation?
+    /// Options of its video decoder (`flags=low_delay`), nil for libavcodec's defaults.
+    public var decoderOptions: [FormatOption]? = nil
 
     /// An input (the engine makes one for a clip played in a source's place).
     public init(index: Int, name: String, kind: Kind, options: [FormatOption] = [], video: VideoFormat?, audio: AudioFormat?,
@@ -374,6 +380,9 @@ public struct PlannedOutput: Codable, Equatable, Sendable {
     public var bitrate: Int
     /// The ladder of `quality: {auto: [...]}`, for a destination that has one.
     public var ladder: QualityLadderPlan? = nil
+    /// Whether packets go out as they are encoded, in order within each stream, rather than
+    /// interleaved by timestamp (`latency: low`'s network outputs; nil: interleaved).
+    public var writesAsEncoded: Bool? = nil
 
     /// Where a target holds its stream key.
     public static let keyPlaceholder = "{key}"

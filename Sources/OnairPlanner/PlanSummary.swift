@@ -23,6 +23,7 @@ public enum PlanSummary {
         lines.append("")
         lines.append("Egress: \(megabits(plan.egressBitrate)) to the network, \(megabits(plan.diskBitrate)) to disk")
         lines.append(contentsOf: costLines(plan.cost))
+        lines.append(contentsOf: latencyLines(plan.latencyEstimate))
         if !plan.warnings.isEmpty {
             lines.append("")
             lines.append("Warnings")
@@ -90,6 +91,27 @@ public enum PlanSummary {
         }
         lines.append("  (measured on \(cost.calibration); onair plan --format json lists every term)")
         return lines
+    }
+
+    /// The latency estimate: onair's part stage by stage, then each destination's viewers.
+    static func latencyLines(_ estimate: LatencyEstimate) -> [String] {
+        guard !estimate.stages.isEmpty else { return [] }
+        var lines = ["", "Latency, glass to glass (estimate; latency: \(estimate.mode.rawValue)): onair adds \(estimate.onairMs) ms"]
+        for stage in estimate.stages where stage.ms >= 0.5 {
+            let held = stage.frames > 0 ? " (\(stage.frames) picture\(stage.frames == 1 ? "" : "s") held)" : ""
+            lines.append("  \(pad(String(format: "%.0f ms", stage.ms), 8))\(pad(stage.stage, 12))\(stage.detail)\(held)")
+        }
+        for destination in estimate.destinations {
+            let viewers = destination.totalMs.map { "\(seconds($0)) to viewers" } ?? "onair's part only: the receiver's is not known"
+            lines.append("  \(pad(destination.destination, 14))\(viewers)\(destination.viewer.map { " (\($0))" } ?? "")")
+        }
+        lines.append("  (measured on \(estimate.calibration); the network to each ingest is not included)")
+        return lines
+    }
+
+    /// `20.1 s`, `850 ms`.
+    static func seconds(_ ms: Int) -> String {
+        ms >= 1000 ? String(format: "%.1f s", Double(ms) / 1000) : "\(ms) ms"
     }
 
     /// `quality auto: 1080p30 4.6 Mb/s › 720p30 3.1 Mb/s — the first the link carries with 30 % to spare, measured at run start`.

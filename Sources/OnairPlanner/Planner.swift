@@ -73,12 +73,26 @@ public struct Planner: Sendable {
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
         plan.voice = voice
+        plan.latency = spec.latency
+        if spec.latency == .low { LowLatency.apply(to: &plan) }
         plan.cost = CostEstimator().estimate(plan, standbyCombinations: spec.overlays.count - 1)
+        plan.latencyEstimate = LatencyEstimator().estimate(plan, viewers: Self.viewers(of: targets))
         return plan
     }
 }
 
 extension Planner {
+    /// What each platform destination's platform adds from ingest to viewer, in the mode it
+    /// declares.
+    static func viewers(of targets: [DestinationTarget]) -> [String: ViewerLatency] {
+        var viewers: [String: ViewerLatency] = [:]
+        for target in targets {
+            guard let platform = target.platform else { continue }
+            viewers[target.spec.name] = ViewerLatency(platform: platform, mode: target.spec.latencyMode?.value)
+        }
+        return viewers
+    }
+
     /// The active combination's voice, or nil (with a warning where it is written when there
     /// is no sound to pitch).
     private func plannedVoice(of spec: PipelineSpec, hasAudio: Bool, log: DiagnosticLog) -> PlannedVoice? {

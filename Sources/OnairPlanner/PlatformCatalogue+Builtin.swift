@@ -41,6 +41,10 @@ extension PlatformCatalogue {
               sample_rates: [44100, 48000]
               max_bitrate: 160k
               source: "YouTube support answer 2853702"
+            latency:                        # ingest to viewer, by the broadcast's "Stream latency" in Studio
+              default: normal
+              modes: {normal: 20s, low: 8s, ultra-low: 3s}
+              source: "https://support.google.com/youtube/answer/7444635 names the modes but no figures; ultra-low 'as little as 2 s' (YouTube Creator Blog, 2017-09); normal 15-30 s and low 5-10 s as commonly measured"
             # A stream that goes without data can be archived and its URL changes: keep it fed.
 
           twitch:
@@ -68,6 +72,10 @@ extension PlatformCatalogue {
               sample_rates: [44100, 48000]
               max_bitrate: 320k
               source: "Twitch Creator Camp broadcast recommendations; Twitch help article 1253460"
+            latency:                        # the channel's "Latency mode" (Creator Dashboard > Settings > Stream)
+              default: low
+              modes: {normal: 12s, low: 4s}
+              source: "https://help.twitch.tv/s/article/low-latency-video (low latency is the default) gives no figures; normal 10-15 s and low 2-6 s as commonly measured"
             # A broadcast lasts at most 48 h; each reconnect may start a new VOD.
 
           facebook:
@@ -132,6 +140,10 @@ extension PlatformCatalogue {
               codecs: [aac]
               max_bitrate: 160k
               source: "OBS Studio rtmp-services services.json"
+            latency:
+              default: standard
+              modes: {standard: 25s}
+              source: "https://www.mux.com/docs/guides/reduce-live-stream-latency (standard HLS glass to glass: typically about 25 to 30 s)"
             # Reconnecting after a drop: Mux docs, "handle live stream disconnects".
 
           x:

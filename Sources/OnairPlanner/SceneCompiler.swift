@@ -71,7 +71,12 @@ struct SceneCompiler {
         guard let overlay = spec.overlay(spec.active.value) else { return FilterGraph() }
         var scene = compose(overlay)
         if let origin = stillOrigin[scene] { baseStills.insert(origin) }
-        scene = chain([scene], [Filter("fps", [FilterOption(nil, String(fps))], purpose: "steady \(fps) fps scene")], "scene")
+        // `fps` holds each picture until the next one shows where it falls; with `latency: low`
+        // the encoder keeps the cadence instead (a repeat fills a gap, a second picture in one
+        // frame interval is dropped) without that frame of delay.
+        if spec.latency != .low {
+            scene = chain([scene], [Filter("fps", [FilterOption(nil, String(fps))], purpose: "steady \(fps) fps scene")], "scene")
+        }
         splitVideo(scene, renditions: renditions, log: log)
         freezeStills()
         if let source = Self.audioSource(of: spec) {

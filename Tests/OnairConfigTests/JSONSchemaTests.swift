@@ -62,7 +62,7 @@ struct JSONSchemaTests {
         let root = try Self.parse(.pipeline)
         let properties = try #require(root["properties"] as? [String: Any])
         #expect(Set(properties.keys) == ["title", "sources", "overlays", "active", "audio", "layers", "quality",
-                                         "destinations", "retry", "input_loss", "http", "timezone", "schedule", "notify"])
+                                         "destinations", "retry", "input_loss", "latency", "http", "timezone", "schedule", "notify"])
         #expect(root["required"] as? [String] == ["sources", "overlays", "active", "quality", "destinations"])
         #expect(root["additionalProperties"] as? Bool == false)
 
@@ -131,7 +131,7 @@ struct JSONSchemaTests {
         #expect((quality["properties"] as? [String: Any])?["extends"] != nil)
         let platform = try #require((properties["platforms"] as? [String: Any])?["additionalProperties"] as? [String: Any])
         #expect(Set(((platform["properties"] as? [String: Any]) ?? [:]).keys) ==
-                ["title", "ingest", "orientation", "video", "keyframes", "audio", "extends"])
+                ["title", "ingest", "orientation", "video", "keyframes", "audio", "latency", "extends"])
     }
 
     /// The schemas committed at the top of the repository are what `onair schema` prints today.

@@ -46,7 +46,13 @@ struct RunParts: Sendable {
                                        bitrateControl: encoder.rendition.video.adaptive == nil ? .fixed
                                            : pinned.contains(encoder.rendition.id) ? .operator : .adaptive)
             },
-            destinations: destinations.map(\.status))
+            destinations: destinations.map { destination in
+                var status = destination.status
+                if !plan.latencyEstimate.stages.isEmpty {
+                    status.latency = LatencyStatus(plan.latencyEstimate, destination: status.name, queuedMs: status.queueMilliseconds)
+                }
+                return status
+            })
         status.sources = directions.status(at: micros)
         return status
     }

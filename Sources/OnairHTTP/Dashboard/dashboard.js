@@ -144,8 +144,20 @@ function renderDestinations(destinations) {
     reconnects.textContent = stats.reconnects;
     reconnects.classList.toggle("bad", stats.reconnects > 0);
     $(".queue", element).textContent = `${destination.queue_ms} ms`;
+    renderLatency($(".latency", element), destination.latency);
     $(".error", element).textContent = destination.state === "failed" ? destination.reason : (destination.last_error || "");
   }
+}
+
+// The estimated wait behind the camera: everything when the platform's part is known, else
+// onair's part (and its queue) only.
+function renderLatency(cell, latency) {
+  if (!latency) return;
+  const known = latency.total_ms !== undefined;
+  const ms = known ? latency.total_ms : latency.onair_ms + latency.queued_ms;
+  cell.textContent = (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms} ms`) + (known ? "" : " + receiver");
+  cell.title = `estimate: onair ${latency.onair_ms} ms, queued ${latency.queued_ms} ms` +
+    (known ? `, ${latency.viewer} ${latency.platform_ms} ms` : "; the receiver's part is not known");
 }
 
 function makeTile(destination) {

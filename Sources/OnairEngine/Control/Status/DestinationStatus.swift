@@ -19,12 +19,15 @@ public struct DestinationStatus: Equatable, Sendable {
     /// Its connection's path (round trip, SRT's retransmissions and drops) while connected, when
     /// the transport says.
     public var link: LinkStatus?
+    /// How long its viewers wait behind the camera, estimated (nil: no estimate).
+    public var latency: LatencyStatus?
 
     /// A destination's status.
     public init(
         name: String, platform: String? = nil, state: DestinationState, stats: DestinationStats = DestinationStats(), required: Bool,
-        queueBytes: Int = 0, queueMilliseconds: Int = 0, lastError: String? = nil, link: LinkStatus? = nil
+        queueBytes: Int = 0, queueMilliseconds: Int = 0, lastError: String? = nil, link: LinkStatus? = nil, latency: LatencyStatus? = nil
     ) {
+        self.latency = latency
         self.name = name
         self.platform = platform
         self.state = state
@@ -43,13 +46,14 @@ public struct DestinationStatus: Equatable, Sendable {
         copy.platform = platform.map(redact)
         copy.state = state.redacted(redact)
         copy.lastError = lastError.map(redact)
+        copy.latency?.viewer = latency?.viewer.map(redact)
         return copy
     }
 }
 
 extension DestinationStatus: Codable {
     private enum Key: String, CodingKey {
-        case name, platform, required, stats, queueBytes = "queue_bytes", queueMilliseconds = "queue_ms", lastError = "last_error", link
+        case name, platform, required, stats, queueBytes = "queue_bytes", queueMilliseconds = "queue_ms", lastError = "last_error", link, latency
     }
 
     /// Encodes as `{"name": …, "platform": …, "required": …, "state": "retrying", "attempt": 3,
@@ -64,6 +68,7 @@ extension DestinationStatus: Codable {
         try container.encode(queueMilliseconds, forKey: .queueMilliseconds)
         try container.encodeIfPresent(lastError, forKey: .lastError)
         try container.encodeIfPresent(link, forKey: .link)
+        try container.encodeIfPresent(latency, forKey: .latency)
         try state.encode(to: encoder)
     }
 
@@ -79,6 +84,7 @@ extension DestinationStatus: Codable {
             queueBytes: try container.decodeIfPresent(Int.self, forKey: .queueBytes) ?? 0,
             queueMilliseconds: try container.decodeIfPresent(Int.self, forKey: .queueMilliseconds) ?? 0,
             lastError: try container.decodeIfPresent(String.self, forKey: .lastError),
-            link: try container.decodeIfPresent(LinkStatus.self, forKey: .link))
+            link: try container.decodeIfPresent(LinkStatus.self, forKey: .link),
+            latency: try container.decodeIfPresent(LatencyStatus.self, forKey: .latency))
     }
 }

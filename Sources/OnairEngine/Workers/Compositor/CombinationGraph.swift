@@ -312,6 +312,9 @@ final class CombinationGraph {
                 return false
             }
             let target = sinkTargets[sink]
+            if let trace = LatencyTrace.shared, target.kind == .video, let pts = frame.presentationTimestamp {
+                trace.note(.composed, micros: sinkTimeBases[sink].convert(pts, to: .microseconds))
+            }
             let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation, voice: voiceRatio)
             if !encoders[target.encoder].frames.push(.frame(output)) { return true }
         }

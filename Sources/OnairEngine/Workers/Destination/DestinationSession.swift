@@ -66,6 +66,7 @@ final class DestinationSession {
             }
             // Read before the write: the muxer takes the packet's data.
             let bytes = item.packet.size
+            let traced = LatencyTrace.shared != nil && item.stream == 0 ? item.packet.presentationTimestamp.map { item.packet.timeBase.convert($0, to: .microseconds) } : nil
             do {
                 if destination.isNetwork { interruption.arm(timeout: .milliseconds(timeout)) }
                 try media.write(item.packet, stream: item.stream)
@@ -75,6 +76,7 @@ final class DestinationSession {
                 interruption.disarm()
                 return .lost(stalled ? "stalled: no progress for \(timeout) ms" : srt?.failure ?? "\(error)")
             }
+            if let traced { LatencyTrace.shared?.note(.written, micros: traced) }
             destination.sent(bytes: bytes)
             if !settled, monotonicSeconds() - connectedAt > Self.settling { settled = true }
             sampleLink(for: destination)

@@ -394,12 +394,16 @@ extension DestinationWorker {
     /// One attempt at opening the output: its muxer, over onair's own SRT connection or libav's.
     private func open(_ path: String) throws(LibavError) -> (MediaOutput, SRTConnection?) {
         guard output.kind == .srt && foreignSRTOptions.isEmpty else {
-            return (try MediaOutput(url: path, format: output.format, options: muxerOptions, streams: streams, interruption: interruption), nil)
+            let media = try MediaOutput(url: path, format: output.format, options: muxerOptions, streams: streams, interruption: interruption)
+            media.writesAsEncoded = output.writesAsEncoded == true
+            return (media, nil)
         }
         let connection = try SRTConnection(url: path, connectTimeout: .milliseconds(output.retry.connectTimeoutMs), interruption: interruption)
         do throws(LibavError) {
-            return (try MediaOutput(sending: connection, format: output.format, options: output.options.map { ($0.key, $0.value) },
-                                    streams: streams, interruption: interruption), connection)
+            let media = try MediaOutput(sending: connection, format: output.format, options: output.options.map { ($0.key, $0.value) },
+                                        streams: streams, interruption: interruption)
+            media.writesAsEncoded = output.writesAsEncoded == true
+            return (media, connection)
         } catch {
             connection.close()
             throw error

@@ -174,6 +174,9 @@ final class EncodingLoop {
             }
             spare = nil
             let stream = encoder.kind == .video ? 0 : 1
+            if let trace = LatencyTrace.shared, let pts = packet.presentationTimestamp {
+                trace.note(stream == 0 ? .encoded : .encodedSound, micros: packet.timeBase.convert(pts, to: .microseconds))
+            }
             if owner.isSteered { owner.made(bytes: packet.size) }
             for (index, destination) in destinations.enumerated() where destination.admits(packet, stream: stream) {
                 let copy = index == destinations.count - 1 ? packet : try packet.reference()

@@ -85,12 +85,7 @@ final class InputWorker: RunWorker {
 
     /// Whether the input is live (network, listen, device): timestamps follow the wall clock and
     /// a silence means the input is lost.
-    var isLive: Bool {
-        switch input.kind {
-        case .network, .listen, .device: true
-        case .lavfi, .file: false
-        }
-    }
+    var isLive: Bool { input.isLive }
 
     /// Formats of the opened input (local inputs are opened before the graph is built).
     var videoFormat: VideoStreamFormat? { life.withLock { $0.videoFormat } }
@@ -120,11 +115,14 @@ final class InputWorker: RunWorker {
     /// The planned demuxer/protocol options (a listening input's `listen`/`mode` included).
     private var options: [(String, String)] { input.options.map { ($0.key, $0.value) } }
 
+    /// The planned video decoder's options (`latency: low`'s `flags=low_delay`).
+    private var decoderOptions: [(String, String)] { (input.decoderOptions ?? []).map { ($0.key, $0.value) } }
+
     /// Opens a local input now, so the graph can be built with its real formats.
     func prepare() throws {
         guard !isLive else { return }
         let media = try MediaInput(url: url, format: format, options: options, wantVideo: input.video != nil,
-                                   wantAudio: input.audio != nil, interruption: interruption)
+                                   wantAudio: input.audio != nil, videoDecoderOptions: decoderOptions, interruption: interruption)
         // A still is decoded now, so that a combination switched to has its picture at once.
         var still: Frame?
         if case .file(_, _, true) = input.kind {
@@ -275,6 +273,7 @@ extension InputWorker {
                 if isLive { continue } else { return }
             }
             timeline.connected(streams: (media.video == nil ? 0 : 1) + (media.audio == nil ? 0 : 1))
+            media.keepsDemuxTimes = LatencyTrace.shared != nil
             health.connected()
             guard case .reopen = read(media, on: &timeline) else { return }
         }
@@ -288,7 +287,7 @@ extension InputWorker {
         if case .listen = input.kind { health.listening(on: url) }
         do {
             return try MediaInput(url: url, format: format, options: options, wantVideo: input.video != nil,
-                                  wantAudio: input.audio != nil, interruption: interruption)
+                                  wantAudio: input.audio != nil, videoDecoderOptions: decoderOptions, interruption: interruption)
         } catch {
             guard isLive, !interruption.isStopRequested else {
                 if !interruption.isStopRequested { fail(error.description) }
@@ -316,7 +315,7 @@ extension InputWorker {
                 if let end = endOfPass(media, on: &timeline) { return end }
                 continue
             }
-            if !deliver(decoded, on: &timeline) { return .finished }
+            if !deliver(decoded, demuxed: media.demuxedNanoseconds(of: decoded), on: &timeline) { return .finished }
         }
         return .finished
     }
@@ -346,7 +345,8 @@ extension InputWorker {
 
     /// Puts `decoded` on the timeline, paces it and hands it to the compositor; false when the
     /// input is done (the duration was reached, or the compositor let go of it).
-    private func deliver(_ decoded: DecodedFrame, on timeline: inout InputTimeline) -> Bool {
+    /// `demuxed`: when its packet was read, for the latency trace.
+    private func deliver(_ decoded: DecodedFrame, demuxed: UInt64?, on timeline: inout InputTimeline) -> Bool {
         observeSignal(decoded)
         let frame = decoded.frame
         let stream = frame.presentationTimestamp.map { decoded.timeBase.convert($0, to: .microseconds) }
@@ -358,6 +358,10 @@ extension InputWorker {
             return false
         case .at(let micros, let length):
             if pacing && !isLive { pace(until: Self.pacingTarget(micros, kind: decoded.kind, pictureMicros: timeline.pictureMicros)) }
+            if let trace = LatencyTrace.shared, decoded.kind == .video {
+                if let demuxed { trace.note(.demuxed, micros: micros, nanoseconds: demuxed) }
+                trace.note(.decoded, micros: micros)
+            }
             return mailbox.push(InputFrame(frame: frame, kind: decoded.kind, micros: micros, lengthMicros: length))
         }
     }

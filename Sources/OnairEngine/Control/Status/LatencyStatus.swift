@@ -1,0 +1,30 @@
+import OnairPlanner
+
+/// How long a destination's viewers wait behind the camera, estimated: the plan's estimate
+/// (onair's stages, the platform's ingest to viewer) plus what waits in its queue now.
+public struct LatencyStatus: Codable, Equatable, Sendable {
+    /// onair's part from the plan, ms.
+    public var onairMs: Int
+    /// What waits in the destination's queue now, ms.
+    public var queuedMs: Int
+    /// The platform's part from its ingest to its viewers, ms; nil when not known.
+    public var platformMs: Int?
+    /// All of it, ms; nil when the platform's part is not known.
+    public var totalMs: Int?
+    /// What stands between the ingest and the viewers (`YouTube Live, normal latency`).
+    public var viewer: String?
+
+    /// The estimate of `destination` in `estimate`, with `queuedMs` waiting in its queue.
+    public init(_ estimate: LatencyEstimate, destination: String, queuedMs: Int) {
+        let planned = estimate.destinations.first { $0.destination == destination }
+        onairMs = estimate.onairMs
+        self.queuedMs = queuedMs
+        platformMs = planned?.platformMs
+        totalMs = planned?.totalMs.map { $0 + queuedMs }
+        viewer = planned?.viewer
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case onairMs = "onair_ms", queuedMs = "queued_ms", platformMs = "platform_ms", totalMs = "total_ms", viewer
+    }
+}
