@@ -190,20 +190,8 @@ extension StatusEvent {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Key.self)
             switch kind {
-            case .inputConnected(let input, let url):
-                try container.encode(input, forKey: .input)
-                try container.encodeIfPresent(url, forKey: .url)
-            case .inputLost(let input, let reason), .inputWaiting(let input, let reason), .inputFailed(let input, let reason):
-                try container.encode(input, forKey: .input)
-                try container.encode(reason, forKey: .reason)
-            case .inputFailover(let input, let from, let to, let reason):
-                try container.encode(input, forKey: .input)
-                try container.encode(from, forKey: .from)
-                try container.encode(to, forKey: .to)
-                try container.encode(reason, forKey: .reason)
-            case .inputRestored(let input, let from):
-                try container.encode(input, forKey: .input)
-                try container.encode(from, forKey: .from)
+            case .inputConnected, .inputLost, .inputWaiting, .inputFailed, .inputFailover, .inputRestored:
+                try encodeInputEvent(into: &container)
             case .libav(let level, let message):
                 try container.encode(level, forKey: .level)
                 try container.encode(message, forKey: .message)
@@ -248,6 +236,28 @@ extension StatusEvent {
                 try container.encode(reason, forKey: .reason)
             case .schedule(let action):
                 try action.encode(to: encoder)
+            }
+        }
+
+        /// The keys of an input's events: the input, and what became of it.
+        private func encodeInputEvent(into container: inout KeyedEncodingContainer<Key>) throws {
+            switch kind {
+            case .inputConnected(let input, let url):
+                try container.encode(input, forKey: .input)
+                try container.encodeIfPresent(url, forKey: .url)
+            case .inputLost(let input, let reason), .inputWaiting(let input, let reason), .inputFailed(let input, let reason):
+                try container.encode(input, forKey: .input)
+                try container.encode(reason, forKey: .reason)
+            case .inputFailover(let input, let from, let to, let reason):
+                try container.encode(input, forKey: .input)
+                try container.encode(from, forKey: .from)
+                try container.encode(to, forKey: .to)
+                try container.encode(reason, forKey: .reason)
+            case .inputRestored(let input, let from):
+                try container.encode(input, forKey: .input)
+                try container.encode(from, forKey: .from)
+            default:
+                break
             }
         }
 
