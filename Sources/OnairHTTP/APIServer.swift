@@ -7,6 +7,7 @@ import OnairEngine
 import OnairNotify
 import OnairPreview
 import OnairRecord
+import ServiceLifecycle
 import Synchronization
 
 /// The HTTP side of a running pipeline: its API, Prometheus metrics, health probes and
@@ -68,7 +69,14 @@ public final class APIServer: Sendable {
     private let control: ControlHandle
     private let settings: Settings
     private let redact: @Sendable (String) -> String
-    private let running = Mutex<Task<Void, Never>?>(nil)
+    private let running = Mutex<Serving?>(nil)
+
+    /// The server as it runs: the service group around Hummingbird's application, and the task
+    /// running the group.
+    private struct Serving: Sendable {
+        var group: ServiceGroup
+        var task: Task<Void, Never>
+    }
 
     /// A server for `control`; `redact` is applied to every text answered (the run's stream
     /// keys; the token is added to it here).
@@ -89,35 +97,43 @@ public final class APIServer: Sendable {
             configuration: .init(address: .hostname(settings.listen.host, port: settings.listen.port), serverName: nil, reuseAddress: true),
             onServerRunning: { channel in bound.resolve(.success(channel.localAddress?.port ?? 0)) },
             logger: Self.quietLogger)
+        // In a service group of its own, so that it can be shut down gracefully (see stop).
+        let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: Self.quietLogger))
         let task = Task {
             do {
-                try await application.run()
+                try await group.run()
                 bound.resolve(.failure("the server stopped"))
             } catch {
                 bound.resolve(.failure("\(error)"))
             }
         }
-        running.withLock { $0 = task }
+        running.withLock { $0 = Serving(group: group, task: task) }
         switch await bound.value {
         case .success(let port):
             return ListenAddress(host: settings.listen.host, port: port)
         case .failure(let reason):
-            task.cancel()
+            await stop()
             throw .cannotListen(settings.listen, reason: Self.plain(reason))
         }
     }
 
     /// Stops listening and ends every open request (event streams included); returns once the
     /// server is down, or after `timeout` whatever it is doing.
+    ///
+    /// The shutdown is graceful first: NIO's async server traps ("Deinited NIOAsyncWriter
+    /// without calling finish()") when its serving task is cancelled with a connection accepted
+    /// but not yet served (swift-nio issue 3481), so it stops accepting and finishes what it
+    /// accepted; only what is still open at `timeout` is cancelled.
     public func stop(timeout: Duration = .seconds(2)) async {
-        guard let task = running.withLock({ $0.take() }) else { return }
-        task.cancel()
+        guard let serving = running.withLock({ $0.take() }) else { return }
+        await serving.group.triggerGracefulShutdown()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await task.value }
+            group.addTask { await serving.task.value }
             group.addTask { try? await Task.sleep(for: timeout) }
             await group.next()
             group.cancelAll()
         }
+        serving.task.cancel()
         control.release()
     }
 

@@ -20,7 +20,7 @@ extension EndToEnd {
             "input": (["name", "kind", "state", "losses"], ["last_error"]),
             "rendition": (["id", "width", "height", "fps", "speed", "frames", "repeated", "bitrate", "bitrate_control"], []),
             "destination": (["name", "required", "state", "stats", "queue_bytes", "queue_ms"],
-                            ["platform", "attempt", "next_try_in_ms", "reason", "last_error"]),
+                            ["platform", "attempt", "next_try_in_ms", "reason", "last_error", "latency"]),
             "source": (["name", "video_muted", "audio_muted"], ["clip"]),
             "stats": (["packets_sent", "bytes_sent", "packets_dropped", "gops_dropped", "reconnects", "bits_per_second"], []),
         ]
