@@ -176,8 +176,7 @@ extension ShowRunner {
 
     /// The media time of the first picture at or after `micros`, on the run's frame grid.
     private func frame(atOrAfter micros: MediaInstant) -> MediaInstant {
-        let fps = Double(max(1, onAir.fps))
-        return MediaInstant((ceil(Double(max(0, micros)) * fps / 1_000_000) * 1_000_000 / fps).rounded())
+        OnairEngine.frame(atOrAfter: micros, fps: onAir.fps)
     }
 
     private func settle(_ entry: ScheduleBook.Entry, _ state: ScheduleBook.Entry.State, landed: MediaInstant?, applied: Bool, reason: String?) {

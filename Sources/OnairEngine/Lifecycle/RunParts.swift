@@ -62,14 +62,7 @@ struct RunParts: Sendable {
     /// inside the graph); nil: that earliest one.
     func landing(of at: MediaInstant?) -> MediaInstant {
         let earliest = clock.micros + 2 * Int64(1_000_000 / max(1, plan.fps))
-        return Self.frame(atOrAfter: max(at ?? earliest, earliest), fps: plan.fps)
-    }
-
-    /// The first frame of a `fps` output grid (frame `k` starts at `k / fps` s) at or after `micros`.
-    static func frame(atOrAfter micros: MediaInstant, fps: Int) -> MediaInstant {
-        let rate = Int64(max(1, fps))
-        let frame = (micros * rate + 999_999) / 1_000_000
-        return frame * 1_000_000 / rate
+        return frame(atOrAfter: max(at ?? earliest, earliest), fps: plan.fps)
     }
 
     /// Whether the run serves its purpose in `state`, and if not why (redacted).
