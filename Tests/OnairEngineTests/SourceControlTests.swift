@@ -39,10 +39,10 @@ final class SourceControlRun {
                               projectRoot: project.root, keys: StreamKeys([:]), options: RunOptions())
     }
 
-    /// A whole second of media time at least a second ahead of the run's clock: actions asked
-    /// for from there on are asked ahead of their time, however slow the machine is.
+    /// A whole second of media time at least two seconds ahead of the run's clock: actions
+    /// asked for from there on are asked ahead of their time unless the machine is very slow.
     func nextWholeSecond() async -> Double {
-        (await elapsed() + 1).rounded(.up)
+        (await elapsed() + 2).rounded(.up)
     }
 
     /// Waits for media time `seconds`.
@@ -51,9 +51,46 @@ final class SourceControlRun {
     }
 
     /// The run's clock (s).
-    private func elapsed() async -> Double {
+    func elapsed() async -> Double {
         let elapsed = await run.status().elapsed.components
         return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    }
+
+    /// Where the picture and the sound of the camera were muted and unmuted (s), from the
+    /// `source.muted`/`source.unmuted` events; nil unless there is exactly one of each.
+    struct MuteLandings: Equatable {
+        var videoOn, audioOn, videoOff, audioOff: Double
+    }
+
+    func muteLandings(in events: [RunEvent]) -> MuteLandings? {
+        var found: [String: [Double]] = [:]
+        for event in events {
+            guard case .sourceMuted(_, let video, let audio, let muted, let at) = event.event.kind else { continue }
+            let key = (video ? "video" : "") + (audio ? "audio" : "") + (muted ? "On" : "Off")
+            found[key, default: []].append(Double(at) / 1_000_000)
+        }
+        guard let videoOn = found["videoOn"]?.only, let audioOn = found["audioOn"]?.only,
+              let videoOff = found["videoOff"]?.only, let audioOff = found["audioOff"]?.only else { return nil }
+        return MuteLandings(videoOn: videoOn, audioOn: audioOn, videoOff: videoOff, audioOff: audioOff)
+    }
+
+    /// Where the clips started and the camera's picture was muted and unmuted (s), from the
+    /// events; nil unless there is exactly one of each.
+    struct ClipLandings: Equatable {
+        var once, looped, muted, unmuted: Double
+    }
+
+    func clipLandings(in events: [RunEvent]) -> ClipLandings? {
+        var starts: [Double] = [], mutes: [Bool: [Double]] = [:]
+        for event in events {
+            switch event.event.kind {
+            case .clipStarted(_, _, _, let at): starts.append(Double(at) / 1_000_000)
+            case .sourceMuted(_, _, _, let muted, let at): mutes[muted, default: []].append(Double(at) / 1_000_000)
+            default: continue
+            }
+        }
+        guard starts.count == 2, let muted = mutes[true]?.only, let unmuted = mutes[false]?.only else { return nil }
+        return ClipLandings(once: starts[0], looped: starts[1], muted: muted, unmuted: unmuted)
     }
 
     /// The media time `seconds` into the run.
@@ -74,6 +111,11 @@ final class SourceControlRun {
     deinit {
         project.remove()
     }
+}
+
+private extension Array {
+    /// The one element, if there is exactly one.
+    var only: Element? { count == 1 ? first : nil }
 }
 
 /// What a picture of the recording is: the camera (red), the slate (blue) or the clip (green).
@@ -99,12 +141,25 @@ struct SourceControlTests {
         _ = try await run.unmute(source: "camera", video: true, audio: false, at: SourceControlRun.at(t + 1))
         // Between two frames of the grid: lands on the next one (t + 1.5 s).
         _ = try await run.unmute(source: "camera", video: false, audio: true, at: SourceControlRun.at(t + 1.49))
+        let askedBy = await controlled.elapsed()
         await #expect(throws: SourceControlError.unknownSource(name: "camra", suggestion: "did you mean 'camera'?")) {
             try await run.mute(source: "camra", video: true, audio: true, at: nil)
         }
-        try await controlled.wait(until: t + 0.8)
-        #expect(await run.status().sources == [SourceControlStatus(name: "camera", videoMuted: true, audioMuted: true)])
-        try await controlled.wait(until: t + 2.5)
+        // Where each change landed, as its event says; asked ahead of time, where it was asked.
+        var landings = controlled.muteLandings(in: events.all)
+        for _ in 0..<100 where landings == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            landings = controlled.muteLandings(in: events.all)
+        }
+        let landed = try #require(landings, "\(events.all.map(\.event.textLine))")
+        if askedBy < t - 0.1 {
+            #expect(landed == SourceControlRun.MuteLandings(videoOn: t, audioOn: t + 0.5, videoOff: t + 1, audioOff: t + 1.5))
+            try await controlled.wait(until: t + 0.8)
+            #expect(await run.status().sources == [SourceControlStatus(name: "camera", videoMuted: true, audioMuted: true)])
+        } else {
+            print("SourceControlTests: the changes were asked only at \(askedBy) s for \(t) s; checked where they landed")
+        }
+        try await controlled.wait(until: landed.audioOff + 1)
         #expect(await run.status().sources.isEmpty)
         await run.stop()
         #expect(await run.outcome() == .completed)
@@ -112,20 +167,20 @@ struct SourceControlTests {
         let names = events.all.map(\.event.name)
         #expect(names.filter { $0 == "source.muted" }.count == 2 && names.filter { $0 == "source.unmuted" }.count == 2)
         let pictures = try #require(FFprobe.frameColours(of: controlled.recording))
-        #expect(pictures.last.map { $0.time >= t + 2.4 } == true)
+        #expect(pictures.last.map { $0.time >= landed.audioOff + 0.9 } == true)
         // The recording starts at the run's first picture (its sound's encoder delay may shift both).
         let origin = try #require(pictures.first?.time)
         for picture in pictures {
             let time = picture.time - origin
-            let expected: Look = time >= t - 0.001 && time < t + 0.999 ? .slate : .camera
+            let expected: Look = time >= landed.videoOn - 0.001 && time < landed.videoOff - 0.001 ? .slate : .camera
             #expect(Look(y: picture.y, u: picture.u, v: picture.v) == expected, "picture at \(picture.time)")
         }
         let sound = try #require(FFprobe.soundLevels(of: controlled.recording))
         // AAC's overlapping windows spread a change over up to two 21 ms frames either side.
-        for frame in sound where frame.time > 0.1 && frame.time < t + 2.3 {
-            if frame.time >= t + 0.55 && frame.time + frame.length <= t + 1.45 {
+        for frame in sound where frame.time > 0.1 && frame.time < landed.audioOff + 0.8 {
+            if frame.time >= landed.audioOn + 0.05 && frame.time + frame.length <= landed.audioOff - 0.05 {
                 #expect(frame.rms < -70, "sound at \(frame.time) should be silent")
-            } else if frame.time + frame.length <= t + 0.45 || frame.time >= t + 1.55 {
+            } else if frame.time + frame.length <= landed.audioOn - 0.05 || frame.time >= landed.audioOff + 0.05 {
                 #expect(frame.rms > -40, "sound at \(frame.time) should be the tone")
             }
         }
@@ -153,9 +208,22 @@ struct SourceControlTests {
         _ = try await run.play(clip: looped, in: "camera", loop: true, at: SourceControlRun.at(t + 2))
         _ = try await run.mute(source: "camera", video: true, audio: false, at: SourceControlRun.at(t + 3))
         _ = try await run.unmute(source: "camera", video: true, audio: false, at: SourceControlRun.at(t + 3.5))
+        let askedBy = await controlled.elapsed()
         try await controlled.wait(until: t + 0.5)
         #expect(await run.status().sources.first?.clip?.loop == false)
-        try await controlled.wait(until: t + 4.5)
+        // Where each action landed, as its event says; asked ahead of time, where it was asked.
+        var landings = controlled.clipLandings(in: events.all)
+        for _ in 0..<100 where landings == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            landings = controlled.clipLandings(in: events.all)
+        }
+        let landed = try #require(landings, "\(events.all.map(\.event.textLine))")
+        if askedBy < t - 0.1 {
+            #expect(landed == SourceControlRun.ClipLandings(once: t, looped: t + 2, muted: t + 3, unmuted: t + 3.5))
+        } else {
+            print("SourceControlTests: the clips were asked only at \(askedBy) s for \(t) s; checked where they landed")
+        }
+        try await controlled.wait(until: landed.unmuted + 1)
         await run.stop()
         #expect(await run.outcome() == .completed)
 
@@ -164,26 +232,29 @@ struct SourceControlTests {
             return (reason, at)
         }
         #expect(ends.map(\.0) == ["ended", "replaced"], "\(events.all.map(\.event.textLine))")
-        #expect(ends.last?.1 == SourceControlRun.at(t + 3))
+        #expect(ends.last?.1 == SourceControlRun.at(landed.muted))
         let pictures = try #require(FFprobe.frameColours(of: controlled.recording))
-        #expect(pictures.last.map { $0.time >= t + 4.4 } == true)
+        #expect(pictures.last.map { $0.time >= landed.unmuted + 0.9 } == true)
         let origin = try #require(pictures.first?.time)
+        // The first clip lasts 1.2 s; the looped one plays until the mute.
+        let onceEnds = landed.once + 1.2
         for picture in pictures {
-            let time = picture.time - origin - t
+            let time = picture.time - origin
             let expected: Look =
-                time >= -0.001 && time < 1.199 || time >= 1.999 && time < 2.999 ? .clip : time >= 2.999 && time < 3.499 ? .slate : .camera
+                time >= landed.once - 0.001 && time < onceEnds - 0.001 || time >= landed.looped - 0.001 && time < landed.muted - 0.001 ? .clip
+                : time >= landed.muted - 0.001 && time < landed.unmuted - 0.001 ? .slate : .camera
             #expect(Look(y: picture.y, u: picture.u, v: picture.v) == expected, "picture at \(time)")
         }
         let steps = zip(pictures, pictures.dropFirst()).map { $1.time - $0.time }
         #expect(steps.allSatisfy { $0 > 0 && $0 <= 2.0 / 30 + 0.001 }, "pictures every frame interval, monotonic")
         let sound = try #require(FFprobe.soundLevels(of: controlled.recording))
-        for frame in sound where frame.time > 0.1 && frame.time < t + 4.3 {
-            let start = frame.time - t, end = start + frame.length
-            if start >= 0.03, end <= 1.17 {
+        for frame in sound where frame.time > 0.1 && frame.time < landed.unmuted + 0.8 {
+            let start = frame.time, end = start + frame.length
+            if start >= landed.once + 0.03, end <= onceEnds - 0.03 {
                 #expect(frame.rms < -33 && frame.rms > -50, "the clip's tone at \(start): \(frame.rms)")
-            } else if start >= 2.03, end <= 2.97 {
+            } else if start >= landed.looped + 0.03, end <= landed.muted - 0.03 {
                 #expect(frame.rms < -70, "the looped clip has no sound: silence at \(start)")
-            } else if start + t > 0.1 && end <= -0.03 || start >= 1.23 && end <= 1.97 || start >= 3.03 {
+            } else if end <= landed.once - 0.03 || start >= onceEnds + 0.03 && end <= landed.looped - 0.03 || start >= landed.muted + 0.03 {
                 #expect(frame.rms > -30, "the camera's tone at \(start): \(frame.rms)")
             }
         }
