@@ -17,19 +17,14 @@ public struct ClipProbe: Equatable, Sendable {
     /// Reads the clip at `path` (absolute); a missing file gives nil (reported where its path is read).
     public static func probe(_ path: String) -> ClipProbe? {
         if let known = probed.withLock({ $0[path] }) { return known }
-        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        // Only regular files: a FIFO or a device would block until something writes to it.
-        guard type == .typeRegular else { return nil }
+        guard LocalMediaRead<ClipProbe>.isRegularFile(path) else { return nil }
         let result = read(path)
         probed.withLock { $0[path] = result }
         return result
     }
 
     private static func read(_ path: String) -> ClipProbe {
-        let interruption = Interruption()
-        interruption.arm(timeout: .seconds(10))
-        let (outcome, lines) = LibavLog.capturingResult { () throws(LibavError) -> ClipProbe in
-            let media = try MediaInput(url: path, format: nil, options: [], interruption: interruption)
+        let read = LocalMediaRead(path) { media throws(LibavError) -> ClipProbe in
             var probe = ClipProbe(durationMs: media.durationMicros.map { Int($0 / 1000) }, hasAudio: media.audio != nil)
             if media.video == nil || media.video?.width == 0 {
                 probe.problem = "has no picture"
@@ -38,13 +33,9 @@ public struct ClipProbe: Equatable, Sendable {
             }
             return probe
         }
-        let said = lines.last { $0.level >= .error }.map { " (libav: \($0.message.trimmingCharacters(in: CharacterSet(charactersIn: ". "))))" }
-        switch outcome {
+        switch read.outcome {
         case .success(let probe): return probe
-        case .failure where interruption.deadlinePassed:
-            return ClipProbe(durationMs: nil, hasAudio: false, problem: "can't be read: opening it took over 10 s")
-        case .failure(let error):
-            return ClipProbe(durationMs: nil, hasAudio: false, problem: "can't be read" + (said ?? " (libav: \(error.message))"))
+        case .failure(let error): return ClipProbe(durationMs: nil, hasAudio: false, problem: read.unreadable(error, doing: "opening it"))
         }
     }
 

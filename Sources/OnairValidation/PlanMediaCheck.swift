@@ -38,31 +38,21 @@ public enum PlanMediaCheck {
     static func problem(reading path: String, needs: Needs) -> String? {
         let key = CheckedFile(path: path, needs: needs)
         if let known = checked.withLock({ $0[key] }) { return known }
-        // Opening a FIFO or a device would block until something writes to it: only regular
-        // files are checked (a missing one is reported where the path is read).
-        let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-        guard type == .typeRegular else { return nil }
-        let interruption = Interruption()
-        interruption.arm(timeout: .seconds(10))
-        let (outcome, lines) = LibavLog.capturingResult { () throws(LibavError) -> Bool in
-            let media = try MediaInput(url: path, format: nil, options: [], wantVideo: needs == .picture, wantAudio: needs == .sound,
-                                       interruption: interruption)
+        guard LocalMediaRead<Bool>.isRegularFile(path) else { return nil }
+        let read = LocalMediaRead(path, wantVideo: needs == .picture, wantAudio: needs == .sound) { media throws(LibavError) -> Bool in
             switch needs {
             case .picture: guard let video = media.video, video.width > 0, video.height > 0 else { return false }
             case .sound: guard media.audio != nil else { return false }
             }
             return try media.nextFrame() != nil
         }
-        // libav's own line says more than its error code ("Invalid PNG signature" vs "Invalid data").
-        let said = lines.last { $0.level >= .error }.map { " (libav: \($0.message.trimmingCharacters(in: CharacterSet(charactersIn: ". "))))" }
         let missing = needs == .picture ? "has no picture that decodes" : "has no sound that decodes"
         let problem: String?
-        switch outcome {
+        switch read.outcome {
         case .success(true): problem = nil
-        case .success(false): problem = missing + (said ?? "")
+        case .success(false): problem = missing + (read.said ?? "")
         case .failure(let error) where error.code == .streamNotFound: problem = missing
-        case .failure where interruption.deadlinePassed: problem = "can't be read: opening and decoding it took over 10 s"
-        case .failure(let error): problem = "can't be read" + (said ?? " (libav: \(error.message))")
+        case .failure(let error): problem = read.unreadable(error, doing: "opening and decoding it")
         }
         checked.withLock { $0[key] = .some(problem) }
         return problem
