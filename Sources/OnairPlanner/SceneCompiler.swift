@@ -244,8 +244,8 @@ struct SceneCompiler {
                 filters.append(Filter("colorchannelmixer", [FilterOption("aa", FFmpegCommand.number(opacity))], purpose: "opacity", origin: origin))
             }
             let picturePad = chain([shared(stillPad(path), copy: picture, of: pictures)], filters, "logo")
-            return addressingLast(overlayPad(picturePad, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "image layer", origin: origin, label: "layer"),
-                                  layer: index, picture: picture)
+            return overlayPad(picturePad, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "image layer", origin: origin,
+                              label: "layer", drawing: (index, picture))
         case .text(let style):
             guard let font else { return base }
             let text = LayerText(style.text.value, values: layerStates.values)
@@ -266,8 +266,8 @@ struct SceneCompiler {
             let inset = chain([shared(videoPad(named: source.value), copy: picture, of: pictures)],
                               [fittedScale(fraction: scale, placement: layer.placement, canvas: canvas, purpose: "fit the inset", origin: origin)],
                               "pip")
-            return addressingLast(overlayPad(inset, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "picture-in-picture", origin: origin, label: "layer"),
-                                  layer: index, picture: picture)
+            return overlayPad(inset, on: base, at: layerPosition(layer.placement, on: canvas), purpose: "picture-in-picture", origin: origin,
+                              label: "layer", drawing: (index, picture))
         }
     }
 
@@ -282,14 +282,6 @@ struct SceneCompiler {
         filter.instance = picture == 0 ? instance : "\(instance).\(picture + 1)"
         if !layerStates.isShown(spec.layers[index]) { filter.options.append(FilterOption("enable", "0")) }
         return filter
-    }
-
-    /// `pad` after making the filter that produced it (the layer's overlay) addressable.
-    private mutating func addressingLast(_ pad: GraphPad, layer index: Int, picture: Int) -> GraphPad {
-        if let chain = chains.lastIndex(where: { $0.outputs == [pad] }), let last = chains[chain].filters.indices.last {
-            chains[chain].filters[last] = addressable(chains[chain].filters[last], layer: index, picture: picture)
-        }
-        return pad
     }
 
     /// Scales a layer's picture to `fraction` of the canvas width (nil: its own size, in scene
@@ -605,8 +597,11 @@ struct SceneCompiler {
                    purpose: purpose, origin: origin, label: label)
     }
 
+    /// `drawing`: the layer (and the picture of its canvas) the overlay draws, which makes it
+    /// addressable by a running graph (see ``addressable(_:layer:picture:)``).
     private mutating func overlayPad(_ top: GraphPad, on base: GraphPad, at position: (x: String, y: String),
-                                     purpose: String, origin: SourceLocation, label: String) -> GraphPad {
+                                     purpose: String, origin: SourceLocation, label: String,
+                                     drawing layer: (index: Int, picture: Int)? = nil) -> GraphPad {
         let (x, y) = position
         // A still base under a moving picture is processed once and repeated like any overlaid
         // still, the moving picture setting the pace (scaling the studio picture to 1080p for
@@ -634,7 +629,8 @@ struct SceneCompiler {
             // A repeated still never ends: the scene ends when the moving picture does.
             options.append(FilterOption("shortest", "1"))
         }
-        return chain([base, top], [Filter("overlay", options, purpose: purpose, origin: origin)], label)
+        let overlay = Filter("overlay", options, purpose: purpose, origin: origin)
+        return chain([base, top], [layer.map { addressable(overlay, layer: $0.index, picture: $0.picture) } ?? overlay], label)
     }
 
     /// Overlay/drawtext position expressions for a placement.
