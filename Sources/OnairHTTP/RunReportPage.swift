@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OnairEngine
 import OnairRecord
 import Synchronization
 
@@ -30,13 +31,27 @@ final class RunReportPage: Sendable {
     }
 
     func add(to router: Router<BasicRequestContext>) {
-        router.get("/report") { _, _ in try self.response() }
+        router.get("/report") { _, _ in try await self.response() }
     }
 
-    func response() throws -> Response {
+    func response() async throws -> Response {
         guard let run else { throw HTTPError(.notFound, message: "this run keeps no record") }
+        // A long run's record takes a while to read and draw: not on the concurrency pool,
+        // whose threads the run's control and status calls need meanwhile.
+        let page = try await onOwnThread(named: "report") { try self.page(of: run) }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+            ],
+            body: .init(byteBuffer: page))
+    }
+
+    /// The report of `run`'s record as it is now (blocks: reads the record's files).
+    private func page(of run: RecordedRun) throws -> ByteBuffer {
         let stamp = FolderStamp(of: run.archive.runFolder(run.id))
-        let page = try made.withLock { made -> ByteBuffer in
+        return try made.withLock { made -> ByteBuffer in
             if let made, made.stamp == stamp { return made.page }
             let record: RunRecord
             do {
@@ -48,13 +63,6 @@ final class RunReportPage: Sendable {
             made = (stamp, page)
             return page
         }
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-            ],
-            body: .init(byteBuffer: page))
     }
 }
 

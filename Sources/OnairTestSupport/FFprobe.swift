@@ -157,6 +157,39 @@ public enum FFprobe {
         return report.format?.duration.flatMap { Double($0) }
     }
 
+    // The same, from async code: ffprobe is waited for on a thread of its own (``OwnThread``),
+    // never one of the concurrency pool's. In async code these are the ones the compiler picks.
+
+    /// ``streams(of:timeout:)`` from async code.
+    public static func streams(of url: String, timeout: Duration) async -> [ProbedStream] {
+        await OwnThread.run { streams(of: url, timeout: timeout) }
+    }
+
+    /// ``packets(of:duration:)`` from async code.
+    public static func packets(of url: String, duration: Duration) async -> [ProbedPacket] {
+        await OwnThread.run { packets(of: url, duration: duration) }
+    }
+
+    /// ``decodeVideo(of:timeout:)`` from async code.
+    public static func decodeVideo(of path: String, timeout: Duration = .seconds(60)) async -> DecodedVideo? {
+        await OwnThread.run { decodeVideo(of: path, timeout: timeout) }
+    }
+
+    /// ``frameColours(of:crop:timeout:)`` from async code.
+    public static func frameColours(of path: String, crop: String? = nil, timeout: Duration = .seconds(60)) async -> [(time: Double, y: Double, u: Double, v: Double)]? {
+        await OwnThread.run { frameColours(of: path, crop: crop, timeout: timeout) }
+    }
+
+    /// ``soundLevels(of:timeout:)`` from async code.
+    public static func soundLevels(of path: String, timeout: Duration = .seconds(60)) async -> [(time: Double, length: Double, rms: Double)]? {
+        await OwnThread.run { soundLevels(of: path, timeout: timeout) }
+    }
+
+    /// ``duration(of:timeout:)`` from async code.
+    public static func duration(of path: String, timeout: Duration = .seconds(30)) async -> Double? {
+        await OwnThread.run { duration(of: path, timeout: timeout) }
+    }
+
     /// Runs ffprobe with `arguments` and reads its JSON report, and what it said on stderr; nil
     /// when it overran `timeout`, printed no report, or (`succeeding`) exited non-zero.
     private static func run(_ arguments: [String], timeout: Duration, succeeding: Bool = false) -> (Report, String)? {

@@ -122,6 +122,11 @@ public final class RTMPTestServer: Sendable {
         return false
     }
 
+    /// ``waitForPublisher(stream:timeout:)`` from async code, polling on a thread of its own.
+    public func waitForPublisher(stream name: String, timeout: Duration) async -> Bool {
+        await OwnThread.run { self.waitForPublisher(stream: name, timeout: timeout) }
+    }
+
     /// Freezes nginx (SIGSTOP to the master and its workers): connections stay open but
     /// nothing is read any more. ``resume()`` or ``stop()`` undo it.
     public func suspend() {

@@ -62,6 +62,11 @@ public final class SRTTestReceiver: Sendable {
         return child.output()
     }
 
+    /// ``finish(timeout:)`` from async code, waiting on a thread of its own.
+    public func finish(timeout: Duration) async -> Subprocess.Output {
+        await OwnThread.run { self.finish(timeout: timeout) }
+    }
+
     /// SIGTERM (ffmpeg closes the file properly), SIGKILL after 5 s. Safe to call twice.
     public func stop() {
         guard child.isRunning else { return }

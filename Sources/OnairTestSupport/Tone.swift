@@ -17,6 +17,11 @@ public enum Tone {
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
+    /// ``samples(of:through:)`` from async code: ffmpeg is waited for on a thread of its own.
+    public static func samples(of path: String, through raw: String) async throws -> [Float] {
+        try await OwnThread.run { try samples(of: path, through: raw) }
+    }
+
     /// The tone's frequency in `samples` (48 kHz), from its rising zero crossings: exact
     /// enough for a pure tone (one crossing per period), whatever its level.
     public static func frequency(_ samples: ArraySlice<Float>) -> Double {

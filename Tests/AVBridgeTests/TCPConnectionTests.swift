@@ -83,8 +83,8 @@ struct TCPConnectionTests {
     }
 
     @Test("RTMP: two outputs to one nginx port (two stream names) opened at once each know their own connection, the two nginx accepted; a file output has none")
-    func rtmpToOneIngest() throws {
-        let server = try RTMPTestServer()
+    func rtmpToOneIngest() async throws {
+        let server = try await OwnThread.run { try RTMPTestServer() }
         defer { server.stop() }
         let stream = try Encoder(audio: AudioEncoderOptions(sampleRate: 48000, channels: 2, bitrate: 64000)).parameters
         let start = DispatchSemaphore(value: 0)
@@ -96,10 +96,12 @@ struct TCPConnectionTests {
         #expect(connections.allSatisfy { $0.peer == TCPConnection.Endpoint(host: "127.0.0.1", port: server.port) }, "\(connections)")
         #expect(connections[0].local.port != connections[1].local.port, "\(connections)")
         // nginx's side of its connections (ss, in this namespace): its peers are the two outputs' local ports.
-        let listed = try Subprocess.run("/usr/bin/ss", ["-Htn", "state", "established", "( sport = :\(server.port) )"], timeout: .seconds(10))
+        let listed = try await Subprocess.run("/usr/bin/ss", ["-Htn", "state", "established", "( sport = :\(server.port) )"], timeout: .seconds(10))
         let peers = Set(listed.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) })
         #expect(Set(connections.map(\.local.description)).isSubset(of: peers), "\(connections) against nginx's peers \(peers)")
-        #expect(server.waitForPublisher(stream: "a", timeout: .seconds(5)) && server.waitForPublisher(stream: "b", timeout: .seconds(5)))
+        let publishedA = await server.waitForPublisher(stream: "a", timeout: .seconds(5))
+        let publishedB = await server.waitForPublisher(stream: "b", timeout: .seconds(5))
+        #expect(publishedA && publishedB)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onair-tcp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

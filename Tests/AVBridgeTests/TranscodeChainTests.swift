@@ -1,6 +1,7 @@
 import AVBridge
 import OnairEncoding
 import Foundation
+import OnairTestSupport
 import Testing
 
 /// The whole chain through real libav: a synthetic input is decoded, filtered, encoded and
@@ -8,7 +9,7 @@ import Testing
 @Suite("decode → filter → encode → mux")
 struct TranscodeChainTests {
     @Test("a lavfi test source becomes a playable H.264/AAC Matroska file")
-    func lavfiToMatroska() throws {
+    func lavfiToMatroska() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onair-chain-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -73,14 +74,10 @@ struct TranscodeChainTests {
         }
         try output.finish()
 
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        probe.arguments = ["-v", "error", "-count_frames", "-show_entries", "stream=codec_name,width,height,nb_read_frames", "-of", "csv=p=0", path]
-        let pipe = Pipe()
-        probe.standardOutput = pipe
-        try probe.run()
-        probe.waitUntilExit()
-        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let probe = try await Subprocess.run(
+            FFprobe.executable, ["-v", "error", "-count_frames", "-show_entries", "stream=codec_name,width,height,nb_read_frames", "-of", "csv=p=0", path],
+            timeout: .seconds(60))
+        let lines = probe.stdout.split(separator: "\n")
         #expect(lines.first == "h264,160,120,50")
         #expect(lines.dropFirst().first?.hasPrefix("aac") == true)
     }

@@ -113,9 +113,8 @@ private var toolsAvailable: Bool {
         try FileManager.default.createDirectory(at: project.root.appendingPathComponent("out"), withIntermediateDirectories: true)
         let run = try await Subprocess.run("/bin/sh", ["-c", plan.stdout], timeout: .seconds(120))
         try #require(run.status == 0 && !run.timedOut, "ffmpeg failed: \(run.stderr.suffix(3000))")
-        let samples = try await OwnThread.run { [root = project.root] in
-            try Tone.samples(of: root.appendingPathComponent("out/voiced.mkv").path, through: root.appendingPathComponent("out/sound.f32").path)
-        }
+        let samples = try await Tone.samples(of: project.root.appendingPathComponent("out/voiced.mkv").path,
+                                            through: project.root.appendingPathComponent("out/sound.f32").path)
         // Past the stretcher's start, before the encoder's padded end.
         try #require(samples.count > 48_000 * 2, "\(samples.count) samples")
         let frequency = Tone.frequency(samples[24_000..<(samples.count - 12_000)])

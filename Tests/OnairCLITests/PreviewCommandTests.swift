@@ -16,7 +16,7 @@ import Testing
         #expect(output.stdout.contains("| landscape | 1280×720 | ![landscape](previews/landscape.png) |"), "\(output.stdout)")
         #expect(output.stdout.contains("| vertical | 720×1280 | ![vertical](previews/vertical.png) |"), "\(output.stdout)")
         for (name, width, height) in [("landscape", 1280, 720), ("vertical", 720, 1280)] {
-            let streams = FFprobe.streams(of: folder.root.appendingPathComponent("previews/\(name).png").path, timeout: .seconds(20))
+            let streams = await FFprobe.streams(of: folder.root.appendingPathComponent("previews/\(name).png").path, timeout: .seconds(20))
             #expect(streams.map { "\($0.codecName) \($0.width ?? 0)x\($0.height ?? 0)" } == ["png \(width)x\(height)"], "\(name)")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 
 @testable import OnairEngine
@@ -68,14 +69,14 @@ struct HandoffTests {
 
         let empty = Handoff<Int>(capacity: 1)
         // Timed on the consumer's own thread: a busy concurrency pool may run this task late.
-        async let waited = onOwnThread { () -> (Int?, Duration) in
+        async let waited = OwnThread.run { () -> (Int?, Duration) in
             let asked = ContinuousClock.now
             let value = empty.pop(timeout: .seconds(60))
             return (value, ContinuousClock.now - asked)
         }
         try? await Task.sleep(for: .milliseconds(50))
         empty.close()
-        let (value, took) = try await waited
+        let (value, took) = await waited
         #expect(value == nil)
         #expect(took < .seconds(50), "close did not wake the consumer: it waited out its timeout")
         #expect(!empty.push(4, timeout: .zero))
@@ -85,10 +86,10 @@ struct HandoffTests {
     func backpressure() async throws {
         let handoff = Handoff<Int>(capacity: 1)
         #expect(handoff.push(1, timeout: .zero))
-        async let pushed = onOwnThread { handoff.push(2, timeout: .seconds(60)) }
+        async let pushed = OwnThread.run { handoff.push(2, timeout: .seconds(60)) }
         try? await Task.sleep(for: .milliseconds(50))
         #expect(handoff.tryPop() == 1)
-        #expect(try await pushed)
+        #expect(await pushed)
         #expect(handoff.tryPop() == 2)
     }
 }

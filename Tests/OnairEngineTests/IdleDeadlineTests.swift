@@ -1,6 +1,7 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairTestSupport
 import Testing
 
 @testable import OnairEngine
@@ -97,9 +98,9 @@ struct IdleDeadlineTests {
         #expect(signal.wait(until: .now + .seconds(5)))
         #expect(!signal.wait(until: .now + .milliseconds(20)), "two rings woke two waits")
 
-        async let woken = onOwnThread { signal.wait(until: .now + .seconds(60)) }
+        async let woken = OwnThread.run { signal.wait(until: .now + .seconds(60)) }
         try await Task.sleep(for: .milliseconds(50))
         signal.ring()
-        #expect(try await woken, "the ring did not wake the waiting thread: it waited out its deadline")
+        #expect(await woken, "the ring did not wake the waiting thread: it waited out its deadline")
     }
 }

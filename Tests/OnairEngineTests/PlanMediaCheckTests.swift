@@ -37,7 +37,7 @@ struct PlanMediaCheckTests {
     }
 
     @Test("a file used only for its sound must have sound that decodes")
-    func soundOnlyFileNeedsSound() throws {
+    func soundOnlyFileNeedsSound() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
         let root = project.root
@@ -56,8 +56,8 @@ struct PlanMediaCheckTests {
 
             """)
         for (name, source) in [("music.m4a", ["-f", "lavfi", "-i", "sine=d=1"]), ("silent.mp4", ["-f", "lavfi", "-i", "testsrc2=d=1:s=64x64"])] {
-            let made = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + source + [root.appendingPathComponent("media/\(name)").path],
-                                          timeout: .seconds(60))
+            let made = try await Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + source + [root.appendingPathComponent("media/\(name)").path],
+                                                timeout: .seconds(60))
             try #require(made.status == 0, "\(made)")
         }
 

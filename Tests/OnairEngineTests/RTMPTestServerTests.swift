@@ -6,7 +6,7 @@ import Testing
 struct RTMPTestServerTests {
     @Test("a published test pattern reads back as h264 640x360 30 fps with aac, keyframes every 2 s", .timeLimit(.minutes(2)))
     func publishAndProbe() async throws {
-        let server = try RTMPTestServer(record: true)
+        let server = try await OwnThread.run { try RTMPTestServer(record: true) }
         defer { server.stop() }
         let url = server.url(stream: "pattern")
         #expect(url == "rtmp://127.0.0.1:\(server.port)/live/pattern")
@@ -19,11 +19,11 @@ struct RTMPTestServerTests {
             "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-c:a", "aac", "-t", "60", "-f", "flv", url,
         ])
         defer { publisher.terminate() }
-        try #require(await OwnThread.run { server.waitForPublisher(stream: "pattern", timeout: .seconds(15)) }, "\(server.errorLog)")
+        try #require(await server.waitForPublisher(stream: "pattern", timeout: .seconds(15)), "\(server.errorLog)")
 
         // Both readers join while the publisher runs, each on a thread of its own.
-        async let probedStreams = OwnThread.run { FFprobe.streams(of: url, timeout: .seconds(20)) }
-        async let probedPackets = OwnThread.run { FFprobe.packets(of: url, duration: .milliseconds(5000)) }
+        async let probedStreams = FFprobe.streams(of: url, timeout: .seconds(20))
+        async let probedPackets = FFprobe.packets(of: url, duration: .milliseconds(5000))
         let streams = await probedStreams
         let packets = await probedPackets
 
@@ -48,55 +48,55 @@ struct RTMPTestServerTests {
         #expect(!publisher.isRunning)
         let recordings = server.recordings
         try #require(recordings.count == 1, "\(recordings)")
-        let recorded = await OwnThread.run { [path = recordings[0].path] in FFprobe.streams(of: path, timeout: .seconds(20)) }
+        let recorded = await FFprobe.streams(of: recordings[0].path, timeout: .seconds(20))
         #expect(recorded.map(\.codecName).sorted() == ["aac", "h264"])
 
         let port = server.port
-        server.stop()
+        await OwnThread.run { server.stop() }
         #expect(server.pid == nil)
         #expect(!LoopbackPort.acceptsConnections(port))
     }
 
     @Test("restart brings the ingest back on the same port", .timeLimit(.minutes(1)))
-    func restart() throws {
-        let server = try RTMPTestServer()
+    func restart() async throws {
+        let server = try await OwnThread.run { try RTMPTestServer() }
         defer { server.stop() }
         let port = server.port
         let first = try #require(server.pid)
         #expect(LoopbackPort.acceptsConnections(port))
 
-        server.stop()
+        await OwnThread.run { server.stop() }
         #expect(server.pid == nil)
         #expect(kill(first, 0) != 0)
         #expect(!LoopbackPort.acceptsConnections(port))
 
-        try server.restart()
+        try await OwnThread.run { try server.restart() }
         let second = try #require(server.pid)
         #expect(second != first)
         #expect(server.port == port)
         #expect(LoopbackPort.acceptsConnections(port))
 
         // Restarting a running server is an outage too.
-        try server.restart()
+        try await OwnThread.run { try server.restart() }
         #expect(server.pid != second)
         #expect(LoopbackPort.acceptsConnections(port))
     }
 
     @Test("a server whose test process died is stopped by the next one; live owners' servers are not", .timeLimit(.minutes(1)))
     func orphansAreReaped() async throws {
-        let orphan = try RTMPTestServer()
+        let orphan = try await OwnThread.run { try RTMPTestServer() }
         defer { orphan.stop() }
-        let kept = try RTMPTestServer()
+        let kept = try await OwnThread.run { try RTMPTestServer() }
         defer { kept.stop() }
         let orphanPort = orphan.port
         let orphanPID = try #require(orphan.pid)
 
         // Hand the first server to a test process that has ended, as if it had been SIGKILLed.
         let ended = try Subprocess("/bin/true", [])
-        #expect(ended.wait(timeout: .seconds(5)))
+        #expect(await ended.exited(within: .seconds(5)))
         try "\(ended.pid) 1".write(to: orphan.directory.appendingPathComponent("owner"), atomically: true, encoding: .utf8)
 
-        #expect(RTMPTestServer.reapOrphans() >= 1)
+        #expect(await OwnThread.run { RTMPTestServer.reapOrphans() } >= 1)
         let deadline = ContinuousClock.now + .seconds(5)
         while orphan.pid != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         #expect(orphan.pid == nil)

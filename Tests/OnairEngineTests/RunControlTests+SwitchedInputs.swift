@@ -9,7 +9,7 @@ import Testing
 extension RunControlTests {
     @Test("after many switches the run watches only the inputs on air", .timeLimit(.minutes(1)))
     func switchesLetInputsGo() async throws {
-        let controlled = try ControlledRun()
+        let controlled = try await ControlledRun()
         let run = controlled.run
         await run.start()
         try await controlled.waitForStatus { $0.state == .live && $0.inputs.allSatisfy { $0.state == .connected } }

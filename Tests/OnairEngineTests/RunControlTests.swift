@@ -26,7 +26,7 @@ final class ControlledRun {
     let run: PipelineRun
     static let key = "sentinel-key-7f3a9c"
 
-    init(statsInterval: Duration = .milliseconds(500)) throws {
+    init(statsInterval: Duration = .milliseconds(500)) async throws {
         project = try ScratchProject()
         let refusing = try LoopbackPort.free()
         try project.write("assets/not-a-picture.png", "text, not a picture\n")
@@ -65,8 +65,11 @@ final class ControlledRun {
         let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
         var options = RunOptions()
         options.statsInterval = statsInterval
-        run = try PipelineRun(plan: plan, combinations: OverlayCombinations(planner.combinations(of: spec, onAir: plan)),
-                              projectRoot: project.root, keys: StreamKeys(["far": Self.key]), options: options)
+        // Opening the inputs and encoders blocks in libav: on a thread of its own, as `onair run` does.
+        let (combinations, root) = (OverlayCombinations(planner.combinations(of: spec, onAir: plan)), project.root)
+        run = try await OwnThread.run { [options] in
+            try PipelineRun(plan: plan, combinations: combinations, projectRoot: root, keys: StreamKeys(["far": Self.key]), options: options)
+        }
     }
 
     /// Polls the status until `condition` holds; the last status either way.
@@ -113,7 +116,7 @@ final class EventCollector: Sendable {
 struct RunControlTests {
     @Test("status, readiness, events, switching by name and number, refusals, stop", .timeLimit(.minutes(2)))
     func controlsARun() async throws {
-        let controlled = try ControlledRun()
+        let controlled = try await ControlledRun()
         let run = controlled.run
         #expect(await run.status().state == .preparing)
         #expect(await run.readiness().ready == false)
@@ -200,7 +203,7 @@ struct RunControlTests {
 
     @Test("a second stop aborts: the run ends at once as aborted, and says so", .timeLimit(.minutes(1)))
     func secondStopAborts() async throws {
-        let controlled = try ControlledRun()
+        let controlled = try await ControlledRun()
         let run = controlled.run
         let events = EventCollector(run.subscribe(after: nil))
         await run.start()
@@ -216,7 +219,7 @@ struct RunControlTests {
 
     @Test("a run stopped before it started has ended: start does nothing, and waiting returns at once", .timeLimit(.minutes(1)))
     func stoppedBeforeStart() async throws {
-        let controlled = try ControlledRun()
+        let controlled = try await ControlledRun()
         let run = controlled.run
         let events = EventCollector(run.subscribe(after: nil))
         #expect(await run.outcome() == .completed, "a run not started has nothing to wait for")
@@ -236,7 +239,7 @@ struct RunControlTests {
 
     @Test("a preview shows what a destination receives: its rendition's aspect, scaled down, the colour on air", .timeLimit(.minutes(1)))
     func previews() async throws {
-        let controlled = try ControlledRun()
+        let controlled = try await ControlledRun()
         let run = controlled.run
         await #expect(throws: PreviewError.unknownDestination("nowhere")) { try await run.preview(of: "nowhere") }
         await run.start()
@@ -246,17 +249,17 @@ struct RunControlTests {
         #expect(red.rendition == "r0" && red.width == 320 && red.height == 180, "\(red)")
         let again = try await run.preview(of: "rec")
         #expect(again.capturedAt == red.capturedAt, "a request within a second gets the same picture")
-        #expect(try Self.colour(of: red, in: controlled) == "red")
+        #expect(try await Self.colour(of: red, in: controlled) == "red")
 
         let vertical = try await run.preview(of: "vertical")
         #expect(vertical.rendition == "r1" && vertical.width == 180 && vertical.height == 320, "9:16 kept: \(vertical)")
-        #expect(try Self.colour(of: vertical, in: controlled) == "red")
+        #expect(try await Self.colour(of: vertical, in: controlled) == "red")
 
         _ = try await run.switchOverlay(to: "blue")
         try await Task.sleep(for: .milliseconds(1100))
         let blue = try await run.preview(of: "rec")
         #expect(blue.capturedAt > red.capturedAt)
-        #expect(try Self.colour(of: blue, in: controlled) == "blue")
+        #expect(try await Self.colour(of: blue, in: controlled) == "blue")
 
         await run.stop()
         _ = await run.outcome()
@@ -264,13 +267,13 @@ struct RunControlTests {
     }
 
     /// Decodes `picture` with ffprobe: a JPEG of its stated size, red, blue or other.
-    static func colour(of picture: PreviewPicture, in controlled: ControlledRun) throws -> String {
+    static func colour(of picture: PreviewPicture, in controlled: ControlledRun) async throws -> String {
         let file = controlled.project.root.appendingPathComponent("preview-\(UUID().uuidString).jpg")
         try picture.jpeg.write(to: file)
-        let streams = FFprobe.streams(of: file.path, timeout: .seconds(20))
+        let streams = await FFprobe.streams(of: file.path, timeout: .seconds(20))
         #expect(streams.count == 1 && streams.first?.codecName == "mjpeg", "\(streams)")
         #expect(streams.first?.width == picture.width && streams.first?.height == picture.height, "\(streams)")
-        let colour = try #require(FFprobe.frameColours(of: file.path)?.first, "the JPEG does not decode")
+        let colour = try #require(await FFprobe.frameColours(of: file.path)?.first, "the JPEG does not decode")
         return colour.v > 180 && colour.u < 120 ? "red" : colour.u > 180 && colour.v < 140 ? "blue" : "other (u \(colour.u), v \(colour.v))"
     }
 }

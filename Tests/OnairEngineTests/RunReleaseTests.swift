@@ -11,7 +11,7 @@ struct RunReleaseTests {
     func workersAreFreed() async throws {
         weak var destination: DestinationWorker?
         do {
-            let controlled = try ControlledRun()
+            let controlled = try await ControlledRun()
             await controlled.run.start()
             try await controlled.waitForStatus { $0.state == .live }
             await controlled.run.stop()
@@ -30,7 +30,7 @@ struct RunReleaseTests {
         weak var run: PipelineRun?
         let subscription: EventSubscription
         do {
-            let controlled = try ControlledRun()
+            let controlled = try await ControlledRun()
             subscription = controlled.run.subscribe(after: nil)
             await controlled.run.start()
             try await controlled.waitForStatus { $0.state == .live }
@@ -51,7 +51,7 @@ struct RunReleaseTests {
     @Test("a preview request still waiting when the encoder ends is answered at once, and so is a later one: a waiting request held the finished run",
           .timeLimit(.minutes(3)))
     func previewWaitingAtTheEndIsAnswered() async throws {
-        let controlled = try ControlledRun()
+        let controlled = try await ControlledRun()
         let tap = PreviewTap(rendition: try #require(controlled.run.plan.renditions.first))
         let asked = ContinuousClock.now
         // Requests that would wait 100 s: answered well before that, they were answered by the end

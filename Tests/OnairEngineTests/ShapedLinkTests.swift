@@ -11,7 +11,7 @@ struct ShapedLinkTests {
     @Test("ffmpeg pushing 6 Mb/s through a 3 Mb/s link gets 3 Mb/s across, then 1.5 once the rate is lowered; stop removes everything",
           .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
     func throughput() async throws {
-        let link = try ShapedLink(rate: 3_000_000, delay: .milliseconds(40))
+        let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40)) }
         defer { link.stop() }
         if !link.delayApplied { print("ShapedLink: \(ShapedLink.netemUnavailableReason ?? "no delay")") }
         let url = link.ingest.url(stream: "six")
@@ -24,7 +24,7 @@ struct ShapedLinkTests {
         ])
         defer { publisher.terminate() }
         let ingest: RTMPTestServer = link.ingest
-        try #require(await OwnThread.run { ingest.waitForPublisher(stream: "six", timeout: .seconds(15)) }, "\(link.ingest.errorLog)")
+        try #require(await ingest.waitForPublisher(stream: "six", timeout: .seconds(15)), "\(link.ingest.errorLog)")
 
         /// Bits per second the shaper let through over `seconds`.
         func measured(over seconds: Double) async throws -> Double {
@@ -38,7 +38,7 @@ struct ShapedLinkTests {
         }
         try await Task.sleep(for: .seconds(2))
         let narrow = try await measured(over: 4)
-        try link.setRate(1_500_000)
+        try await OwnThread.run { try link.setRate(1_500_000) }
         #expect(link.shape.rate == 1_500_000)
         try await Task.sleep(for: .seconds(2))
         let narrower = try await measured(over: 4)
@@ -49,9 +49,10 @@ struct ShapedLinkTests {
         #expect(publisher.isRunning, "\(publisher.output())")
 
         let nginx = try #require(link.ingest.pid)
-        link.stop()
-        #expect(!namespaces().contains(link.namespace))
-        #expect(!interfaces().contains(link.interface))
+        await OwnThread.run { link.stop() }
+        let (namespacesLeft, interfacesLeft) = (await namespaces(), await interfaces())
+        #expect(!namespacesLeft.contains(link.namespace))
+        #expect(!interfacesLeft.contains(link.interface))
         #expect(kill(nginx, 0) != 0, "nginx \(nginx) still runs")
     }
 
@@ -70,21 +71,23 @@ struct ShapedLinkTests {
                                      timeout: .seconds(10))
         let sleeper = try Subprocess("/usr/sbin/ip", ["netns", "exec", namespace, "/bin/sleep", "60"])
         defer { sleeper.terminate(grace: .milliseconds(100)) }
-        #expect(namespaces().contains(namespace) && interfaces().contains(interface))
+        let (namespacesMade, interfacesMade) = (await namespaces(), await interfaces())
+        #expect(namespacesMade.contains(namespace) && interfacesMade.contains(interface))
 
-        #expect(ShapedLink.reapOrphans() >= 1)
-        #expect(!namespaces().contains(namespace))
-        #expect(!interfaces().contains(interface))
-        let ended = await OwnThread.run { sleeper.wait(timeout: .seconds(5)) }
+        #expect(await OwnThread.run { ShapedLink.reapOrphans() } >= 1)
+        let (namespacesLeft, interfacesLeft) = (await namespaces(), await interfaces())
+        #expect(!namespacesLeft.contains(namespace))
+        #expect(!interfacesLeft.contains(interface))
+        let ended = await sleeper.exited(within: .seconds(5))
         #expect(ended, "the process inside the namespace still runs")
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 
-    private func namespaces() -> String {
-        (try? Subprocess.run("/usr/sbin/ip", ["netns", "list"], timeout: .seconds(10)).stdout) ?? ""
+    private func namespaces() async -> String {
+        (try? await Subprocess.run("/usr/sbin/ip", ["netns", "list"], timeout: .seconds(10)).stdout) ?? ""
     }
 
-    private func interfaces() -> String {
-        (try? Subprocess.run("/usr/sbin/ip", ["-o", "link", "show"], timeout: .seconds(10)).stdout) ?? ""
+    private func interfaces() async -> String {
+        (try? await Subprocess.run("/usr/sbin/ip", ["-o", "link", "show"], timeout: .seconds(10)).stdout) ?? ""
     }
 }

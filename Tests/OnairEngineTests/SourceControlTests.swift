@@ -13,7 +13,7 @@ final class SourceControlRun {
     let run: PipelineRun
     var recording: String { project.root.appendingPathComponent("out/rec.mkv").path }
 
-    init() throws {
+    init() async throws {
         project = try ScratchProject()
         try project.write("Presets/quality.yaml", smallQuality)
         try project.write("Pipelines/t.yaml", """
@@ -35,8 +35,9 @@ final class SourceControlRun {
             planner: Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .run, fileExists: { _ in true }),
             projectRoot: project.root)
         let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
-        run = try PipelineRun(plan: plan, combinations: OverlayCombinations(planner.combinations(of: spec, onAir: plan)),
-                              projectRoot: project.root, keys: StreamKeys([:]), options: RunOptions())
+        // Opening the inputs and encoders blocks in libav: on a thread of its own, as `onair run` does.
+        let (combinations, root) = (OverlayCombinations(planner.combinations(of: spec, onAir: plan)), project.root)
+        run = try await OwnThread.run { try PipelineRun(plan: plan, combinations: combinations, projectRoot: root, keys: StreamKeys([:]), options: RunOptions()) }
     }
 
     /// A whole second of media time at least two seconds ahead of the run's clock: actions
@@ -97,13 +98,13 @@ final class SourceControlRun {
     static func at(_ seconds: Double) -> MediaInstant { MediaInstant((seconds * 1_000_000).rounded()) }
 
     /// A clip of `seconds` in the project: green pictures at 25 fps, 640x360, an 880 Hz tone.
-    func makeClip(_ name: String, seconds: Double, sound: Bool = true) throws -> String {
+    func makeClip(_ name: String, seconds: Double, sound: Bool = true) async throws -> String {
         let path = project.root.appendingPathComponent(name).path
         var arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0x00C000:s=640x360:r=25:d=\(seconds)"]
         // A quieter tone than the camera's (about -41 dB RMS against -21), at another rate.
         if sound { arguments += ["-f", "lavfi", "-i", "sine=frequency=880:sample_rate=44100:duration=\(seconds),volume=0.1"] }
         arguments += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"] + (sound ? ["-c:a", "aac"] : []) + [path]
-        let made = try Subprocess.run("/usr/bin/ffmpeg", arguments, timeout: .seconds(30))
+        let made = try await Subprocess.run("/usr/bin/ffmpeg", arguments, timeout: .seconds(30))
         try #require(made.status == 0, "\(made.stderr)")
         return path
     }
@@ -131,7 +132,7 @@ enum Look: Equatable {
 struct SourceControlTests {
     @Test("a muted picture is the slate and muted sound is silence, from the frame asked for", .timeLimit(.minutes(2)))
     func mutesOnTheFrame() async throws {
-        let controlled = try SourceControlRun()
+        let controlled = try await SourceControlRun()
         let run = controlled.run
         let events = EventCollector(run.subscribe(after: nil))
         await run.start()
@@ -166,7 +167,7 @@ struct SourceControlTests {
 
         let names = events.all.map(\.event.name)
         #expect(names.filter { $0 == "source.muted" }.count == 2 && names.filter { $0 == "source.unmuted" }.count == 2)
-        let pictures = try #require(FFprobe.frameColours(of: controlled.recording))
+        let pictures = try #require(await FFprobe.frameColours(of: controlled.recording))
         #expect(pictures.last.map { $0.time >= landed.audioOff + 0.9 } == true)
         // The recording starts at the run's first picture (its sound's encoder delay may shift both).
         let origin = try #require(pictures.first?.time)
@@ -175,7 +176,7 @@ struct SourceControlTests {
             let expected: Look = time >= landed.videoOn - 0.001 && time < landed.videoOff - 0.001 ? .slate : .camera
             #expect(Look(y: picture.y, u: picture.u, v: picture.v) == expected, "picture at \(picture.time)")
         }
-        let sound = try #require(FFprobe.soundLevels(of: controlled.recording))
+        let sound = try #require(await FFprobe.soundLevels(of: controlled.recording))
         // AAC's overlapping windows spread a change over up to two 21 ms frames either side.
         for frame in sound where frame.time > 0.1 && frame.time < landed.audioOff + 0.8 {
             if frame.time >= landed.audioOn + 0.05 && frame.time + frame.length <= landed.audioOff - 0.05 {
@@ -191,10 +192,10 @@ struct SourceControlTests {
     @Test("a clip takes a source's place from the frame asked for until it ends; looped, until the next action on the source",
           .timeLimit(.minutes(2)))
     func playsClips() async throws {
-        let controlled = try SourceControlRun()
+        let controlled = try await SourceControlRun()
         let run = controlled.run
-        let once = try controlled.makeClip("once.mp4", seconds: 1.2)
-        let looped = try controlled.makeClip("looped.mp4", seconds: 0.5, sound: false)
+        let once = try await controlled.makeClip("once.mp4", seconds: 1.2)
+        let looped = try await controlled.makeClip("looped.mp4", seconds: 0.5, sound: false)
         let events = EventCollector(run.subscribe(after: nil))
         await run.start()
         await #expect(throws: SourceControlError.self) {
@@ -233,7 +234,7 @@ struct SourceControlTests {
         }
         #expect(ends.map(\.0) == ["ended", "replaced"], "\(events.all.map(\.event.textLine))")
         #expect(ends.last?.1 == SourceControlRun.at(landed.muted))
-        let pictures = try #require(FFprobe.frameColours(of: controlled.recording))
+        let pictures = try #require(await FFprobe.frameColours(of: controlled.recording))
         #expect(pictures.last.map { $0.time >= landed.unmuted + 0.9 } == true)
         let origin = try #require(pictures.first?.time)
         // The first clip lasts 1.2 s; the looped one plays until the mute.
@@ -247,7 +248,7 @@ struct SourceControlTests {
         }
         let steps = zip(pictures, pictures.dropFirst()).map { $1.time - $0.time }
         #expect(steps.allSatisfy { $0 > 0 && $0 <= 2.0 / 30 + 0.001 }, "pictures every frame interval, monotonic")
-        let sound = try #require(FFprobe.soundLevels(of: controlled.recording))
+        let sound = try #require(await FFprobe.soundLevels(of: controlled.recording))
         for frame in sound where frame.time > 0.1 && frame.time < landed.unmuted + 0.8 {
             let start = frame.time, end = start + frame.length
             if start >= landed.once + 0.03, end <= onceEnds - 0.03 {

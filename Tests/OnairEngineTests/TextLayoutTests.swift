@@ -15,7 +15,7 @@ struct TextLayoutTests {
     func everyTextBoxLiesInside(example: String) async throws {
         var checked = 0
         for plan in try plans(of: example) {
-            let placements = try await onOwnThread { try TextBoxCheck.placements(in: plan) }
+            let placements = try await OwnThread.run { try TextBoxCheck.placements(in: plan) }
             for placement in placements {
                 #expect(placement.inside, "with '\(plan.activeOverlay)' on air: \(placement)")
             }
@@ -39,7 +39,7 @@ struct TextLayoutTests {
             }
         }
         let changed = plan
-        let placements = try await onOwnThread { try TextBoxCheck.placements(in: changed) }
+        let placements = try await OwnThread.run { try TextBoxCheck.placements(in: changed) }
         #expect(placements.count == 2)
         for placement in placements {
             #expect(!placement.inside, "\(placement)")
@@ -62,7 +62,7 @@ struct TextLayoutTests {
             }
         }
         let changed = plan
-        let placements = try await onOwnThread { try TextBoxCheck.placements(in: changed) }
+        let placements = try await OwnThread.run { try TextBoxCheck.placements(in: changed) }
         #expect(placements.count == 2)
         #expect(placements.first?.box == nil, "\(placements)")
         #expect(placements.allSatisfy { !$0.inside }, "\(placements)")

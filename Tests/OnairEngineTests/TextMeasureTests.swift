@@ -2,6 +2,7 @@ import AVBridge
 import Foundation
 import OnairFonts
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// The font measurement the compiler fits text with, against libavfilter's drawtext itself:
@@ -31,7 +32,7 @@ struct TextMeasureTests {
             FilterOption("x", "20"), FilterOption("y", "20"),
         ], purpose: "measure")
         let description = "[0:v]\(drawtext)[v0]"
-        let pictures = try await onOwnThread {
+        let pictures = try await OwnThread.run {
             try renderFirstPictures(description, sources: [RenderSource(label: "0:v", media: .video(width: 1600, height: 400, frameRate: 30, pixelFormat: "gray"))],
                                     sinks: ["v0"])
         }

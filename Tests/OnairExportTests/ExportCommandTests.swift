@@ -7,15 +7,15 @@ import Testing
 /// kubernetes-validate (the Kubernetes 1.37 schemas, strict) and `systemd-analyze verify`.
 @Suite struct ExportCommandTests {
     @Test(arguments: ["demo", "studio"])
-    func kubernetesManifestsOfTheExamplesMatchTheirGoldens(name: String) throws {
-        let output = try onair(["export", "kubernetes", name, "--project", repositoryRoot.path])
+    func kubernetesManifestsOfTheExamplesMatchTheirGoldens(name: String) async throws {
+        let output = try await onair(["export", "kubernetes", name, "--project", repositoryRoot.path])
         #expect(output.status == 0, "\(output)")
         try expectGolden(output.stdout, named: "\(name).kubernetes.yaml")
     }
 
     @Test(arguments: ["demo", "studio"])
-    func systemdUnitsOfTheExamplesMatchTheirGoldens(name: String) throws {
-        let output = try onair(["export", "systemd", name, "--project", repositoryRoot.path, "--project-path", "/srv/onair"])
+    func systemdUnitsOfTheExamplesMatchTheirGoldens(name: String) async throws {
+        let output = try await onair(["export", "systemd", name, "--project", repositoryRoot.path, "--project-path", "/srv/onair"])
         #expect(output.status == 0, "\(output)")
         try expectGolden(output.stdout, named: "\(name).service")
     }
@@ -28,19 +28,19 @@ import Testing
         }
     }
 
-    @Test func kubernetesValidateAcceptsEveryManifest() throws {
+    @Test func kubernetesValidateAcceptsEveryManifest() async throws {
         let validate = try tool("kubernetes-validate")
         let project = try exportProject(unusualPipelines)
         defer { project.remove() }
         let folder = project.root.appendingPathComponent("deploy")
-        let export = try onair(["export", "kubernetes", "--all", "--project", project.path, "--output", folder.path,
-                                "--image", "registry.example/onair:1.2.3", "--http-port", "9100"])
+        let export = try await onair(["export", "kubernetes", "--all", "--project", project.path, "--output", folder.path,
+                                      "--image", "registry.example/onair:1.2.3", "--http-port", "9100"])
         try #require(export.status == 0, "\(export)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(files == (try Self.pipelineNames(in: project)).map { "onair-\($0).yaml" })
         for file in files {
             let path = folder.appendingPathComponent(file).path
-            let result = try Subprocess.run(validate, ["--strict", "--kubernetes-version", "1.37.0", path], timeout: .seconds(60))
+            let result = try await Subprocess.run(validate, ["--strict", "--kubernetes-version", "1.37.0", path], timeout: .seconds(60))
             #expect(result.status == 0, "\(file): \(result)")
             #expect(!result.stdout.contains("ERROR") && !result.stdout.contains("WARN") && !result.stderr.contains("WARN"), "\(file): \(result)")
             let passed = result.stdout.components(separatedBy: " passed for resource ").count - 1
@@ -57,20 +57,20 @@ import Testing
         #expect(keyfile.contains("mountPath: /srv/onair/archive/show") && keyfile.contains("subPath: archive-show"))
     }
 
-    @Test func systemdAnalyzeVerifiesEveryUnit() throws {
+    @Test func systemdAnalyzeVerifiesEveryUnit() async throws {
         let analyze = try tool("systemd-analyze")
         let binary = try #require(OnairBinary.path)
         let project = try exportProject(unusualPipelines)
         defer { project.remove() }
         let folder = project.root.appendingPathComponent("units")
         for name in ["demo", "studio", "keyfile", "device"] {
-            let export = try onair(["export", "systemd", name, "--project", project.path, "--executable", binary,
-                                    "--output", folder.path] + (name == "studio" ? ["--http", "0.0.0.0:8750"] : []))
+            let export = try await onair(["export", "systemd", name, "--project", project.path, "--executable", binary,
+                                          "--output", folder.path] + (name == "studio" ? ["--http", "0.0.0.0:8750"] : []))
             try #require(export.status == 0, "\(export)")
             let unit = folder.appendingPathComponent("onair-\(name).service")
             // verify works without systemd as PID 1; it warns (exit 0) about unknown settings,
             // so any output at all is a failure.
-            let result = try Subprocess.run(analyze, ["verify", unit.path], timeout: .seconds(60))
+            let result = try await Subprocess.run(analyze, ["verify", unit.path], timeout: .seconds(60))
             #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty, "\(name): \(result)")
         }
         let studio = try String(contentsOf: folder.appendingPathComponent("onair-studio.service"), encoding: .utf8)
@@ -84,18 +84,18 @@ import Testing
     }
 
     @Test("--http on loopback (IPv6 and localhost too) needs no token; a port under 1024 gets the capability to bind it")
-    func loopbackHTTPNeedsNoToken() throws {
+    func loopbackHTTPNeedsNoToken() async throws {
         let project = try exportProject(unusualPipelines)
         defer { project.remove() }
         for (listen, lowPort) in [("[::1]:80", true), ("localhost:8750", false), ("127.0.0.2:8750", false)] {
-            let export = try onair(["export", "systemd", "demo", "--project", project.path, "--http", listen])
+            let export = try await onair(["export", "systemd", "demo", "--project", project.path, "--http", listen])
             try #require(export.status == 0, "\(export)")
             #expect(!export.stdout.contains("ONAIR_API_TOKEN"), "\(listen): \(export.stdout)")
             #expect(export.stdout.contains("CapabilityBoundingSet=CAP_NET_BIND_SERVICE") == lowPort, "\(listen): \(export.stdout)")
         }
     }
 
-    @Test func sentinelKeysNeverAppearInAnyExport() throws {
+    @Test func sentinelKeysNeverAppearInAnyExport() async throws {
         let sentinel = "SENTINEL-" + UUID().uuidString.prefix(8)
         let project = try exportProject(unusualPipelines)
         defer { project.remove() }
@@ -106,12 +106,12 @@ import Testing
         }
         let folder = project.root.appendingPathComponent("out")
         var outputs: [Subprocess.Output] = []
-        outputs.append(try onair(["export", "kubernetes", "--all", "--project", project.path], environment: environment))
-        outputs.append(try onair(["export", "kubernetes", "--all", "--project", project.path, "--output", folder.path], environment: environment))
+        outputs.append(try await onair(["export", "kubernetes", "--all", "--project", project.path], environment: environment))
+        outputs.append(try await onair(["export", "kubernetes", "--all", "--project", project.path, "--output", folder.path], environment: environment))
         for name in ["demo", "studio", "keyfile", "device"] {
-            outputs.append(try onair(["export", "systemd", name, "--project", project.path, "--http", "0.0.0.0:8750"], environment: environment))
-            outputs.append(try onair(["export", "systemd", name, "--project", project.path, "--output", folder.path], environment: environment))
-            outputs.append(try onair(["plan", name, "--project", project.path, "--format", "json"], environment: environment))
+            outputs.append(try await onair(["export", "systemd", name, "--project", project.path, "--http", "0.0.0.0:8750"], environment: environment))
+            outputs.append(try await onair(["export", "systemd", name, "--project", project.path, "--output", folder.path], environment: environment))
+            outputs.append(try await onair(["plan", name, "--project", project.path, "--format", "json"], environment: environment))
         }
         for output in outputs {
             #expect(output.status == 0, "\(output)")
@@ -132,10 +132,10 @@ import Testing
             .filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
     }
 
-    @Test func exportNeedsANameOrAll() throws {
-        let neither = try onair(["export", "kubernetes", "--project", repositoryRoot.path])
+    @Test func exportNeedsANameOrAll() async throws {
+        let neither = try await onair(["export", "kubernetes", "--project", repositoryRoot.path])
         #expect(neither.status == 2 && neither.stderr.contains("name a pipeline or give --all"), "\(neither)")
-        let unknown = try onair(["export", "systemd", "studoi", "--project", repositoryRoot.path])
+        let unknown = try await onair(["export", "systemd", "studoi", "--project", repositoryRoot.path])
         #expect(unknown.status == 2 && unknown.stderr.contains("did you mean 'studio'"), "\(unknown)")
     }
 }

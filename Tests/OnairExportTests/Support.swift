@@ -5,9 +5,9 @@ import Testing
 /// `onair ARGUMENTS…` run to completion (the built executable), failing the test when it
 /// can't be started.
 func onair(_ arguments: [String], environment: [String: String]? = nil,
-           sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> Subprocess.Output {
+           sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> Subprocess.Output {
     let binary = try #require(OnairBinary.path, "\(OnairBinary.notFound)", sourceLocation: sourceLocation)
-    return try Subprocess.run(binary, arguments, environment: environment, timeout: .seconds(60))
+    return try await Subprocess.run(binary, arguments, environment: environment, timeout: .seconds(60))
 }
 
 /// A checker installed by scripts/ensure-deps (`kubernetes-validate`, `hadolint`,

@@ -44,11 +44,11 @@ struct PlannedPreviewTests {
     }
 
     /// The JPEG's mean colour (Y, U, V), read back by ffprobe.
-    static func colour(of jpeg: Data) throws -> (y: Double, u: Double, v: Double) {
+    static func colour(of jpeg: Data) async throws -> (y: Double, u: Double, v: Double) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("onair-planned-\(UUID().uuidString).jpg")
         defer { try? FileManager.default.removeItem(at: file) }
         try jpeg.write(to: file)
-        let frame = try #require(FFprobe.frameColours(of: file.path)?.first, "ffprobe could not read the picture")
+        let frame = try #require(await FFprobe.frameColours(of: file.path)?.first, "ffprobe could not read the picture")
         return (frame.y, frame.u, frame.v)
     }
 
@@ -69,7 +69,7 @@ struct PlannedPreviewTests {
                     #expect(reply.status == 200, "\(state) \(name): \(reply.status) \(reply.text.prefix(200))")
                     #expect(reply.header("Content-Type") == "image/jpeg" && reply.header("X-Picture-Source") == "planned")
                     #expect(reply.body.starts(with: [0xFF, 0xD8]), "a JPEG")
-                    let colour = try Self.colour(of: reply.body)
+                    let colour = try await Self.colour(of: reply.body)
                     #expect(colour.v > 200 && colour.u < 128, "\(name) is red: \(colour)")
                 }
             }

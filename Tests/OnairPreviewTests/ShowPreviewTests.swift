@@ -21,7 +21,7 @@ struct ShowPreviewTests {
         let project: ScratchProject
         var root: URL { project.root }
 
-        init() throws {
+        init() async throws {
             project = try ScratchProject()
             try project.write("Pipelines/show.yaml", """
                 timezone: UTC
@@ -54,17 +54,17 @@ struct ShowPreviewTests {
                 """)
             let media = root.appendingPathComponent("media")
             try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
-            try Self.ffmpeg(["-f", "lavfi", "-i", "color=c=yellow:s=160x90:r=10:d=1", "-f", "lavfi", "-i", "color=c=magenta:s=160x90:r=10:d=1",
-                             "-filter_complex", "[0:v][1:v]concat=n=2:v=1[v]", "-map", "[v]", "-c:v", "libx264", "-g", "1", "-pix_fmt", "yuv420p",
-                             media.appendingPathComponent("colours.mp4").path])
-            try Self.ffmpeg(["-f", "lavfi", "-i", "color=c=white:s=40x40", "-frames:v", "1", media.appendingPathComponent("white.png").path])
-            try Self.ffmpeg(["-f", "lavfi", "-i", "color=c=blue:s=64x36", "-frames:v", "1", media.appendingPathComponent("blue.png").path])
+            try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=yellow:s=160x90:r=10:d=1", "-f", "lavfi", "-i", "color=c=magenta:s=160x90:r=10:d=1",
+                                   "-filter_complex", "[0:v][1:v]concat=n=2:v=1[v]", "-map", "[v]", "-c:v", "libx264", "-g", "1", "-pix_fmt", "yuv420p",
+                                   media.appendingPathComponent("colours.mp4").path])
+            try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=white:s=40x40", "-frames:v", "1", media.appendingPathComponent("white.png").path])
+            try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=blue:s=64x36", "-frames:v", "1", media.appendingPathComponent("blue.png").path])
         }
 
         deinit { project.remove() }
 
-        static func ffmpeg(_ arguments: [String]) throws {
-            let made = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + arguments, timeout: .seconds(60))
+        static func ffmpeg(_ arguments: [String]) async throws {
+            let made = try await Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + arguments, timeout: .seconds(60))
             try #require(made.status == 0, "\(made)")
         }
 
@@ -125,8 +125,8 @@ struct ShowPreviewTests {
         Dictionary(uniqueKeysWithValues: try pictures.map { ($0.destination, try Picture(png: $0.image)) })
     }
 
-    @Test func eachDestinationAsItReceivesIt() throws {
-        let show = try ColourShow()
+    @Test func eachDestinationAsItReceivesIt() async throws {
+        let show = try await ColourShow()
         let pictures = try show.pictures(at: 0)
         #expect(pictures.map(\.destination) == ["wide", "tall"])
         #expect(pictures.map(\.isLive) == [true, false], "tall waits for its start at +30s")
@@ -137,8 +137,8 @@ struct ShowPreviewTests {
         #expect(wide.looks(Self.red, at: 5, 5), "the badge is hidden at the start: \(wide.rgb(5, 5))")
     }
 
-    @Test func aLayerShownThenAndNotBefore() throws {
-        let show = try ColourShow()
+    @Test func aLayerShownThenAndNotBefore() async throws {
+        let show = try await ColourShow()
         let before = try #require(try Self.decoded(try show.pictures(at: 4_900))["wide"])
         let after = try Self.decoded(try show.pictures(at: 5_000))
         let wide = try #require(after["wide"]), tall = try #require(after["tall"])
@@ -148,8 +148,8 @@ struct ShowPreviewTests {
         #expect(wide.looks(Self.red, at: 160, 90))
     }
 
-    @Test func aClipsPictureInItsSourcesPlace() throws {
-        let show = try ColourShow()
+    @Test func aClipsPictureInItsSourcesPlace() async throws {
+        let show = try await ColourShow()
         let first = try #require(try Self.decoded(try show.pictures(at: 10_500))["wide"])
         let second = try #require(try Self.decoded(try show.pictures(at: 11_500))["wide"])
         #expect(first.looks(Self.yellow, at: 160, 90), "0.5 s into the clip: \(first.rgb(160, 90))")
@@ -159,16 +159,16 @@ struct ShowPreviewTests {
         #expect(back.looks(Self.red, at: 160, 90), "\(back.rgb(160, 90))")
     }
 
-    @Test func aMutedSourceAndALiveSourceShowWhatStandsInForThem() throws {
-        let show = try ColourShow()
+    @Test func aMutedSourceAndALiveSourceShowWhatStandsInForThem() async throws {
+        let show = try await ColourShow()
         let muted = try #require(try Self.decoded(try show.pictures(at: 20_000))["wide"])
         #expect(muted.looks(Self.green, at: 160, 90), "the slate: \(muted.rgb(160, 90))")
         let live = try #require(try Self.decoded(try show.pictures(at: 0, overlay: "live"))["wide"])
         #expect(live.looks(Self.blue, at: 160, 90), "the live source's preview: image: \(live.rgb(160, 90))")
     }
 
-    @Test func aCountdownCountsToTheNextAction() throws {
-        let show = try ColourShow()
+    @Test func aCountdownCountsToTheNextAction() async throws {
+        let show = try await ColourShow()
         let one = try #require(try Self.decoded(try show.pictures(at: 1_000))["wide"])
         let two = try #require(try Self.decoded(try show.pictures(at: 2_000))["wide"])
         #expect(one.looks((0, 0, 0), at: 318, 178), "the countdown's box: \(one.rgb(318, 178))")
@@ -180,8 +180,8 @@ struct ShowPreviewTests {
         #expect(centre.allSatisfy { one.rgb($0.0, $0.1) == two.rgb($0.0, $0.1) })
     }
 
-    @Test func aCIJobSummaryShowsEachPicture() throws {
-        let show = try ColourShow()
+    @Test func aCIJobSummaryShowsEachPicture() async throws {
+        let show = try await ColourShow()
         let preview = try show.preview(at: 5_000)
         let written = try preview.pictures().map { (picture: $0, path: "previews/\($0.destination).png") }
         let summary = PreviewReport.markdown(written, pipeline: "show", moment: preview.moment)
@@ -193,9 +193,9 @@ struct ShowPreviewTests {
         #expect(PreviewReport.files(written) == "previews/wide.png  320x180\npreviews/tall.png  180x320  (not live then)")
     }
 
-    @Test func aMissingFileIsAnErrorNamingIt() throws {
+    @Test func aMissingFileIsAnErrorNamingIt() async throws {
         // Validation finds a file missing when the pipeline is read; this one goes after.
-        let show = try ColourShow()
+        let show = try await ColourShow()
         let preview = try show.preview(at: 10_500)
         try FileManager.default.removeItem(at: show.root.appendingPathComponent("media/colours.mp4"))
         let error = #expect(throws: PreviewError.self) { try preview.pictures() }

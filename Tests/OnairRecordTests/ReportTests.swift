@@ -38,12 +38,14 @@ struct ReportTests {
         let (report, scratch) = try await Self.report()
         let file = scratch.root.appendingPathComponent("report.html")
         try Data(report.html.utf8).write(to: file)
-        let browser = try HeadlessBrowser()
+        let browser = try await OwnThread.run { try HeadlessBrowser() }
         defer { browser.close() }
-        try browser.open("about:blank")
-        try browser.watchConsole()
-        try browser.open(file.absoluteString)
-        #expect(try browser.waitUntil("document.readyState === 'complete'", timeout: .seconds(15)))
+        try await OwnThread.run {
+            try browser.open("about:blank")
+            try browser.watchConsole()
+            try browser.open(file.absoluteString)
+        }
+        #expect(try await OwnThread.run { try browser.waitUntil("document.readyState === 'complete'", timeout: .seconds(15)) })
         // A timeline strip; per destination a bitrate plot and one of reconnects and GOPs
         // dropped; speed, CPU, memory.
         #expect(try browser.evaluate("document.querySelectorAll('svg.plot').length") as? Int == 6)

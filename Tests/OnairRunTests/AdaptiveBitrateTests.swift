@@ -57,7 +57,7 @@ extension EndToEnd {
             try #require(settled, "never climbed past 1.7 Mb/s on the 3 Mb/s link: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0) })")
 
             // Narrower: cut again, below what the link now carries.
-            try link.setRate(1_500_000)
+            try await OwnThread.run { try link.setRate(1_500_000) }
             let beforeNarrowing = changes().count
             let onOneAndHalf = await waitForChange(in: run, after: beforeNarrowing, timeout: .seconds(20)) { ($0.to_bps ?? .max) < 1_500_000 }
             #expect(onOneAndHalf != nil, "no cut below 1.5 Mb/s after the link narrowed: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0) })")
@@ -67,7 +67,7 @@ extension EndToEnd {
             try await Task.sleep(for: .seconds(3))
 
             // Wider: back up, past what the narrow link carried.
-            try link.setRate(6_000_000)
+            try await OwnThread.run { try link.setRate(6_000_000) }
             let beforeWidening = changes().count
             let climbed = await waitForChange(in: run, after: beforeWidening, timeout: .seconds(40)) { ($0.to_bps ?? 0) >= 2_500_000 }
             #expect(climbed != nil, "the bitrate did not climb after the link widened: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0) })")
@@ -81,9 +81,9 @@ extension EndToEnd {
             #expect(run.states(of: "ingest").filter { $0 == "live" }.count == 1, "one connection for the whole run: \(run.states(of: "ingest"))")
             #expect(run.lastStats?.stats(of: "ingest")?.stats.reconnects == 0)
             let recording = try #require(link.ingest.recordings.first, "nginx recorded nothing")
-            let video = await OwnThread.run { [path = recording.path] in FFprobe.streams(of: path, timeout: .seconds(20)) }.first { $0.codecType == "video" }
+            let video = await FFprobe.streams(of: recording.path, timeout: .seconds(20)).first { $0.codecType == "video" }
             #expect(video?.width == RunProject.width && video?.height == RunProject.height, "\(String(describing: video))")
-            let arrived = await OwnThread.run { [path = recording.path] in FFprobe.duration(of: path) }
+            let arrived = await FFprobe.duration(of: recording.path)
             #expect((arrived ?? 0) > 10, "the whole run arrived")
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
         }
@@ -131,7 +131,7 @@ extension EndToEnd {
             #expect(run.states(of: "ingest").filter { $0 == "live" }.count == 1, "one connection for the whole run: \(run.states(of: "ingest"))")
             let dropped = run.lastStats?.destinations?.first { $0.name == "ingest" }?.link?.late_dropped_packets
             _ = await OwnThread.run { receiver.finish(timeout: .seconds(10)) }
-            let arrived = await OwnThread.run { FFprobe.duration(of: receiver.recording.path) }
+            let arrived = await FFprobe.duration(of: receiver.recording.path)
             // All of it but the receiver's latency and the last moments of the drain.
             #expect((arrived ?? 0) > wasLive - 2, "the run was live for \(wasLive) s and \(String(describing: arrived)) s arrived, \(String(describing: dropped)) packets dropped late")
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
@@ -211,7 +211,7 @@ extension EndToEnd {
         private static func liveRun(of project: RunProject) async throws -> OnairRun {
             let run = try OnairRun(project, keys: ["KEY_INGEST": "\(key)"], arguments: ["--duration", "150s", "--stats-interval", "1"])
             guard await run.waitFor("live", of: "ingest", timeout: .seconds(20)) != nil else {
-                run.child.terminate(grace: .seconds(2))
+                await OwnThread.run { [child = run.child] in child.terminate(grace: .seconds(2)) }
                 throw Subprocess.LaunchError(description: "never connected: \(run.child.stderrSoFar)")
             }
             return run

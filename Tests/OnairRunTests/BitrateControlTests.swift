@@ -97,7 +97,7 @@ extension EndToEnd {
         /// plan's 2500k (a noisy picture takes all it is given), and well after it near 600k.
         private func checkRecording(of server: RTMPTestServer, pinnedAt: Double) async throws {
             let recording = try #require(server.recordings.first, "nginx recorded nothing")
-            let packets = await OwnThread.run { FFprobe.packets(of: recording.path, duration: .seconds(120)) }.filter { $0.codecType == "video" }
+            let packets = await FFprobe.packets(of: recording.path, duration: .seconds(120)).filter { $0.codecType == "video" }
             func bitsPerSecond(from start: Double, to end: Double) -> Double {
                 let bytes = packets.filter { ($0.ptsTime ?? -1) >= start && ($0.ptsTime ?? -1) < end }.map(\.size).reduce(0, +)
                 return Double(bytes * 8) / (end - start)

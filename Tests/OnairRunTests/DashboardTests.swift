@@ -118,7 +118,7 @@ extension EndToEnd {
             #expect(try await api.get("/api/v1/status").json?["state"] as? String == "starting")
             let file = project.file("planned.jpg")
             try reply.body.write(to: file)
-            let colour = try #require(FFprobe.frameColours(of: file.path)?.first)
+            let colour = try #require(await FFprobe.frameColours(of: file.path)?.first)
             #expect(colour.v > 200 && colour.u < 128, "the red camera on air: \(colour)")
 
             let browser = try await OwnThread.run { try HeadlessBrowser() }

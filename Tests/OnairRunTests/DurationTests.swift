@@ -57,7 +57,7 @@ extension EndToEnd {
             #expect(video.errors.isEmpty, "\(video.errors)")
             let start = try #require(video.first)
             let path = project.file("out/rec.mkv").path
-            let sound = await OwnThread.run { FFprobe.packets(of: path, duration: .seconds(30)) }.filter { $0.codecType == "audio" }
+            let sound = await FFprobe.packets(of: path, duration: .seconds(30)).filter { $0.codecType == "audio" }
             let last = try #require(sound.last, "no sound recorded")
             // Where the sound ends on the pictures' timeline (the first picture is the run's start).
             let soundEnd = try #require(last.ptsTime) + (last.durationTime ?? 0) - start

@@ -31,7 +31,7 @@ func decodeRecording(_ project: RunProject, _ relative: String, sourceLocation: 
 {
     let path = project.file(relative).path
     try #require(FileManager.default.fileExists(atPath: path), "\(relative) was not written", sourceLocation: sourceLocation)
-    let decoded = await OwnThread.run { FFprobe.decodeVideo(of: path) }
+    let decoded = await FFprobe.decodeVideo(of: path)
     return try #require(decoded, "ffprobe could not decode \(relative)", sourceLocation: sourceLocation)
 }
 
@@ -41,7 +41,7 @@ func redAndBlueRuns(_ project: RunProject, _ relative: String, sourceLocation: S
     -> [(name: String, frames: Int)]
 {
     let path = project.file(relative).path
-    let colours = try #require(await OwnThread.run { FFprobe.frameColours(of: path) }, "ffprobe could not read \(relative)",
+    let colours = try #require(await FFprobe.frameColours(of: path), "ffprobe could not read \(relative)",
                                sourceLocation: sourceLocation)
     var runs: [(name: String, frames: Int)] = []
     for frame in colours {

@@ -179,7 +179,7 @@ private final class Peers {
     func recordedSegments() async throws -> ColourSegments {
         let video = try await decodeRecording(project, "out/rec.mkv")
         #expect(video.largestStep <= 2 * frameInterval + 0.002, "a gap of \(video.largestStep) s")
-        let read = await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.frameColours(of: path) }
+        let read = await FFprobe.frameColours(of: project.file("out/rec.mkv").path)
         let colours = try #require(read)
         let names = colours.map { frame -> String in
             if frame.v > 180 && frame.u < 120 { return "red" }

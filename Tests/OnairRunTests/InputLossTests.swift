@@ -26,7 +26,7 @@ extension EndToEnd {
             let video = try await decodeRecording(project, "out/rec.mkv")
             #expect((video.times.min() ?? 1) < 0.1, "the recording starts at \(video.times.min() ?? -1) s")
             expectContinuous(video, seconds: 5, tolerance: 0.1, "slate")
-            let read = await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.frameColours(of: path) }
+            let read = await FFprobe.frameColours(of: project.file("out/rec.mkv").path)
             let colours = try #require(read)
             #expect(!colours.isEmpty && colours.allSatisfy { $0.u > 180 && $0.v < 140 }, "not all slate-blue: \(colours.prefix(3))")
         }
@@ -58,7 +58,7 @@ extension EndToEnd {
             let video = try await decodeRecording(project, "out/rec.mkv")
             #expect(video.largestStep <= 2 * frameInterval + 0.002, "a gap of \(video.largestStep) s")
             // Red (live, then held), blue (the slate), green (the camera back), in that order.
-            let read = await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.frameColours(of: path) }
+            let read = await FFprobe.frameColours(of: project.file("out/rec.mkv").path)
             let colours = try #require(read)
             let names = colours.map { frame in
                 frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : frame.u < 110 && frame.v < 110 ? "green" : "other"

@@ -26,17 +26,17 @@ extension EndToEnd {
                 try #require(await run.waitFor("live", of: name, timeout: .seconds(15)) != nil,
                              "\(name) never went live: \(run.child.stdoutSoFar) \(run.child.stderrSoFar)")
             }
-            #expect(await OwnThread.run { server.waitForPublisher(stream: "stream-a", timeout: .seconds(5)) })
-            #expect(await OwnThread.run { server.waitForPublisher(stream: "stream-b", timeout: .seconds(5)) })
+            #expect(await server.waitForPublisher(stream: "stream-a", timeout: .seconds(5)))
+            #expect(await server.waitForPublisher(stream: "stream-b", timeout: .seconds(5)))
             // Each reader on a thread of its own, all four at once.
             var streams: [String: [ProbedStream]] = [:]
             var packets: [String: [ProbedPacket]] = [:]
             await withTaskGroup(of: (String, [ProbedStream]?, [ProbedPacket]?).self) { readers in
                 for name in ["stream-a", "stream-b"] {
                     let url = server.url(stream: name)
-                    readers.addTask { (name, await OwnThread.run { FFprobe.streams(of: url, timeout: .seconds(20)) }, nil) }
+                    readers.addTask { (name, await FFprobe.streams(of: url, timeout: .seconds(20)), nil) }
                     // 6.5 s of a 2 s GOP holds at least three keyframes.
-                    readers.addTask { (name, nil, await OwnThread.run { FFprobe.packets(of: url, duration: .milliseconds(6500)) }) }
+                    readers.addTask { (name, nil, await FFprobe.packets(of: url, duration: .milliseconds(6500))) }
                 }
                 for await (name, found, read) in readers {
                     if let found { streams[name] = found }
@@ -69,7 +69,7 @@ extension EndToEnd {
 
             // The recording: the planned streams, every frame of the 12 s, a keyframe every 2 s.
             let recording = project.file("out/rec.ts").path
-            let recorded = await OwnThread.run { [path = recording] in FFprobe.streams(of: path, timeout: .seconds(20)) }
+            let recorded = await FFprobe.streams(of: recording, timeout: .seconds(20))
             let video = try #require(recorded.first { $0.codecType == "video" }, "\(recorded)")
             #expect(video.codecName == "h264" && video.width == RunProject.width && video.height == RunProject.height, "\(video)")
             let audio = try #require(recorded.first { $0.codecType == "audio" }, "\(recorded)")
@@ -77,7 +77,7 @@ extension EndToEnd {
             let decoded = try await decodeRecording(project, "out/rec.ts")
             // The source is synthetic and cut at 12 s of media time: the count is exact.
             expectContinuous(decoded, seconds: duration, tolerance: 0, "the recording")
-            let recordedKeyframes = await OwnThread.run { [path = recording] in FFprobe.packets(of: path, duration: .seconds(20)) }
+            let recordedKeyframes = await FFprobe.packets(of: recording, duration: .seconds(20))
                 .filter { $0.codecType == "video" && $0.isKeyframe }.compactMap(\.ptsTime)
             #expect(recordedKeyframes.count == Int(duration) / 2, "\(recordedKeyframes.count) keyframes in the recording")
             expectKeyframeIntervals(recordedKeyframes, every: 2, "the recording")

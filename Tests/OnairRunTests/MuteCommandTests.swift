@@ -38,8 +38,7 @@ extension EndToEnd {
 
             // Red, then the green slate from the muting frame on, then red again.
             let path = project.file("out/rec.mkv").path
-            let probed = await OwnThread.run { FFprobe.frameColours(of: path)?.map { [$0.time, $0.u, $0.v] } }
-            let colours = try #require(probed).map { (time: $0[0], u: $0[1], v: $0[2]) }
+            let colours = try #require(await FFprobe.frameColours(of: path))
             let looks = colours.map { $0.u < 110 && $0.v < 110 ? "slate" : $0.v > 170 ? "camera" : "other" }
             var runs: [String] = []
             for look in looks where runs.last != look { runs.append(look) }

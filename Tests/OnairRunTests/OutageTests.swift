@@ -43,7 +43,7 @@ extension EndToEnd {
             if let back, let time = back.time {
                 #expect(seconds(from: outage, to: time) >= 2.5, "a was live again before the ingest was")
             }
-            #expect(await OwnThread.run { flaky.waitForPublisher(stream: "stream-a", timeout: .seconds(5)) }, "the restarted ingest saw no publisher")
+            #expect(await flaky.waitForPublisher(stream: "stream-a", timeout: .seconds(5)), "the restarted ingest saw no publisher")
 
             let output = await run.finish(timeout: .seconds(30))
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
@@ -75,7 +75,7 @@ extension EndToEnd {
             expectContinuous(recorded, seconds: duration, tolerance: 0.05, "the recording")
             let received = try #require(steady.recordings.first, "the steady ingest recorded nothing: \(steady.errorLog)")
             #expect(steady.recordings.count == 1, "b published more than once: \(steady.recordings)")
-            let decoded = await OwnThread.run { [path = received.path] in FFprobe.decodeVideo(of: path) }
+            let decoded = await FFprobe.decodeVideo(of: received.path)
             let ingested = try #require(decoded, "ffprobe could not decode \(received.lastPathComponent)")
             expectContinuous(ingested, seconds: duration, tolerance: 0.05, "what the steady ingest received")
         }

@@ -18,9 +18,9 @@ extension EndToEnd {
             """
 
         /// Makes `name` in the project with ffmpeg (`lavfi` input `source`, then `output` options).
-        static func make(_ project: RunProject, _ name: String, source: String, _ output: [String]) throws {
-            let made = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", source] + output + [project.file(name).path],
-                                          timeout: .seconds(60))
+        static func make(_ project: RunProject, _ name: String, source: String, _ output: [String]) async throws {
+            let made = try await Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", source] + output + [project.file(name).path],
+                                                timeout: .seconds(60))
             try #require(made.status == 0, "ffmpeg could not make \(name): \(made)")
         }
 
@@ -32,9 +32,9 @@ extension EndToEnd {
             let size = "\(RunProject.width)x\(RunProject.height)"
             // Noisy, so that the file is megabytes: a small one would be read once into libavformat's
             // buffer and loop from there, never noticing that the file is gone.
-            try Self.make(project, "avatar.mp4", source: "color=c=0x0000C0:s=\(size):r=\(RunProject.fps):d=3,noise=alls=40:allf=t",
-                          ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"])
-            try Self.make(project, "logo.png", source: "color=c=0x00C000:s=\(RunProject.width / 2)x\(RunProject.height / 2)", ["-frames:v", "1"])
+            try await Self.make(project, "avatar.mp4", source: "color=c=0x0000C0:s=\(size):r=\(RunProject.fps):d=3,noise=alls=40:allf=t",
+                                ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"])
+            try await Self.make(project, "logo.png", source: "color=c=0x00C000:s=\(RunProject.width / 2)x\(RunProject.height / 2)", ["-frames:v", "1"])
             let original = try Data(contentsOf: project.file("avatar.mp4"))
 
             let run = try OnairRun(project, arguments: ["--duration", "16s"])
@@ -74,14 +74,14 @@ extension EndToEnd {
             // again, cut from one frame to the next. The top-left quarter: the logo all along.
             let path = project.file("out/rec.mkv").path
             let half = "\(RunProject.width / 2):\(RunProject.height / 2)"
-            let scene = try #require(await OwnThread.run { FFprobe.frameColours(of: path, crop: "\(half):\(RunProject.width / 2):\(RunProject.height / 2)") })
+            let scene = try #require(await FFprobe.frameColours(of: path, crop: "\(half):\(RunProject.width / 2):\(RunProject.height / 2)"))
             let names = scene.map { frame in frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other" }
             var segments: [(name: String, frames: Int)] = []
             for name in names {
                 if segments.last?.name == name { segments[segments.count - 1].frames += 1 } else { segments.append((name, 1)) }
             }
             #expect(segments.map(\.name) == ["blue", "red", "blue"], "\(segments)")
-            let logo = try #require(await OwnThread.run { FFprobe.frameColours(of: path, crop: "\(half):0:0") })
+            let logo = try #require(await FFprobe.frameColours(of: path, crop: "\(half):0:0"))
             let green = logo.filter { $0.u < 100 && $0.v < 100 }.count
             #expect(green == logo.count, "the logo is on \(green) of \(logo.count) pictures: \(logo.filter { !($0.u < 100 && $0.v < 100) }); segments \(segments)")
         }

@@ -52,7 +52,7 @@ extension EndToEnd {
             #expect(encoded.frames == video.frameCount, "\(encoded.frames) frames encoded, \(video.frameCount) recorded")
 
             // The sound ran on through both switches.
-            let audioPackets = await OwnThread.run { [path = project.file("out/rec.mkv").path] in FFprobe.packets(of: path, duration: .seconds(30)) }.filter { $0.codecType == "audio" }
+            let audioPackets = await FFprobe.packets(of: project.file("out/rec.mkv").path, duration: .seconds(30)).filter { $0.codecType == "audio" }
             let expectedAudio = 9.0 * 48_000 / 1024
             #expect(abs(Double(audioPackets.count) - expectedAudio) <= expectedAudio * 0.05, "\(audioPackets.count) audio packets")
 

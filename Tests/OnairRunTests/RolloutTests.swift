@@ -34,7 +34,7 @@ extension EndToEnd {
 
             let first = try Subprocess(words[0], Array(words.dropFirst()), environment: environment)
             defer { first.terminate(grace: .seconds(5)) }
-            #expect(await OwnThread.run { server.waitForPublisher(stream: key, timeout: .seconds(20)) }, "the first run did not publish: \(first.stderrSoFar)")
+            #expect(await server.waitForPublisher(stream: key, timeout: .seconds(20)), "the first run did not publish: \(first.stderrSoFar)")
 
             let second = try await OwnThread.run {
                 try Subprocess.run(words[0], Array(words.dropFirst()), environment: environment, timeout: .seconds(30))

@@ -29,11 +29,11 @@ extension EndToEnd {
 
             // What arrived, read back once ffmpeg saw its caller go.
             let received = await OwnThread.run { receiver.finish(timeout: .seconds(10)) }
-            let streams = await OwnThread.run { FFprobe.streams(of: receiver.recording.path, timeout: .seconds(20)) }
+            let streams = await FFprobe.streams(of: receiver.recording.path, timeout: .seconds(20))
             let video = try #require(streams.first { $0.codecType == "video" }, "\(streams) \(received)")
             #expect(video.codecName == "h264" && video.width == RunProject.width && video.height == RunProject.height)
             #expect(streams.contains { $0.codecType == "audio" && $0.codecName == "aac" }, "\(streams)")
-            let packets = await OwnThread.run { FFprobe.packets(of: receiver.recording.path, duration: .seconds(30)) }
+            let packets = await FFprobe.packets(of: receiver.recording.path, duration: .seconds(30))
             let seconds = (packets.filter { $0.codecType == "video" }.compactMap(\.ptsTime).max() ?? 0)
                 - (packets.filter { $0.codecType == "video" }.compactMap(\.ptsTime).min() ?? 0)
             #expect(seconds > 6.5, "about 8 s of pictures arrived: \(seconds) s")

@@ -47,15 +47,15 @@ extension EndToEnd {
 
             // The whole picture: red to 1 s, blue to 2 s, red after.
             let (rec, latePath) = (project.file("out/rec.mkv").path, project.file("out/late.mkv").path)
-            let whole = try #require(await OwnThread.run { FFprobe.frameColours(of: rec) })
+            let whole = try #require(await FFprobe.frameColours(of: rec))
             try Self.expectChange(in: whole, to: "blue", at: 1.0, "overlay blue")
             try Self.expectChange(in: whole.filter { $0.time >= 1.5 }, to: "red", at: 2.0, "overlay red")
             // The corner: the inset from 3 s to 4 s (red around it).
-            let corner = try #require(await OwnThread.run { FFprobe.frameColours(of: rec, crop: "80:40:20:10") })
+            let corner = try #require(await FFprobe.frameColours(of: rec, crop: "80:40:20:10"))
             try Self.expectChange(in: corner.filter { $0.time >= 2.5 }, to: "blue", at: 3.0, "show inset")
             try Self.expectChange(in: corner.filter { $0.time >= 3.5 }, to: "red", at: 4.0, "hide inset")
             // The recording that waited: its pictures from 2 s to 4.5 s.
-            let late = try #require(await OwnThread.run { FFprobe.frameColours(of: latePath) })
+            let late = try #require(await FFprobe.frameColours(of: latePath))
             let first = try #require(late.first), last = try #require(late.last)
             #expect(first.time >= 2.0 - 0.001 && first.time < 2.0 + Self.late, "late starts at \(first.time)")
             #expect(last.time < 4.5 && last.time >= 4.5 - 2 * Self.frame - 0.001, "late ends at \(last.time)")

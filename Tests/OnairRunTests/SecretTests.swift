@@ -25,7 +25,7 @@ extension EndToEnd {
             ])
             defer { project.remove() }
             let run = try OnairRun(project, keys: keys, logFormat: format, arguments: ["--duration", "30s"])
-            #expect(await OwnThread.run { server.waitForPublisher(stream: "\(token)-b", timeout: .seconds(15)) }, "b's key was not used: \(server.errorLog)")
+            #expect(await server.waitForPublisher(stream: "\(token)-b", timeout: .seconds(15)), "b's key was not used: \(server.errorLog)")
             let commandLine = try #require(run.procCommandLine, "could not read /proc/\(run.pid)/cmdline")
             #expect(commandLine.contains("run t --project"), "\(commandLine)")
             #expect(!commandLine.contains(token), "the command line holds a key")

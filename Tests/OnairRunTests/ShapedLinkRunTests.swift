@@ -108,7 +108,7 @@ extension EndToEnd {
             for (link, size) in [(narrow, (640, 360)), (wide, (960, 540))] {
                 let recordings = link.ingest.recordings
                 try #require(recordings.count == 2, "\(recordings)")
-                let video = await OwnThread.run { [path = recordings[1].path] in FFprobe.streams(of: path, timeout: .seconds(20)) }.first { $0.codecType == "video" }
+                let video = await FFprobe.streams(of: recordings[1].path, timeout: .seconds(20)).first { $0.codecType == "video" }
                 #expect(video?.width == size.0 && video?.height == size.1, "\(String(describing: video))")
             }
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))

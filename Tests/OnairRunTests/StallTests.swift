@@ -34,7 +34,7 @@ extension EndToEnd {
                 try #require(await run.waitFor("live", of: name, timeout: .seconds(15)) != nil,
                              "\(name) never went live: \(run.child.stdoutSoFar) \(run.child.stderrSoFar)")
             }
-            try #require(await OwnThread.run { frozen.waitForPublisher(stream: "stream-a", timeout: .seconds(5)) })
+            try #require(await frozen.waitForPublisher(stream: "stream-a", timeout: .seconds(5)))
 
             try await pause(until: run.startedAt.addingTimeInterval(3))
             let frozenProcesses = frozen.processIDs

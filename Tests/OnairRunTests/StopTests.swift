@@ -60,7 +60,7 @@ extension EndToEnd {
                         "\(recording) holds \(decoded.span(fps: Double(RunProject.fps))) s, the run was live for \(wasLive) s")
                 #expect(decoded.largestStep <= 2 * frameInterval + 0.002, "\(recording): a gap of \(decoded.largestStep) s")
                 // Finalised: the container knows its own duration.
-                let duration = await OwnThread.run { [path = project.file(recording).path] in FFprobe.duration(of: path) }
+                let duration = await FFprobe.duration(of: project.file(recording).path)
                 #expect(duration.map { abs($0 - wasLive) <= 1 } == true, "\(recording): container duration \(String(describing: duration))")
             }
         }

@@ -35,7 +35,7 @@ extension EndToEnd {
 
             let path = project.file("out/rec.mkv").path
             // The sound's timeline: one AAC frame after the other, none missing or repeated.
-            let packets = await OwnThread.run { FFprobe.packets(of: path, duration: .seconds(30)) }.filter { $0.codecType == "audio" }
+            let packets = await FFprobe.packets(of: path, duration: .seconds(30)).filter { $0.codecType == "audio" }
             let steps = zip(packets.dropFirst(), packets).compactMap { next, previous -> Double? in
                 guard let a = next.ptsTime, let b = previous.ptsTime else { return nil }
                 return a - b
@@ -44,13 +44,13 @@ extension EndToEnd {
             #expect(steps.allSatisfy { abs($0 - frame) < 0.0015 }, "audio packets not 1024 samples apart: \(steps.filter { abs($0 - frame) >= 0.0015 })")
 
             // Where the picture turns blue and back is where the switches landed.
-            let colours = try #require(await OwnThread.run { FFprobe.frameColours(of: path, crop: "200:200:220:80") })
+            let colours = try #require(await FFprobe.frameColours(of: path, crop: "200:200:220:80"))
             let blue = colours.filter { $0.u > 180 && $0.v < 140 }.map(\.time)
             let switchedOn = try #require(blue.first, "the avatar never went on air")
             let switchedOff = try #require(blue.last)
             #expect(switchedOff - switchedOn > 3, "\(switchedOn)–\(switchedOff)")
 
-            let samples = try await OwnThread.run { [raw = project.file("out/sound.f32").path] in try Tone.samples(of: path, through: raw) }
+            let samples = try await Tone.samples(of: path, through: project.file("out/sound.f32").path)
             func window(_ start: Double, _ end: Double) -> ArraySlice<Float> {
                 let from = max(0, Int(start * 48_000)), to = min(samples.count, Int(end * 48_000))
                 return from < to ? samples[from..<to] : []

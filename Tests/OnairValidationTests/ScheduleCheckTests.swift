@@ -15,7 +15,7 @@ struct ScheduleCheckTests {
         let project: ScratchProject
         var root: URL { project.root }
 
-        init(schedule: String, layers: String? = nil) throws {
+        init(schedule: String, layers: String? = nil) async throws {
             project = try ScratchProject()
             try project.write("Pipelines/show.yaml", """
                 title: Evening show
@@ -40,20 +40,20 @@ struct ScheduleCheckTests {
                 schedule:
                 \(schedule)
                 """)
-            try Self.makeClips(in: root)
+            try await Self.makeClips(in: root)
         }
 
         deinit { project.remove() }
 
         /// `media/talk.mp4` (2 s, picture and sound), `media/mute.mp4` (2 s, picture only),
         /// `media/broken.mp4` (text).
-        static func makeClips(in root: URL) throws {
+        static func makeClips(in root: URL) async throws {
             let media = root.appendingPathComponent("media")
             try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
             for (name, inputs) in [("talk.mp4", ["-f", "lavfi", "-i", "testsrc2=d=2:s=160x90", "-f", "lavfi", "-i", "sine=d=2"]),
                                    ("mute.mp4", ["-f", "lavfi", "-i", "testsrc2=d=2:s=160x90"])] {
-                let made = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + inputs + ["-shortest", media.appendingPathComponent(name).path],
-                                              timeout: .seconds(60))
+                let made = try await Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + inputs + ["-shortest", media.appendingPathComponent(name).path],
+                                                    timeout: .seconds(60))
                 try #require(made.status == 0, "\(made)")
             }
             try Data("not a video\n".utf8).write(to: media.appendingPathComponent("broken.mp4"))
@@ -80,8 +80,8 @@ struct ScheduleCheckTests {
 
     static func codes(_ diagnostics: [Diagnostic]) -> [String] { diagnostics.map(\.code) }
 
-    @Test func aSoundScheduleHasNoFindings() throws {
-        let show = try ShowProject(schedule: """
+    @Test func aSoundScheduleHasNoFindings() async throws {
+        let show = try await ShowProject(schedule: """
               - {at: "18:00", overlay: close, name: live}
               - {at: "18:00", start: live}
               - {after: 10s, show: lower, for: 5s}
@@ -97,8 +97,8 @@ struct ScheduleCheckTests {
         #expect(abs(clipEnd.action.offsetMs - (10 * 60_000 + 70_000 + 2_000)) < 100, "\(clipEnd.action.offsetMs)")
     }
 
-    @Test func unknownNamesHaveDidYouMean() throws {
-        let show = try ShowProject(schedule: """
+    @Test func unknownNamesHaveDidYouMean() async throws {
+        let show = try await ShowProject(schedule: """
               - {at: +1m, overlay: closer}
               - {at: +2m, show: lowr}
               - {at: +3m, mute: camra}
@@ -124,8 +124,8 @@ struct ScheduleCheckTests {
         #expect(unknown.allSatisfy { $0.location.file == "Pipelines/show.yaml" && $0.location.line >= 10 })
     }
 
-    @Test func clipsMustDecodeAndKeepTheSound() throws {
-        let show = try ShowProject(schedule: """
+    @Test func clipsMustDecodeAndKeepTheSound() async throws {
+        let show = try await ShowProject(schedule: """
               - {at: +1m, play: {clip: ../media/broken.mp4, in: camera}, name: live}
               - {at: +2m, play: {clip: ../media/mute.mp4, in: camera}}
               - {at: +3m, play: {clip: ../media/mute.mp4, in: guest}}
@@ -138,8 +138,8 @@ struct ScheduleCheckTests {
         #expect(diagnostics[1].message == "../media/mute.mp4 has no sound, and 'camera' supplies the broadcast's sound: silence while it plays")
     }
 
-    @Test func theTimelineMakesSense() throws {
-        let show = try ShowProject(schedule: """
+    @Test func theTimelineMakesSense() async throws {
+        let show = try await ShowProject(schedule: """
               - {at: "18:00", overlay: close, name: live}
               - {at: "18:00", overlay: room}
               - {at: +15m, hide: lower}
@@ -168,8 +168,8 @@ struct ScheduleCheckTests {
 
     /// A run restarted at 18:10 has passed "18:00"; an instant before the check has passed for
     /// any run; both are warnings (errors with --strict).
-    @Test func timesInThePast() throws {
-        let show = try ShowProject(schedule: """
+    @Test func timesInThePast() async throws {
+        let show = try await ShowProject(schedule: """
               - {at: "18:00", overlay: close}
               - {at: "18:30", start: live}
               - {at: "2026-11-30T18:00:00+01:00", show: lower}
@@ -184,8 +184,8 @@ struct ScheduleCheckTests {
     /// Without a known start (validate), the same schedule gives the same findings whatever
     /// the hour: the run is taken to start a minute before its first clock time.
     @Test(arguments: ["2026-12-01T10:00:00+01:00", "2026-12-01T19:30:00+01:00", "2026-12-01T23:59:00+01:00"])
-    func theNominalStartDoesNotDependOnTheHour(now: String) throws {
-        let show = try ShowProject(schedule: """
+    func theNominalStartDoesNotDependOnTheHour(now: String) async throws {
+        let show = try await ShowProject(schedule: """
               - {at: +0s, mute: {source: guest, audio: true}}
               - {after: 30s, show: lower}
               - {at: "18:00", overlay: close, name: live}

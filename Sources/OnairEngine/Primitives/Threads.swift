@@ -13,6 +13,15 @@ func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
     thread.start()
 }
 
+/// Runs `body` on a thread of its own (``startThread(named:_:)``) and resumes with what it
+/// returned or threw: blocking work (libav, a large file) awaited from an actor or a request
+/// handler without holding one of the concurrency pool's threads, of which there is one a core.
+public func onOwnThread<T: Sendable>(named name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        startThread(named: name) { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 /// Runs `body` with the calling thread named `name` for the kernel, then gives it its name
 /// back: threads a library starts meanwhile (x264's lookahead and frame threads, started when
 /// the encoder opens) inherit `name`, so `top -H`, `perf` and Benchmarks/pacing can tell their

@@ -44,15 +44,6 @@ struct GrayPicture {
     }
 }
 
-/// Runs `body` on a thread of its own and waits for it without blocking: a render takes seconds,
-/// and a test that blocks the concurrency pool's threads (one per core) starves the tests that
-/// await. `body` throws plain errors and records no issues (it runs outside the test's task).
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
 /// A render that produced no picture.
 struct RenderError: Error, CustomStringConvertible {
     var description: String

@@ -214,7 +214,7 @@ final class OnairRun: @unchecked Sendable {
     /// marking the output as timed out, if it is still running).
     func finish(timeout: Duration) async -> Subprocess.Output {
         if await !child.exited(within: timeout) {
-            child.terminate(grace: .seconds(2))
+            await OwnThread.run { [child] in child.terminate(grace: .seconds(2)) }
             var output = child.output()
             output.timedOut = true
             return output
