@@ -255,9 +255,10 @@ final class CombinationGraph {
 
     /// Where its pictures have reached (µs): the earliest end of the last picture fed from each
     /// video input, so every picture before it is in the graph (the inputs' frames need not be
-    /// in step). A timed switch waits for it.
+    /// in step). A timed switch waits for it. Inputs that ended count no more: an overlaid
+    /// still is sent once (the graph repeats it), and waiting for it would wait for ever.
     var picturesReached: MediaInstant {
-        videoSource.compactMap { $0.flatMap { sourceEnds[$0] } }.min() ?? mediaEnd
+        videoSource.indices.compactMap { ended[$0] ? nil : videoSource[$0].flatMap { sourceEnds[$0] } }.min() ?? mediaEnd
     }
 
     /// What one round did.
