@@ -120,6 +120,10 @@ final class CombinationGraph {
 
     /// Where on the output timeline it went on air (0 for the first graph).
     var onAirSince: MediaInstant = 0
+    /// A scheduled switch's time: its pictures before it are dropped (its inputs' frames
+    /// queued before the switch would otherwise show it early); the encoders repeat the last
+    /// picture of the graph before until then.
+    var picturesFrom: MediaInstant?
 
     /// Changes a layer on the first frame at or after the command's time (µs on the graph's
     /// timeline, which is the run's media time).
@@ -313,6 +317,12 @@ final class CombinationGraph {
                 return false
             }
             let target = sinkTargets[sink]
+            if target.kind == .video, let from = picturesFrom, let pts = frame.presentationTimestamp,
+               sinkTimeBases[sink].convert(pts, to: .microseconds) < from {
+                frame.clear()
+                spare = frame
+                continue
+            }
             if let trace = LatencyTrace.shared, target.kind == .video, let pts = frame.presentationTimestamp {
                 trace.note(.composed, micros: sinkTimeBases[sink].convert(pts, to: .microseconds))
             }
