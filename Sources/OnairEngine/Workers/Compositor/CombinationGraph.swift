@@ -385,7 +385,10 @@ final class CombinationGraph {
     /// same time (dropped, or cut short: see ``PlaceDirections``) so a live one never waits.
     private func feedClips() throws -> Bool {
         let now = clock.micros
-        var progressed = try places.feedClips(now: now) { item, index in try pushClip(item, into: index) }
+        let reached = { (index: Int, kind: MediaKind) -> Int64 in
+            (kind == .video ? self.videoSource[index] : self.audioSource[index]).flatMap { self.sourceEnds[$0] } ?? 0
+        }
+        var progressed = try places.feedClips(now: now, reached: reached) { item, index in try pushClip(item, into: index) }
         for index in inputs.indices where !ended[index] && places.isSpliced(index, at: now) {
             while let item = inputs[feeder(of: index)].mailbox.tryPop() {
                 try feed(item, from: feeder(of: index), into: index)
