@@ -26,11 +26,13 @@ struct OverlaySwitch: Sendable {
         let current = parts.compositor.onAir
         guard next.activeOverlay != current.overlay || at != nil else { return nil }
         let token = parts.fallbacks.token
-        let onAir = try await land(next, replacing: current, fresh: restoring != nil || at != nil, at: at).get()
+        var onAir = try await land(next, replacing: current, fresh: restoring != nil || at != nil, at: at).get()
         parts.fallbacks.switched(since: token)
         let deadline = ContinuousClock.now + Self.firstPictureWait
         for encoder in parts.encoders {
-            _ = await encoder.picture(ofGeneration: onAir.generation, timeout: max(.zero, deadline - .now))
+            // Where it landed is where its first picture was encoded (the latest encoder's).
+            let first = await encoder.picture(ofGeneration: onAir.generation, timeout: max(.zero, deadline - .now))
+            if let first { onAir.since = encoder === parts.encoders.first ? first : max(onAir.since, first) }
         }
         if let attempts = restoring {
             parts.events.emit(.overlayRestored(overlay: next.activeOverlay, attempts: attempts))

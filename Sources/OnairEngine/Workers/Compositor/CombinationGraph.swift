@@ -120,6 +120,10 @@ final class CombinationGraph {
 
     /// Where on the output timeline it went on air (0 for the first graph).
     var onAirSince: MediaInstant = 0
+    /// A scheduled switch's time: its pictures before it are dropped (its inputs' frames
+    /// queued before the switch would otherwise show it early); the encoders repeat the last
+    /// picture of the graph before until then.
+    var picturesFrom: MediaInstant?
 
     /// Changes a layer on the first frame at or after the command's time (µs on the graph's
     /// timeline, which is the run's media time).
@@ -255,9 +259,10 @@ final class CombinationGraph {
 
     /// Where its pictures have reached (µs): the earliest end of the last picture fed from each
     /// video input, so every picture before it is in the graph (the inputs' frames need not be
-    /// in step). A timed switch waits for it.
+    /// in step). A timed switch waits for it. Inputs that ended count no more: an overlaid
+    /// still is sent once (the graph repeats it), and waiting for it would wait for ever.
     var picturesReached: MediaInstant {
-        videoSource.compactMap { $0.flatMap { sourceEnds[$0] } }.min() ?? mediaEnd
+        videoSource.indices.compactMap { ended[$0] ? nil : videoSource[$0].flatMap { sourceEnds[$0] } }.min() ?? mediaEnd
     }
 
     /// What one round did.
@@ -312,6 +317,12 @@ final class CombinationGraph {
                 return false
             }
             let target = sinkTargets[sink]
+            if target.kind == .video, let from = picturesFrom, let pts = frame.presentationTimestamp,
+               sinkTimeBases[sink].convert(pts, to: .microseconds) < from {
+                frame.clear()
+                spare = frame
+                continue
+            }
             if let trace = LatencyTrace.shared, target.kind == .video, let pts = frame.presentationTimestamp {
                 trace.note(.composed, micros: sinkTimeBases[sink].convert(pts, to: .microseconds))
             }
@@ -374,7 +385,10 @@ final class CombinationGraph {
     /// same time (dropped, or cut short: see ``PlaceDirections``) so a live one never waits.
     private func feedClips() throws -> Bool {
         let now = clock.micros
-        var progressed = try places.feedClips(now: now) { item, index in try pushClip(item, into: index) }
+        let reached = { (index: Int, kind: MediaKind) -> Int64 in
+            (kind == .video ? self.videoSource[index] : self.audioSource[index]).flatMap { self.sourceEnds[$0] } ?? 0
+        }
+        var progressed = try places.feedClips(now: now, reached: reached) { item, index in try pushClip(item, into: index) }
         for index in inputs.indices where !ended[index] && places.isSpliced(index, at: now) {
             while let item = inputs[feeder(of: index)].mailbox.tryPop() {
                 try feed(item, from: feeder(of: index), into: index)

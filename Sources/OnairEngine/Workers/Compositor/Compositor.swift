@@ -11,8 +11,9 @@ struct OnAirGraph: Sendable {
     let overlay: String
     /// See ``CombinationGraph/generation``.
     let generation: Int
-    /// Where on the output timeline it went on air: its first picture is the first at or after it.
-    let since: MediaInstant
+    /// Where on the output timeline it went on air: its first picture is the first at or after
+    /// it; once a switch has landed, that first picture's own time.
+    var since: MediaInstant
     /// The inputs it reads, by input index.
     let inputs: [InputWorker]
     /// Its failover groups, as operators see them.
@@ -163,6 +164,8 @@ final class Compositor: RunWorker {
             layers.add(commands, to: current)
             if let pending {
                 let next = pending.graph.value
+                // A scheduled switch shows nothing of the new graph before its time.
+                next.picturesFrom = pending.at
                 putOnAir(next, replacing: current)
                 layers.carry(to: next)
                 current = next

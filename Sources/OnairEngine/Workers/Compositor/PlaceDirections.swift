@@ -38,6 +38,11 @@ final class PlaceDirections {
     private var clipEnds: [Int: Int64] = [:]
     /// Clips cut off at their `until` (the next action on their source), not ended by themselves.
     private var cut: Set<Int> = []
+    /// A clip's frame taken from its reader and waiting for its place to be ready, by clip id.
+    private var held: [Int: InputFrame] = [:]
+    /// The longest a clip waits past its start for its source's own frames (a source that
+    /// stalled does not hold it back longer).
+    static let sourceWait: Int64 = 500_000
     /// The slate in each input's picture format, made when first shown.
     private var slates: [Frame?]
     /// Where each place's pictures and sound reached (the end of the last one, µs), for places
@@ -173,23 +178,32 @@ extension PlaceDirections {
 extension PlaceDirections {
     /// Feeds every clip due by `now` what its reader has decoded, through `push` (a frame and
     /// the input index whose place it takes); ends the clips that are over. Whether anything
-    /// went in or ended.
-    func feedClips(now: Int64, push: (InputFrame, Int) throws -> Void) throws -> Bool {
+    /// went in or ended. `reached` says where a place's pictures or sound have reached (µs):
+    /// a clip's frame waits until its source's own frames before the clip's start are in
+    /// (the clip decodes ahead, and nothing may go back in time in a place), for at most
+    /// ``sourceWait`` past the start.
+    func feedClips(now: Int64, reached: (Int, MediaKind) -> Int64, push: (InputFrame, Int) throws -> Void) throws -> Bool {
         var progressed = false
         for cue in clips where !ended.contains(cue.id) && cue.from - 2 * pictureMicros <= now {
-            while let item = cue.reader.mailbox.tryPop() {
-                progressed = true
+            while let item = held.removeValue(forKey: cue.id) ?? cue.reader.mailbox.tryPop() {
                 let lead = item.kind == .video ? pictureMicros / 2 : 0
                 if let until = cue.until, item.micros >= until - lead {
                     cutOff(cue)
+                    progressed = true
                     continue
                 }
                 guard let index = place(of: cue.source, for: item.kind) else { continue }
+                let ready = reached(index, item.kind) >= cue.from - (item.kind == .video ? lead : 1000)
+                guard ready || now >= cue.from + Self.sourceWait else {
+                    held[cue.id] = item
+                    break
+                }
+                progressed = true
                 clipEnds[cue.id] = max(clipEnds[cue.id] ?? 0, item.micros + item.lengthMicros)
                 try push(item, index)
             }
             if let until = cue.until, now >= until { cutOff(cue) }
-            if cue.reader.mailbox.isDrained {
+            if cue.reader.mailbox.isDrained, held[cue.id] == nil {
                 end(cue)
                 progressed = true
             }

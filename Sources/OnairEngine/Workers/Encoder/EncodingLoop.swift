@@ -106,7 +106,7 @@ final class EncodingLoop {
         try encode(item.frame, with: encoder)
         lastPicture = item.frame
         owner.preview.offer(item.frame)
-        owner.encodedPicture(ofGeneration: item.generation)
+        owner.encodedPicture(ofGeneration: item.generation, at: pts.map { encoder.timeBase.convert($0, to: .microseconds) })
     }
 
     /// Sound may not go back in time: late sound is moved up to where the last frame ended.

@@ -165,7 +165,7 @@ final class RenditionEncoder: RunWorker {
             frames.close()
             for destination in destinations { destination.requestStop() }
             // Anyone waiting for a picture that will not come hears it now.
-            for waiter in waiters { waiter.resume(returning: false) }
+            for waiter in waiters { waiter.resume(returning: nil) }
             preview.close()
             reports.report(.ended(outcome), from: self)
         }
@@ -187,15 +187,16 @@ final class RenditionEncoder: RunWorker {
     }
 
     /// Waits until a picture of graph `generation` (or a later one) was encoded, or `timeout`
-    /// passes, or the encoder ends; whether it was.
-    func picture(ofGeneration generation: Int, timeout: Duration) async -> Bool {
+    /// passes, or the encoder ends; the media time of the first picture of `generation` (or
+    /// of the later one) it encoded, nil when it encoded none.
+    func picture(ofGeneration generation: Int, timeout: Duration) async -> MediaInstant? {
         let id = shared.withLock { $0.generations.nextID() }
         return await withCheckedContinuation { continuation in
             let waiting = shared.withLock { $0.generations.wait(id: id, for: generation, continuation) }
-            guard waiting else { return continuation.resume(returning: shared.withLock { $0.generations.encoded >= generation }) }
+            guard waiting else { return continuation.resume(returning: shared.withLock { $0.generations.firstPicture(from: generation) }) }
             Task { [weak self] in
                 try? await Task.sleep(for: timeout)
-                self?.shared.withLock { $0.generations.expire(id) }?.resume(returning: false)
+                self?.shared.withLock { $0.generations.expire(id) }?.resume(returning: nil)
             }
         }
     }
@@ -234,9 +235,9 @@ extension RenditionEncoder {
         shared.withLock { $0.bitrate.current = bitrate }
     }
 
-    /// A picture of graph `generation` was encoded: a switch waiting for it has landed.
-    func encodedPicture(ofGeneration generation: Int) {
-        for waiter in shared.withLock({ $0.generations.encodedPicture(of: generation) }) { waiter.resume(returning: true) }
+    /// A picture of graph `generation` was encoded at `micros`: a switch waiting for it has landed.
+    func encodedPicture(ofGeneration generation: Int, at micros: MediaInstant?) {
+        for waiter in shared.withLock({ $0.generations.encodedPicture(of: generation, at: micros) }) { waiter.resume(returning: micros) }
     }
 }
 
@@ -245,8 +246,10 @@ extension RenditionEncoder {
 struct GenerationWatch {
     /// The newest generation of which a picture was encoded.
     private(set) var encoded = 0
+    /// The media time of its first picture (nil for the first graph's, which nobody waits for).
+    private var encodedSince: MediaInstant?
     private var ended = false
-    private var waiters: [(id: Int, generation: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+    private var waiters: [(id: Int, generation: Int, continuation: CheckedContinuation<MediaInstant?, Never>)] = []
     private var lastID = 0
 
     mutating func nextID() -> Int {
@@ -255,29 +258,36 @@ struct GenerationWatch {
     }
 
     /// Waits for `generation`; false when it needs no wait (encoded already, or the encoder ended).
-    mutating func wait(id: Int, for generation: Int, _ continuation: CheckedContinuation<Bool, Never>) -> Bool {
+    mutating func wait(id: Int, for generation: Int, _ continuation: CheckedContinuation<MediaInstant?, Never>) -> Bool {
         guard !ended, encoded < generation else { return false }
         waiters.append((id, generation, continuation))
         return true
     }
 
-    /// A picture of `generation` was encoded: those it answers.
-    mutating func encodedPicture(of generation: Int) -> [CheckedContinuation<Bool, Never>] {
+    /// Where the first picture of the newest generation encoded, `generation` or a later one,
+    /// was (nil when none was, or the encoder did not say).
+    func firstPicture(from generation: Int) -> MediaInstant? {
+        encoded >= generation ? encodedSince : nil
+    }
+
+    /// A picture of `generation` was encoded at `micros`: those it answers.
+    mutating func encodedPicture(of generation: Int, at micros: MediaInstant?) -> [CheckedContinuation<MediaInstant?, Never>] {
         guard generation > encoded else { return [] }
         encoded = generation
+        encodedSince = micros
         let answered = waiters.filter { $0.generation <= generation }
         waiters.removeAll { $0.generation <= generation }
         return answered.map(\.continuation)
     }
 
     /// The waiter `id` gave up (its timeout), if it still waits.
-    mutating func expire(_ id: Int) -> CheckedContinuation<Bool, Never>? {
+    mutating func expire(_ id: Int) -> CheckedContinuation<MediaInstant?, Never>? {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return nil }
         return waiters.remove(at: index).continuation
     }
 
     /// The encoder ended: every waiter, to answer.
-    mutating func end() -> [CheckedContinuation<Bool, Never>] {
+    mutating func end() -> [CheckedContinuation<MediaInstant?, Never>] {
         ended = true
         defer { waiters = [] }
         return waiters.map(\.continuation)
