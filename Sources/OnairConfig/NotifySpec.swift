@@ -35,6 +35,14 @@ public struct NotifySpec: Hashable, Sendable {
     public static let defaultTimeoutMs = 15_000
     /// 100 alerts.
     public static let defaultQueue = 100
+    /// What the notifier allows beyond one attempt for the alerts still queued once the run has
+    /// stopped, ms (see ``drainMs``).
+    public static let drainSlackMs = 1000
+
+    /// Once the run has stopped, how long this target's last alerts may still take, ms: one
+    /// attempt (``timeoutMs``) and ``drainSlackMs``. The process exits after the engine's drain
+    /// and then this, so an orchestrator's grace period must cover both.
+    public var drainMs: Int { timeoutMs + Self.drainSlackMs }
 
     /// A target.
     public init(

@@ -10,11 +10,14 @@ public struct ExportedPipeline: Sendable {
     /// The YAML the pipeline needs at run time: its own file and every preset file, by
     /// project-relative path (`Pipelines/demo.yaml`, `Presets/quality.yaml`).
     public var files: [ProjectFile]
+    /// Its `notify:` targets: their last deliveries lengthen a stop (``DrainBudget``).
+    public var notify: [NotifySpec]
 
     /// Creates an export input.
-    public init(plan: PipelinePlan, files: [ProjectFile]) {
+    public init(plan: PipelinePlan, files: [ProjectFile], notify: [NotifySpec] = []) {
         self.plan = plan
         self.files = files
+        self.notify = notify
     }
 
     /// The pipeline's name as a DNS label (Kubernetes names, systemd unit names):

@@ -65,6 +65,9 @@ public struct KubernetesManifests: Sendable {
         self.options = options
     }
 
+    /// How long stopping may take: the options' budget with the pipeline's `notify:` targets.
+    public var drain: DrainBudget { options.drain.delivering(to: pipeline.notify) }
+
     /// The operator-made Secret holding the stream keys and the API token.
     public var secretName: String { pipeline.resourceName + "-keys" }
 
@@ -81,7 +84,7 @@ public struct KubernetesManifests: Sendable {
         lines.append("The image must hold the project's assets under \(Self.projectPath) (see Dockerfile):")
         for path in pipeline.assetPaths { lines.append("  \(path)") }
         lines.append("Cost estimate: \(String(format: "%.2f", plan.cost.cpuCores)) CPU cores, \(plan.cost.mebibytes) MiB (requests; limits \(limits.cpu) CPU, \(limits.memory)).")
-        lines.append("Stopping: \(options.drain.drainSeconds) s drain, \(options.drain.gracePeriodSeconds) s grace period.")
+        lines.append("Stopping: \(drain.drainSeconds) s drain (\(drain.parts)), \(drain.gracePeriodSeconds) s grace period.")
         for port in pipeline.listenPorts where port.isLoopback {
             lines.append("WARNING: source '\(port.source)' listens on \(port.host), which the Service can't reach; listen on 0.0.0.0.")
         }
@@ -331,7 +334,7 @@ public struct KubernetesManifests: Sendable {
                 "template": [
                     "metadata": ["labels": labels, "annotations": ["onair/config-digest": .string(StableDigest.hex(digest))]],
                     "spec": [
-                        "terminationGracePeriodSeconds": .integer(options.drain.gracePeriodSeconds),
+                        "terminationGracePeriodSeconds": .integer(drain.gracePeriodSeconds),
                         "automountServiceAccountToken": false,
                         "enableServiceLinks": false,
                         "securityContext": [

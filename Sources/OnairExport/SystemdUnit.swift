@@ -84,7 +84,7 @@ public struct SystemdUnit: Sendable {
     /// The unit file's text.
     public func render() -> String {
         let plan = pipeline.plan
-        let drain = options.drain
+        let drain = options.drain.delivering(to: pipeline.notify)
         let environmentKeys = pipeline.keyReferences.compactMap { reference -> String? in
             if case .environment(let name) = reference.key { return "\(name)=…   (\(reference.destinations.joined(separator: ", ")))" }
             return nil
@@ -114,7 +114,7 @@ public struct SystemdUnit: Sendable {
             header.append("Key file \(hostPath(path)): readable by \(options.user) only (chmod 0400)\(path.hasPrefix("~") ? "; outside /home, which the unit hides" : "").")
         }
         header.append("Cost estimate: \(String(format: "%.2f", plan.cost.cpuCores)) CPU cores, \(plan.cost.mebibytes) MiB.")
-        header.append("Stopping: \(drain.drainSeconds) s drain (\(drain.stopSeconds) s stop + \(drain.flushSeconds) s flush), killed after \(drain.gracePeriodSeconds) s.")
+        header.append("Stopping: \(drain.drainSeconds) s drain (\(drain.parts)), killed after \(drain.gracePeriodSeconds) s.")
 
         let devices = plan.inputs.compactMap { input -> String? in
             if case .device(let path, _) = input.kind { return path }

@@ -1,4 +1,5 @@
 import Foundation
+import OnairConfig
 import OnairEngine
 
 /// How one target's alerts are delivered: the queue, the timeout of an attempt, the retries.
@@ -41,8 +42,9 @@ public struct DeliveryPolicy: Sendable {
         self.random = random
     }
 
-    /// Once the run has ended, how long its last alerts may still take: one attempt and a second.
-    public var drainTimeout: Duration { timeout + .seconds(1) }
+    /// Once the run has ended, how long its last alerts may still take: one attempt and a second
+    /// (``NotifySpec/drainMs``, which the exports' grace periods count).
+    public var drainTimeout: Duration { timeout + .milliseconds(NotifySpec.drainSlackMs) }
 
     /// The waits between one alert's attempts: nil once it has had its `maxAttempts`.
     public func backoff() -> Backoff {

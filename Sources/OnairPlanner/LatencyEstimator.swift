@@ -26,8 +26,8 @@ public struct LatencyEstimator: Sendable {
     }
 
     /// The stages a live picture passes: its input's decoder, the scene's frame rate, the
-    /// graph, the slowest rendition's encoder, the muxer. Without a live input nothing is
-    /// "glass": the stages start at the graph.
+    /// graph, the slowest rendition's encoder, the muxer, and the hops in and out. Without a
+    /// live input nothing is "glass": the stages start at the graph and end at the muxer.
     func stages(of plan: PipelinePlan) -> [LatencyStage] {
         let c = coefficients, low = plan.latency == .low
         let interval = 1000 / Double(max(1, plan.fps))
@@ -51,6 +51,10 @@ public struct LatencyEstimator: Sendable {
         let interleaved = plan.outputs.contains { $0.writesAsEncoded != true }
         stages.append(LatencyStage(stage: "send", detail: interleaved ? "interleaved with the sound by timestamp" : "as encoded",
                                    frames: 0, ms: interleaved ? c.interleaveMs : c.sendMs))
+        if !live.isEmpty {
+            stages.append(LatencyStage(stage: "hops", detail: "the camera's into onair and onair's to the ingest, beyond the stages",
+                                       frames: 0, ms: c.hopMs))
+        }
         return stages
     }
 

@@ -114,7 +114,7 @@ extension ProjectOptions {
     /// The pipeline `name` compiled for export, with the configuration files it runs from: its
     /// own (or the built-in one's text) and every preset file.
     func exported(_ name: String) throws -> ExportedPipeline {
-        let plan = try compile(try PipelineChoice.parse([name]), mode: .validate).plan
+        let compiled = try compile(try PipelineChoice.parse([name]), mode: .validate)
         var files: [ProjectFile] = []
         let folder = root.appendingPathComponent("Pipelines")
         if let file = ["yaml", "yml"].map({ folder.appendingPathComponent("\(name).\($0)") }).first(where: { FileManager.default.fileExists(atPath: $0.path) }) {
@@ -127,6 +127,6 @@ extension ProjectOptions {
         for preset in names {
             files.append(ProjectFile(path: "Presets/" + preset, text: try String(contentsOf: presets.appendingPathComponent(preset), encoding: .utf8)))
         }
-        return ExportedPipeline(plan: plan, files: files)
+        return ExportedPipeline(plan: compiled.plan, files: files, notify: compiled.pipeline.notify)
     }
 }

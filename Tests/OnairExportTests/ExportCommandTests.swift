@@ -95,6 +95,30 @@ import Testing
         }
     }
 
+    /// The device pipeline alerting `notify:` targets with these `timeout:`s (nil: the default, 15 s).
+    static func alerting(timeouts: [String?]) throws -> String {
+        let targets = timeouts.enumerated().map { index, timeout in
+            "  t\(index): {url: \"https://alerts.example.com/\(index)\", events: [\"*\"]\(timeout.map { ", timeout: \($0)" } ?? "")}"
+        }
+        return try #require(unusualPipelines["device"]) + "\nnotify:\n" + targets.joined(separator: "\n")
+    }
+
+    @Test("the grace period covers the notifier's last deliveries: the slowest target's timeout and a second")
+    func theGracePeriodCoversTheNotifiersDrain() async throws {
+        let project = try exportProject(["slow": try Self.alerting(timeouts: ["25s", nil]), "usual": try Self.alerting(timeouts: [nil])])
+        defer { project.remove() }
+        for (name, alerts) in [("slow", 26), ("usual", 16)] {
+            let drain = 1 + 9 + alerts, grace = drain + 20
+            let unit = try await onair(["export", "systemd", name, "--project", project.path])
+            try #require(unit.status == 0, "\(unit)")
+            #expect(unit.stdout.contains("TimeoutStopSec=\(grace)s\n"), "\(unit.stdout)")
+            #expect(unit.stdout.contains("Stopping: \(drain) s drain (1 s stop + 9 s flush + \(alerts) s alerts), killed after \(grace) s."))
+            let manifests = try await onair(["export", "kubernetes", name, "--project", project.path])
+            try #require(manifests.status == 0, "\(manifests)")
+            #expect(manifests.stdout.contains("terminationGracePeriodSeconds: \(grace)\n"), "\(manifests.stdout)")
+        }
+    }
+
     @Test func sentinelKeysNeverAppearInAnyExport() async throws {
         let sentinel = "SENTINEL-" + UUID().uuidString.prefix(8)
         let project = try exportProject(unusualPipelines)

@@ -29,5 +29,6 @@ import Testing
         #expect(budget.drainSeconds == budget.stopSeconds + budget.flushSeconds)
         #expect(budget.gracePeriodSeconds > budget.drainSeconds)
         #expect(budget.stopSeconds == 1, "the engine's stop bound (issue 7): within 1 s of the request")
+        #expect(budget.delivering(to: []) == budget && budget.gracePeriodSeconds == 30, "without notify: targets, as before")
     }
 }

@@ -45,8 +45,9 @@ import Testing
         #expect(abs(decode.ms - (Double(c.decoderFramesHeld) * interval + c.decodeMsPerMegapixel * 0.2304)) < 0.001)
         #expect(abs(encode.ms - c.encodeMsPerMegapixel * 0.9216) < 0.001)
         let expected = Double(c.decoderFramesHeld + c.sceneFrameRateFramesHeld) * interval + c.decodeMsPerMegapixel * 0.2304
-            + (c.composeMsPerMegapixel + c.encodeMsPerMegapixel) * 0.9216 + c.interleaveMs
+            + (c.composeMsPerMegapixel + c.encodeMsPerMegapixel) * 0.9216 + c.interleaveMs + c.hopMs
         #expect(try stage("send", of: plan).ms == c.interleaveMs)
+        #expect(try stage("hops", of: plan).ms == c.hopMs, "a live camera's hop in and the hop out to the ingest")
         #expect(plan.latencyEstimate.onairMs == Int(expected.rounded()))
         #expect(plan.graph.filtersInOrder.contains { $0.name == "fps" })
         #expect(plan.latencyEstimate.calibration == c.calibration)

@@ -36,12 +36,16 @@ extension EndToEnd {
 
             let stages = ["demuxed", "decoded", "composed", "encoded", "written"]
             var pictures: [Int: [String: UInt64]] = [:]
+            var sources: [Int] = []
             for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") {
                 let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
                 let stage = try #require(entry["stage"] as? String), pts = try #require(entry["pts"] as? Int)
                 let ns = try #require((entry["ns"] as? NSNumber)?.uint64Value)
                 pictures[Int((Double(pts) * Double(RunProject.fps) / 1e6).rounded()), default: [:]][stage] = ns
+                if stage == "demuxed" { sources.append(try #require(entry["src"] as? Int, "the input's own timestamp: \(line)")) }
             }
+            // The benchmark finds its flashes by these: the camera's timestamps, in reading order.
+            #expect(zip(sources, sources.dropFirst()).allSatisfy { $0 < $1 }, "\(sources.prefix(20))")
             let camerasPictures = pictures.values.filter { picture in stages.allSatisfy { picture[$0] != nil } }
             #expect(camerasPictures.count >= 30, "\(pictures.count) pictures traced, \(camerasPictures.count) of them through every stage")
             for picture in camerasPictures {

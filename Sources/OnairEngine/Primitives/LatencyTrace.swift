@@ -8,7 +8,9 @@ import Synchronization
 /// A line is `{"stage":"encoded","pts":1033333,"ns":123456789}`: the stage, the picture's place
 /// on the run's timeline (µs; the benchmark matches stages by frame, as `fps` rounds), and
 /// the time on the monotonic clock (`CLOCK_MONOTONIC`, the clock `time.monotonic()` reads in
-/// Python) in nanoseconds.
+/// Python) in nanoseconds. A `demuxed` line also has `src`: the picture's timestamp in its
+/// input (µs), so that a benchmark which made the picture can tell which one it is and time
+/// its way into onair.
 final class LatencyTrace: Sendable {
     /// A stage a picture passes.
     enum Stage: String {
@@ -36,9 +38,11 @@ final class LatencyTrace: Sendable {
         file = Mutex(handle)
     }
 
-    /// Notes that the picture at `micros` reached `stage` now (or at `nanoseconds`).
-    func note(_ stage: Stage, micros: Int64, nanoseconds: UInt64 = DispatchTime.now().uptimeNanoseconds) {
-        let line = "{\"stage\":\"\(stage.rawValue)\",\"pts\":\(micros),\"ns\":\(nanoseconds)}\n"
+    /// Notes that the picture at `micros` reached `stage` now (or at `nanoseconds`); `source`:
+    /// its timestamp in its input (µs).
+    func note(_ stage: Stage, micros: Int64, nanoseconds: UInt64 = DispatchTime.now().uptimeNanoseconds, source: Int64? = nil) {
+        let src = source.map { ",\"src\":\($0)" } ?? ""
+        let line = "{\"stage\":\"\(stage.rawValue)\",\"pts\":\(micros),\"ns\":\(nanoseconds)\(src)}\n"
         file.withLock { $0.write(Data(line.utf8)) }
     }
 }

@@ -359,7 +359,7 @@ extension InputWorker {
         case .at(let micros, let length):
             if pacing && !isLive { pace(until: Self.pacingTarget(micros, kind: decoded.kind, pictureMicros: timeline.pictureMicros)) }
             if let trace = LatencyTrace.shared, decoded.kind == .video {
-                if let demuxed { trace.note(.demuxed, micros: micros, nanoseconds: demuxed) }
+                if let demuxed { trace.note(.demuxed, micros: micros, nanoseconds: demuxed, source: stream) }
                 trace.note(.decoded, micros: micros)
             }
             return mailbox.push(InputFrame(frame: frame, kind: decoded.kind, micros: micros, lengthMicros: length))
