@@ -52,7 +52,7 @@ struct RunReleaseTests {
           .timeLimit(.minutes(3)))
     func previewWaitingAtTheEndIsAnswered() async throws {
         let controlled = try await ControlledRun()
-        let tap = PreviewTap(rendition: try #require(controlled.run.plan.renditions.first))
+        let tap = PreviewTap(rendition: try #require(controlled.run.plan.renditions.first), threads: RunThreads(letGo: {}))
         let asked = ContinuousClock.now
         // Requests that would wait 100 s: answered well before that, they were answered by the end
         // (the bound below leaves a busy machine's pool tens of seconds; 10 s was once too few).

@@ -71,7 +71,7 @@ extension PipelineRun {
                                  pacing: options.pacing, durationMicros: builder.durationMicros, events: builder.events,
                                  reports: builder.reports)
         let opened: Result<Void, SourceControlError> = await withCheckedContinuation { continuation in
-            startThread(named: "clip") {
+            builder.reports.startThread(named: "clip") {
                 do {
                     try reader.prepare()
                     continuation.resume(returning: reader.videoFormat == nil && reader.audioFormat == nil

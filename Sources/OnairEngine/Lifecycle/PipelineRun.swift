@@ -126,7 +126,7 @@ public final class PipelineRun: RunControl {
         let available = combinations.all.compactMap(\.plan).filter { $0.renditions == plan.renditions }
         let fallbacks = Dictionary(combinations.all.compactMap { combination in combination.fallback.map { (combination.name, $0) } },
                                    uniquingKeysWith: { first, _ in first })
-        return StandbyGraphs(plans: available, fallbacks: fallbacks) { plan, running in
+        return StandbyGraphs(plans: available, fallbacks: fallbacks, threads: builder.reports.threads) { plan, running in
             Transfer(try builder.preparedGraph(for: plan, sharing: running))
         }
     }

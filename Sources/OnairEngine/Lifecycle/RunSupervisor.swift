@@ -25,6 +25,8 @@ enum SupervisorSignal: Sendable {
     case due(RunDeadline)
     /// A combination failed on air and its fallback stands in: retry it (its failure's token).
     case retryOverlay(token: Int)
+    /// One of the run's threads let go of its work (see ``RunThreads``).
+    case threadLetGo
 }
 
 /// The supervisor's deadlines, each a sleeping child task of its loop.
@@ -85,6 +87,8 @@ actor RunSupervisor {
     private var inputs: [ObjectIdentifier: InputWorker] = [:]
     /// Past the end of the workers, waiting for the inputs to leave libav.
     private var leaving = false
+    /// The run's threads still at work when the inputs were given up on are not waited for.
+    private var gaveUpOnThreads = false
     /// The readers of the clips played in sources' places: their failure ends the clip, not the run.
     private var clipReaders: Set<ObjectIdentifier> = []
     /// Clips played so far (their ids).
@@ -372,14 +376,14 @@ extension RunSupervisor {
 // MARK: - The loop
 
 extension RunSupervisor {
-    /// The supervision: every signal, until the workers have ended and the inputs left libav;
-    /// how the run ended.
+    /// The supervision: every signal, until the workers have ended, the inputs left libav and
+    /// the run's threads let go of their work (or were given up on); how the run ended.
     private func supervise() async -> RunOutcome {
         await withTaskGroup(of: Void.self) { group in
             startClocks(in: &group)
             for await signal in signals {
                 handle(signal, in: &group)
-                if leaving, inputs.isEmpty { break }
+                if leaving, inputs.isEmpty, gaveUpOnThreads || reports.threads.running == 0 { break }
             }
             group.cancelAll()
         }
@@ -416,7 +420,7 @@ extension RunSupervisor {
     private func handle(_ signal: SupervisorSignal, in group: inout TaskGroup<Void>) {
         switch signal {
         case .worker(let worker, let event): record(event, of: worker)
-        case .stopRequested, .due(.duration): break
+        case .stopRequested, .due(.duration), .threadLetGo: break
         case .due(.stats): parts.events.emit(.stats(snapshot()))
         case .due(.steer): steer()
         case .due(.flush): stop?.flushDue = true
@@ -536,12 +540,18 @@ extension RunSupervisor {
         schedule(.inputExit, after: budget.inputExit, in: &group)
     }
 
-    /// The inputs still inside libav are given up on, saying so.
+    /// The inputs still inside libav, and the run's other threads still at work, are given up
+    /// on, saying so.
     private func giveUpOnInputs() {
         for input in inputs.values {
             parts.events.emit(.runNote(message: "input '\(input.input.name)' did not leave libav within \(budget.inputExit.inSeconds) s"))
         }
+        let others = reports.threads.running - inputs.count
+        if others > 0 {
+            parts.events.emit(.runNote(message: "\(others) thread(s) of the run had not ended within \(budget.inputExit.inSeconds) s"))
+        }
         inputs = [:]
+        gaveUpOnThreads = true
     }
 
     /// The end: the outcome, the last state, the last `stats`, then `run.stopped`.

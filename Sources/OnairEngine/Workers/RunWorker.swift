@@ -46,12 +46,20 @@ protocol RunWorker: AnyObject, Sendable {
 /// things happened (each worker's reports in the order it made them).
 struct WorkerReports: Sendable {
     private let continuation: AsyncStream<SupervisorSignal>.Continuation
+    /// The run's threads: each says here when it has let go of its work.
+    let threads: RunThreads
 
     /// The stream the supervisor reads, and where workers (and the supervisor's own deadlines
     /// and requests) write into it.
     static func makeStream() -> (AsyncStream<SupervisorSignal>, WorkerReports) {
         let (stream, continuation) = AsyncStream.makeStream(of: SupervisorSignal.self)
-        return (stream, WorkerReports(continuation: continuation))
+        let threads = RunThreads(letGo: { continuation.yield(.threadLetGo) })
+        return (stream, WorkerReports(continuation: continuation, threads: threads))
+    }
+
+    /// Starts a thread of the run (see ``RunThreads``).
+    func startThread(named name: String, _ work: @escaping @Sendable () -> Void) {
+        threads.start(named: name, work)
     }
 
     /// `worker` says `event`.

@@ -49,7 +49,7 @@ struct OverlaySwitch: Sendable {
     private func land(_ next: PipelinePlan, replacing current: OnAirGraph, fresh: Bool, at: MediaInstant?) async
         -> Result<OnAirGraph, OverlaySwitchError> {
         await withCheckedContinuation { continuation in
-            startThread(named: "switch") {
+            parts.builder.reports.startThread(named: "switch") {
                 let graph: CombinationGraph
                 do throws(OverlaySwitchError) {
                     graph = try build(next, around: current, fresh: fresh)

@@ -33,16 +33,19 @@ final class StandbyGraphs: Sendable {
     /// The fallback of each combination that has one, by its name: built, first, around it while
     /// it is on air, so that it can take over at once if the combination fails.
     private let fallbacks: [String: PipelinePlan]
+    private let threads: RunThreads
     private let build: @Sendable (PipelinePlan, [InputWorker]) throws -> Transfer<CombinationGraph>
 
     /// - Parameters:
     ///   - plans: every combination that can go on air.
     ///   - fallbacks: what stands in for each combination that fails, by its name.
+    ///   - threads: the run's, where the builder's thread starts.
     ///   - build: makes a combination's graph, sharing what it can of the given running inputs.
-    init(plans: [PipelinePlan], fallbacks: [String: PipelinePlan] = [:],
+    init(plans: [PipelinePlan], fallbacks: [String: PipelinePlan] = [:], threads: RunThreads,
          build: @escaping @Sendable (PipelinePlan, [InputWorker]) throws -> Transfer<CombinationGraph>) {
         self.plans = plans
         self.fallbacks = fallbacks
+        self.threads = threads
         self.build = build
     }
 
@@ -55,7 +58,7 @@ final class StandbyGraphs: Sendable {
             defer { state.building = true }
             return !state.building
         }
-        if start { startThread(named: "standby") { [self] in buildWanted() } } else { changed.ring() }
+        if start { threads.start(named: "standby") { [self] in buildWanted() } } else { changed.ring() }
     }
 
     /// The ready graph of `overlay` if it was built around `onAir` and the inputs it shares

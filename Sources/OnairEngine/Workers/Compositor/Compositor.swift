@@ -94,7 +94,7 @@ final class Compositor: RunWorker {
     /// Starts the thread, which starts the inputs of the combination on air.
     func start() {
         guard let first = inbox.withLock({ $0.first.take() }) else { return }
-        startThread(named: "compositor") { [self] in
+        reports.startThread(named: "compositor") { [self] in
             reports.report(.started, from: self)
             let graph = first.value
             graph.goOnAir()

@@ -165,7 +165,7 @@ final class DestinationWorker: RunWorker {
         if !foreignSRTOptions.isEmpty {
             events.emit(.runNote(message: PlanSRTCheck.foreignOptions(foreignSRTOptions, of: output.destination, adaptive: unsentBytes != nil)))
         }
-        startThread(named: "out.\(output.destination)") { [self] in
+        reports.startThread(named: "out.\(output.destination)") { [self] in
             reports.report(.started, from: self)
             let outcome = run()
             reports.report(.ended(shared.withLock { $0.ending } == .abort ? .aborted : outcome), from: self)

@@ -38,9 +38,12 @@ final class PreviewTap: Sendable {
 
     private let rendition: Rendition
     private let state = Mutex(State())
+    /// Where its capture threads start: the run's.
+    private let threads: RunThreads
 
-    init(rendition: Rendition) {
+    init(rendition: Rendition, threads: RunThreads) {
         self.rendition = rendition
+        self.threads = threads
     }
 
     /// Called on the encoder's thread with each picture it encoded.
@@ -58,7 +61,7 @@ final class PreviewTap: Sendable {
         }
         let picture = Transfer(reference)
         let capturedAt = Date(), taken = monotonicSeconds()
-        startThread(named: "preview.\(rendition.id)") { [self] in
+        threads.start(named: "preview.\(rendition.id)") { [self] in
             let made = makeJPEG(of: picture.value, capturedAt: capturedAt, taken: taken)
             let waiters = state.withLock { state -> [CheckedContinuation<Result<Picture, PreviewError>, Never>] in
                 state.capturing = false

@@ -90,7 +90,7 @@ final class RenditionEncoder: RunWorker {
     init(rendition: Rendition, voiced: Bool = false, endMicros: Int64? = nil, reports: WorkerReports) throws {
         self.rendition = rendition
         self.reports = reports
-        preview = PreviewTap(rendition: rendition)
+        preview = PreviewTap(rendition: rendition, threads: reports.threads)
         isSteered = rendition.video.adaptive != nil
         // x264's own threads start as it opens: named after the rendition, apart from the engine's.
         let video = try whileNamed("x264.\(rendition.id)") { try Encoder(video: rendition.encoderOptions.video) }
@@ -149,7 +149,7 @@ final class RenditionEncoder: RunWorker {
 
     func start() {
         guard let loop = loop.withLock({ $0.take() }) else { return }
-        startThread(named: "encoder.\(rendition.id)") { [self] in
+        reports.startThread(named: "encoder.\(rendition.id)") { [self] in
             reports.report(.started, from: self)
             var outcome = WorkerOutcome.finished
             do {

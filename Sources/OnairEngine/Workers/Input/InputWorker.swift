@@ -181,7 +181,7 @@ final class InputWorker: RunWorker {
             reports.report(.ended(.finished), from: self)
             return
         }
-        startThread(named: "input.\(input.index)") { [self] in
+        reports.startThread(named: "input.\(input.index)") { [self] in
             run(from: offset)
             // An overlaid still is sent once and stays on air in the graph until stopped.
             let failure = life.withLock { life in
