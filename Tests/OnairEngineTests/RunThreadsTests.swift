@@ -37,7 +37,7 @@ struct RunThreadsTests {
 
     @Test("once a run that built standby graphs has ended, none of its threads is still at work", .timeLimit(.minutes(1)))
     func runEndsAfterItsThreads() async throws {
-        let controlled = try ControlledRun()
+        let controlled = try await ControlledRun()
         await controlled.run.start()
         try await controlled.waitForStatus { $0.state == .live }
         _ = try await controlled.run.switchOverlay(to: "blue")

@@ -358,7 +358,8 @@ extension RunSupervisor {
         let landing = parts.landing(of: at)
         clipsPlayed += 1
         clipReaders.insert(ObjectIdentifier(reader))
-        let cue = ClipCue(id: clipsPlayed, source: source, path: path, loop: loop, from: landing, reader: reader)
+        let ends = loop ? nil : reader.fileLength.map { landing + $0 }
+        let cue = ClipCue(id: clipsPlayed, source: source, path: path, loop: loop, from: landing, ends: ends, reader: reader)
         for unstarted in parts.directions.play(cue) { unstarted.reader.stop() }
         reader.start(at: landing)
         parts.events.emit(.clipStarted(source: cue.source, clip: path, loop: loop, at: landing))

@@ -69,7 +69,7 @@ final class SourceDirections: Sendable {
         let names = Set(snapshot.mutes.keys).union(snapshot.clips.keys).sorted()
         return names.compactMap { name in
             let muted = snapshot.mutes[name]?.state(at: micros) ?? (video: false, audio: false)
-            let clip = snapshot.clips[name]?.last { $0.from <= micros && ($0.until ?? .max) > micros }
+            let clip = snapshot.clips[name]?.last { $0.from <= micros && $0.lastsUntil > micros }
             guard muted.video || muted.audio || clip != nil else { return nil }
             return SourceControlStatus(name: name, videoMuted: muted.video, audioMuted: muted.audio,
                                        clip: clip.map { ClipStatus(path: $0.path, loop: $0.loop, since: $0.from) })
@@ -103,6 +103,15 @@ struct ClipCue: Sendable {
     let from: Int64
     /// Where the next action on the source ends it (µs), if one does.
     var until: Int64?
+    /// Where its file ends (µs: its start plus the file's length), for a clip played once whose
+    /// container says its length. The source's own frames go in again from there even before
+    /// the clip's reader has reached the end of its file (on a loaded machine that comes late,
+    /// and the source's frames in between would be lost).
+    var ends: Int64?
+
+    /// Where it stops taking its source's place: at the next action on the source, or at the
+    /// end of its file, whichever comes first (µs; `.max` while neither is known).
+    var lastsUntil: Int64 { min(until ?? .max, ends ?? .max) }
     /// Reads and decodes the clip onto the run's timeline from `from` on.
     let reader: InputWorker
 }

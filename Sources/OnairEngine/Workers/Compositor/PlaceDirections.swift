@@ -103,7 +103,7 @@ extension PlaceDirections {
         }
         let lead = kind == .video ? pictureMicros / 2 : 0
         for cue in cues[index] where !ended.contains(cue.id) {
-            let until = cue.until ?? .max
+            let until = cue.lastsUntil
             if kind == .audio, micros < cue.from, micros + length > cue.from, supplies(cue, .audio) {
                 cutShort(frame, to: cue.from - micros)
                 return true
@@ -192,6 +192,8 @@ extension PlaceDirections {
                     progressed = true
                     continue
                 }
+                // Past its file's length (by its container): that time is the source's.
+                if let ends = cue.ends, item.micros >= ends - lead { continue }
                 guard let index = place(of: cue.source, for: item.kind) else { continue }
                 let ready = reached(index, item.kind) >= cue.from - (item.kind == .video ? lead : 1000)
                 guard ready || now >= cue.from + Self.sourceWait else {

@@ -48,6 +48,8 @@ final class InputWorker: RunWorker {
         /// Formats of the opened input (local inputs are opened before the graph is built).
         var videoFormat: VideoStreamFormat?
         var audioFormat: AudioStreamFormat?
+        /// The opened file's length (µs), when its container says.
+        var fileLength: Int64?
     }
 
     private enum Phase {
@@ -91,6 +93,9 @@ final class InputWorker: RunWorker {
     var videoFormat: VideoStreamFormat? { life.withLock { $0.videoFormat } }
     var audioFormat: AudioStreamFormat? { life.withLock { $0.audioFormat } }
 
+    /// The opened file's length (µs), when its container says (nil for a live input).
+    var fileLength: Int64? { life.withLock { $0.fileLength } }
+
     /// Whether ``start(at:)`` was called (an input opened for an overlay combination that is not
     /// on air yet is prepared, not started).
     var isStarted: Bool { life.withLock { $0.phase == .reading || $0.phase == .ended } }
@@ -133,6 +138,7 @@ final class InputWorker: RunWorker {
         life.withLock { life in
             life.videoFormat = opened.value.video
             life.audioFormat = opened.value.audio
+            life.fileLength = opened.value.durationMicros
             life.opened = opened
             life.still = decoded
         }
