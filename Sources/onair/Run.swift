@@ -55,8 +55,9 @@ struct Run: AsyncParsableCommand {
         var options = try runOptions()
         // The schedule is checked for a run starting now; the run resolves it again when it starts.
         let compiled = try projectOptions.compile(choice, mode: .run, runStart: RunStart(instant: Date(), now: Date(), durationMs: duration.flatMap(Units.duration)))
-        let show = ShowPlan(spec: compiled.pipeline, planned: compiled.timeline, planner: compiled.planner.planner, onAir: compiled.plan)
-        options.heldDestinations = show?.heldDestinations ?? []
+        let show = ShowPlan(spec: compiled.pipeline, planned: compiled.timeline, planner: compiled.planner.planner, onAir: compiled.plan,
+                            projectRoot: compiled.project.root, paced: options.pacing)
+        options.heldDestinations = show.heldDestinations
         let keys: StreamKeys
         do {
             keys = try StreamKeys.resolve(for: compiled.plan, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
