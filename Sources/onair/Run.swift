@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OnairConfig
 import OnairEngine
+import OnairHTTP
 import OnairPlanner
 import OnairShow
 import OnairValidation
@@ -89,6 +90,7 @@ struct Run: AsyncParsableCommand {
             let services = RunServices(run: run, targets: notifyTargets, projectRoot: projectOptions.root)
             services.serve(on: &apiPlan.settings)
             apiPlan.show(run, pipeline: compiled.pipeline, planner: compiled.planner, projectRoot: compiled.project.root)
+            apiPlan.settings.schedule = show.desk
             let api = try await RunAPI(plan: apiPlan, control: run, redact: keys.redact, projectRoot: projectOptions.root)
             console.show(dashboard: api.url)
             let broadcast = Broadcast(pipelineRun: run, console: console, api: api.url, steerable: run.combinations.all.count > 1, show: show)
