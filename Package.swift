@@ -96,7 +96,7 @@ let package = Package(
         // A show's schedule carried out on a running pipeline: the timeline resolved at the run's
         // start, each action prepared ahead and landing on a frame. Above the engine, because it
         // plans each moment of the show from the PipelineSpec, which the engine never sees.
-        .target(name: "OnairShow", dependencies: ["OnairConfig", "OnairPlanner", "OnairEngine"], swiftSettings: strictness),
+        .target(name: "OnairShow", dependencies: ["OnairConfig", "OnairPlanner", "OnairValidation", "OnairEngine"], swiftSettings: strictness),
         // What a terminal shows of a run: the live status block the console redraws.
         .target(name: "OnairTerminal", dependencies: ["OnairEngine"], swiftSettings: strictness),
         // Measures destinations' links: a test pattern pushed to each ingest with a rising

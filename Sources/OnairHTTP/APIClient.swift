@@ -82,6 +82,24 @@ public struct APIClient: Sendable {
         return try decode(RunStatus.self, from: await send("POST", "api/v1/sources/\(source)/mute", body: body, timeout: timeout))
     }
 
+    /// `GET /api/v1/schedule`: the running schedule.
+    public func schedule(timeout: TimeInterval = 5) async throws(Failure) -> ScheduleTimeline {
+        try decode(ScheduleTimeline.self, from: await send("GET", "api/v1/schedule", timeout: timeout))
+    }
+
+    /// `POST /api/v1/schedule`: adds `action`, written as a pipeline's `schedule:` item (YAML
+    /// or JSON text); what was added. A refusal's message lists every problem, located.
+    public func addToSchedule(_ action: String, timeout: TimeInterval = 10) async throws(Failure) -> ScheduleAddition {
+        let body = Data(action.utf8)
+        return try decode(ScheduleAddition.self, from: await send("POST", "api/v1/schedule", body: body, type: "application/yaml", timeout: timeout))
+    }
+
+    /// `DELETE /api/v1/schedule/{id}`: cancels a pending action; the actions cancelled.
+    public func cancelScheduled(_ id: Int, timeout: TimeInterval = 5) async throws(Failure) -> [ScheduleTimeline.Entry] {
+        let answer = try decode([String: [ScheduleTimeline.Entry]].self, from: await send("DELETE", "api/v1/schedule/\(id)", timeout: timeout))
+        return answer["cancelled"] ?? []
+    }
+
     private func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws(Failure) -> Value {
         do {
             return try JSONDecoder().decode(type, from: data)
@@ -91,13 +109,14 @@ public struct APIClient: Sendable {
     }
 
     /// One request, waited for at most `timeout`; the body of a 2xx answer.
-    private func send(_ method: String, _ path: String, body: Data? = nil, timeout: TimeInterval) async throws(Failure) -> Data {
+    private func send(_ method: String, _ path: String, body: Data? = nil, type: String = "application/json",
+                      timeout: TimeInterval) async throws(Failure) -> Data {
         var request = URLRequest(url: base.appendingPathComponent(path), timeoutInterval: timeout)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let body {
             request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(type, forHTTPHeaderField: "Content-Type")
         }
         if let token { request.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization") }
         let exchange = Exchange()
@@ -114,10 +133,23 @@ public struct APIClient: Sendable {
         guard let status = answer.status else { throw .unreachable("no HTTP answer") }
         let payload = answer.data ?? Data()
         guard (200..<300).contains(status) else {
-            let message = (try? JSONDecoder().decode([String: String].self, from: payload))?["error"]
-            throw .refused(status: status, message: message ?? "HTTP \(status)")
+            throw .refused(status: status, message: Refusal.message(in: payload) ?? "HTTP \(status)")
         }
         return payload
+    }
+}
+
+/// An error answer: `{"error": "…"}`, and for a scheduled action that does not check, every
+/// problem found, located in the text sent.
+private struct Refusal: Decodable {
+    var error: String
+    var problems: [ScheduleProblem]?
+
+    /// The error, or each problem on a line of its own.
+    static func message(in payload: Data) -> String? {
+        guard let refusal = try? JSONDecoder().decode(Refusal.self, from: payload) else { return nil }
+        guard let problems = refusal.problems, !problems.isEmpty else { return refusal.error }
+        return problems.map { "\($0.severity) at \($0)" }.joined(separator: "\n")
     }
 }
 

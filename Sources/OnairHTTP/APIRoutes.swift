@@ -18,6 +18,7 @@ struct APIRoutes: Sendable {
             ("/api/v1/renditions/{id}/bitrate", [.post]), ("/api/v1/destinations/{name}/preview.jpg", [.get]), ("/report", [.get]),
             ("/api/v1/sources/{name}/mute", [.post]), ("/api/v1/sources/{name}/play", [.post]),
             ("/api/v1/hls", [.get]), ("/hls/{destination}/{file}", [.get]),
+            ("/api/v1/schedule", [.get, .post]), ("/api/v1/schedule/{id}", [.delete]),
         ] + Dashboard.files.map { ($0.path, [.get]) }
 
     /// `docs/openapi.yaml` (embedded at build time) in a buffer made once, shared by every answer.
@@ -61,6 +62,7 @@ struct APIRoutes: Sendable {
             try await setBitrate(request, context: context, json: json)
         }
         addSourceRoutes(to: router, json: json)
+        ScheduleRoutes(control: control).add(to: router, json: json)
         router.post("/api/v1/stop") { _, _ in
             let run = try control.run()
             await run.stop()
@@ -164,18 +166,27 @@ struct APIRoutes: Sendable {
 /// (a closing connection's handlers, on event loop threads that live as long as the process)
 /// must not keep the ended run, its workers and its event history alive until the process exits.
 final class ControlHandle: Sendable {
-    private let current: Mutex<(any RunControl)?>
+    private let current: Mutex<(run: any RunControl, schedule: (any ScheduleControl)?)?>
 
-    init(_ control: any RunControl) {
-        current = Mutex(control)
+    init(_ control: any RunControl, schedule: (any ScheduleControl)? = nil) {
+        current = Mutex((control, schedule))
     }
 
     /// The run; a 503 once the server has stopped.
     func run() throws -> any RunControl {
-        guard let control = current.withLock({ $0 }) else {
+        try held().run
+    }
+
+    /// The run's schedule (nil: the run has none to show or change); a 503 once the server has stopped.
+    func schedule() throws -> (any ScheduleControl)? {
+        try held().schedule
+    }
+
+    private func held() throws -> (run: any RunControl, schedule: (any ScheduleControl)?) {
+        guard let held = current.withLock({ $0 }) else {
             throw HTTPError(.serviceUnavailable, message: "the run's API has stopped")
         }
-        return control
+        return held
     }
 
     /// Lets go of the run.

@@ -33,6 +33,9 @@ public final class APIServer: Sendable {
         /// The pictures `onair preview` draws, shown before the run (or a destination) is live;
         /// nil: previews wait for the live picture.
         public var plannedPreviews: PlannedPreviews?
+        /// The run's schedule, seen and changed at `/api/v1/schedule`; nil: an empty timeline,
+        /// and actions can't be added.
+        public var schedule: (any ScheduleControl)?
 
         /// Settings.
         public init(listen: ListenAddress = .loopbackAnyPort, token: APIToken? = nil, heartbeat: Duration = .seconds(15)) {
@@ -81,7 +84,7 @@ public final class APIServer: Sendable {
     /// A server for `control`; `redact` is applied to every text answered (the run's stream
     /// keys; the token is added to it here).
     public init(control: any RunControl, settings: Settings, redact: @escaping @Sendable (String) -> String = { $0 }) {
-        self.control = ControlHandle(control)
+        self.control = ControlHandle(control, schedule: settings.schedule)
         self.settings = settings
         let token = settings.token.map { SecretRedactor(secrets: [$0.value], replacement: "<redacted>") }
         self.redact = { text in token.map { $0(redact(text)) } ?? redact(text) }

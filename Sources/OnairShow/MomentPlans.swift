@@ -24,6 +24,11 @@ public struct MomentPlans: Sendable {
         return planner.plan(spec, log: DiagnosticLog())
     }
 
+    /// The named layers, in the pipeline's order (how a timeline stacks them).
+    var layerOrder: [String] {
+        spec.layers.compactMap(\.name?.value)
+    }
+
     /// The destinations that wait for a `start:` action.
     public var scheduledDestinations: Set<String> {
         Set(spec.destinations.filter { $0.start == .scheduled }.map(\.name))

@@ -14,10 +14,8 @@ import OnairPlanner
 public struct ScheduleBook: Sendable {
     /// One action and what became of it.
     public struct Entry: Codable, Equatable, Sendable {
-        /// Where an action is.
-        public enum State: String, Codable, Sendable {
-            case pending, fired, skipped, cancelled
-        }
+        /// Where an action is: pending, fired, skipped or cancelled.
+        public typealias State = ScheduleTimeline.Entry.State
 
         /// Its id in this run (1-based, in the timeline's order).
         public var id: Int
@@ -46,6 +44,11 @@ public struct ScheduleBook: Sendable {
             }
             return ScheduleEvent(id: id, action: action.summary, outcome: outcome, due: due, dueMedia: dueMedia, landedMedia: landedMedia,
                                  applied: applied ?? false, reason: reason)
+        }
+
+        /// The event that says it was added to the running schedule.
+        var addedEvent: ScheduleEvent {
+            ScheduleEvent(id: id, action: action.summary, outcome: .added, due: due, dueMedia: dueMedia, applied: false)
         }
     }
 
@@ -82,5 +85,68 @@ public struct ScheduleBook: Sendable {
         entries[index].landedMedia = landed
         entries[index].applied = applied
         entries[index].reason = reason
+    }
+}
+
+// MARK: - Changed while the run goes on
+
+extension ScheduleBook {
+    /// Adds `actions` (resolved on `timeline`, which holds them now), each pending with the
+    /// next id; returns their entries.
+    mutating func add(_ actions: [ScheduledAction], timeline: ShowTimeline) -> [Entry] {
+        let first = (entries.map(\.id).max() ?? 0) + 1
+        let added = actions.enumerated().map { number, action in
+            Entry(id: first + number, action: action, state: .pending, due: timeline.clock.instant(atOffset: action.offsetMs),
+                  dueMedia: MediaInstant(action.offsetMs) * 1000)
+        }
+        entries += added
+        self.timeline = timeline
+        return added
+    }
+
+    /// The pending action `id` and the pending actions it implies (a `for:` undone, a clip's
+    /// end), which a cancel takes out together.
+    func cancellation(of id: Int) throws(ScheduleChangeError) -> [Entry] {
+        guard let entry = entry(id) else { throw .unknown(id: id) }
+        guard entry.state == .pending else { throw .settled(id: id, state: entry.state) }
+        guard entry.action.isWritten else { return [entry] }
+        return [entry] + entries.filter { other in
+            other.state == .pending && !other.action.isWritten && other.action.index == entry.action.index
+        }
+    }
+
+    /// Cancels `cancelled` (pending entries), taking them out of the timeline.
+    mutating func cancel(_ cancelled: [Entry], at now: Date, layerOrder: [String]) {
+        for entry in cancelled { settle(entry.id, as: .cancelled, at: now, applied: false, reason: "cancelled") }
+        timeline = timeline.removing(cancelled.map(\.action), layerOrder: layerOrder)
+    }
+
+    /// The id of the written action an implied `action` follows from.
+    private func writer(of action: ScheduledAction) -> Int? {
+        guard !action.isWritten else { return nil }
+        return entries.first { $0.action.isWritten && $0.action.index == action.index }?.id
+    }
+
+    /// The book as the API shows it, at `nowMedia` on the run's media clock.
+    func view(nowMedia: MediaInstant) -> ScheduleTimeline {
+        let shown = entries.sorted { ($0.dueMedia, $0.id) < ($1.dueMedia, $1.id) }.map { view($0) }
+        let next = nextGroup.first.map { entry in
+            ScheduleTimeline.Next(id: entry.id, action: entry.action.summary, due: Self.iso(entry.due), dueMs: entry.action.offsetMs,
+                                  countdownMs: Int(max(0, entry.dueMedia - nowMedia) / 1000))
+        }
+        return ScheduleTimeline(startedAt: Self.iso(timeline.clock.start), nowMs: Int(nowMedia / 1000), entries: shown, next: next)
+    }
+
+    /// One entry as the API shows it.
+    func view(_ entry: Entry) -> ScheduleTimeline.Entry {
+        ScheduleTimeline.Entry(id: entry.id, action: entry.action.summary, name: entry.action.name, follows: writer(of: entry.action),
+                               state: entry.state, due: Self.iso(entry.due), dueMs: entry.action.offsetMs,
+                               dueMediaMicros: entry.dueMedia, settledAt: entry.firedAt.map(Self.iso), landedMediaMicros: entry.landedMedia,
+                               applied: entry.applied, reason: entry.reason)
+    }
+
+    /// `2026-12-01T17:00:05.000Z`.
+    static func iso(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

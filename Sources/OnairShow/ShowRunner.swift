@@ -23,20 +23,29 @@ public actor ShowRunner {
         public var lead: MediaInstant = 2_000_000
         /// The longest the runner sleeps without looking at the wall clock and the book.
         public var poll: MediaInstant = 1_000_000
+        /// The soonest an action added while the run goes on may be due, from now: the time to
+        /// prepare it (a graph for a switch takes ~70 ms).
+        public var notice: MediaInstant = 1_000_000
 
         /// The defaults.
         public init() {}
     }
 
-    private let stage: any ShowStage
-    private let plans: MomentPlans
-    private let policy: Policy
-    private let wallNow: @Sendable () -> Date
+    let stage: any ShowStage
+    let plans: MomentPlans
+    let policy: Policy
+    let wallNow: @Sendable () -> Date
     /// The actions and what became of them.
-    public private(set) var book: ScheduleBook
+    public internal(set) var book: ScheduleBook
     /// What is on air: the plan of the graph the last change put there.
     private var onAir: PipelinePlan
     private var watch: WallClockWatch
+    /// Counts the changes to the book made while the run goes on (added, cancelled actions).
+    private var revision = 0
+    /// The run loop's sleep, cut short when the book changes.
+    private var nap: Task<Void, any Error>?
+    /// The actions being carried out now (prepared, waiting for their frame): too late to cancel.
+    var inFlight: Set<Int> = []
 
     /// A runner of `timeline` (resolved at the run's start) on `stage`, whose graph on air was
     /// planned as `onAir`.
@@ -59,34 +68,45 @@ public actor ShowRunner {
         return ShowTimeline(spec, clock: clock, clipDurations: planned?.clipDurations ?? [:])
     }
 
-    /// Carries the schedule out until its last action, or until cancelled (the run ended).
+    /// Carries the schedule out, and the actions added to it while the run goes on, until
+    /// cancelled (the run ended).
     public func run() async {
         await alignStart()
         while !Task.isCancelled {
             let group = book.nextGroup
-            guard let due = group.first?.dueMedia else { return }
-            guard await wait(until: due - policy.lead) else { return }
-            // Cancelled or added meanwhile: look again.
-            guard book.nextGroup.map(\.id) == group.map(\.id) else { continue }
+            // Nothing pending: wait for an action to be added.
+            let target = group.first.map { $0.dueMedia - policy.lead } ?? stage.mediaTime + policy.poll
+            guard await wait(until: target, wakingOnChange: true) else { return }
+            // Not yet (woken by a change), or cancelled or added meanwhile: look again.
+            guard !group.isEmpty, stage.mediaTime >= target, book.nextGroup.map(\.id) == group.map(\.id) else { continue }
             await carryOut(group)
         }
     }
 
     /// Sleeps until the media clock reads `target`, looking at the wall clock on the way;
-    /// false when cancelled.
-    private func wait(until target: MediaInstant) async -> Bool {
+    /// false when cancelled. `wakingOnChange`: returns early (true) when the book changes.
+    private func wait(until target: MediaInstant, wakingOnChange: Bool = false) async -> Bool {
+        let seen = revision
         while true {
             let now = stage.mediaTime
-            if let step = watch.observe(wall: wallNow(), media: now) {
+            if let step = watch.observe(wall: wallNow(), media: now), !book.entries.isEmpty {
                 stage.note(String(format: "the wall clock stepped by %+.1f s: the schedule keeps the times it resolved at the run's start", step))
             }
-            if now >= target { return true }
-            do {
-                try await stage.sleep(untilMedia: min(target, now + policy.poll))
-            } catch {
-                return false
-            }
+            if now >= target || (wakingOnChange && revision != seen) { return true }
+            let stage = stage, until = min(target, now + policy.poll)
+            let nap = Task { try await stage.sleep(untilMedia: until) }
+            if wakingOnChange { self.nap = nap }
+            let slept: Void? = await withTaskCancellationHandler { try? await nap.value } onCancel: { nap.cancel() }
+            if Task.isCancelled { return false }
+            // Woken by a change: the loop above sees it.
+            if slept == nil, !wakingOnChange || revision == seen { return false }
         }
+    }
+
+    /// The book changed (an action added or cancelled): the run loop looks at it again now.
+    func changed() {
+        revision += 1
+        nap?.cancel()
     }
 }
 
@@ -96,6 +116,8 @@ extension ShowRunner {
     /// At the start: what the timeline has on air then (actions due before the start, the
     /// countdowns' targets as resolved now, scheduled destinations live from the start).
     private func alignStart() async {
+        // A run without a schedule keeps the graph it started with (actions may be added later).
+        guard !book.entries.isEmpty else { return }
         let started = book.entries.filter { $0.dueMedia <= 0 && $0.state == .pending }
         let (landed, failure) = await changeGraph(atOffset: 0, due: 0)
         let live = Set(book.timeline.state(atOffset: 0).liveDestinations)
@@ -117,6 +139,8 @@ extension ShowRunner {
     /// time; their events once it has come.
     private func carryOut(_ group: [ScheduleBook.Entry]) async {
         guard let first = group.first else { return }
+        inFlight = Set(group.map(\.id))
+        defer { inFlight = [] }
         let due = first.dueMedia
         var graph: (landed: MediaInstant?, failure: String?) = (nil, nil)
         if group.contains(where: \.action.changesGraph) { graph = await changeGraph(atOffset: first.action.offsetMs, due: due) }
@@ -179,7 +203,7 @@ extension ShowRunner {
         OnairEngine.frame(atOrAfter: micros, fps: onAir.fps)
     }
 
-    private func settle(_ entry: ScheduleBook.Entry, _ state: ScheduleBook.Entry.State, landed: MediaInstant?, applied: Bool, reason: String?) {
+    func settle(_ entry: ScheduleBook.Entry, _ state: ScheduleBook.Entry.State, landed: MediaInstant?, applied: Bool, reason: String?) {
         book.settle(entry.id, as: state, at: wallNow(), landed: landed, applied: applied, reason: reason)
         if let settled = book.entry(entry.id) { stage.report(settled.event) }
     }
@@ -216,30 +240,37 @@ extension ShowTimeline {
 
 /// What a run needs to carry its pipeline's schedule out, known before it starts: the
 /// pipeline, the timeline it was planned and checked with (for its clips' lengths), the
-/// planner of its moments and the plan on air at the start.
+/// planner of its moments and the plan on air at the start; and the desk through which the
+/// API sees and changes the schedule. Every run has one: actions can be added to a run whose
+/// pipeline has no schedule.
 public struct ShowPlan: Sendable {
     let spec: PipelineSpec
     let planned: ShowTimeline
     let plans: MomentPlans
     let onAir: PipelinePlan
+    /// The schedule as the API sees and changes it; it gets the runner when the run starts.
+    public let desk: ShowDesk
 
-    /// The show of `spec`, planned as `onAir` with `planner`; nil when it has no schedule.
-    public init?(spec: PipelineSpec, planned: ShowTimeline, planner: Planner, onAir: PipelinePlan) {
-        guard !spec.schedule.isEmpty else { return nil }
+    /// The show of `spec`, planned as `onAir` with `planner`, for a run of the project at
+    /// `projectRoot`; `paced`: whether the run keeps real time.
+    public init(spec: PipelineSpec, planned: ShowTimeline, planner: Planner, onAir: PipelinePlan, projectRoot: URL, paced: Bool) {
         self.spec = spec
         self.planned = planned
         plans = MomentPlans(spec: spec, planner: planner)
         self.onAir = onAir
+        desk = ShowDesk(spec: spec, projectRoot: projectRoot, paced: paced)
     }
 
     /// The destinations that wait for the schedule's `start:` instead of starting with the run.
     public var heldDestinations: Set<String> { plans.scheduledDestinations }
 
     /// The runner of the schedule on `run`, which has started: the timeline resolved at its
-    /// actual start.
+    /// actual start, handed to the desk.
     public func runner(on run: PipelineRun) async -> ShowRunner {
         let start = await run.status().startedAt
         let timeline = ShowRunner.timeline(of: spec, startedAt: start, planned: planned)
-        return ShowRunner(stage: run, timeline: timeline, plans: plans, onAir: onAir)
+        let runner = ShowRunner(stage: run, timeline: timeline, plans: plans, onAir: onAir)
+        desk.attach(runner)
+        return runner
     }
 }

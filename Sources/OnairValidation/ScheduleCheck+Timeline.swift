@@ -28,7 +28,7 @@ extension ScheduleCheck {
 
     /// Two actions on the same layer, source, destination, variable, on the combination or the
     /// run, at the same moment: which one the audience sees would depend on how they are written.
-    private static func checkSimultaneous(_ timeline: ShowTimeline, log: DiagnosticLog) {
+    static func checkSimultaneous(_ timeline: ShowTimeline, log: DiagnosticLog) {
         let actions = timeline.steps.map(\.action)
         for (index, action) in actions.enumerated() {
             guard let other = actions[..<index].last(where: { $0.offsetMs == action.offsetMs && !Set($0.targets).isDisjoint(with: action.targets) }),
@@ -41,7 +41,7 @@ extension ScheduleCheck {
 
     /// Each action meets the state it changes: a layer hidden is shown, a destination started
     /// is not live, one stopped is; nothing comes after the end.
-    private static func checkStates(_ timeline: ShowTimeline, log: DiagnosticLog) {
+    static func checkStates(_ timeline: ShowTimeline, log: DiagnosticLog) {
         for (index, step) in timeline.steps.enumerated() {
             let before = timeline.state(before: index), action = step.action
             guard let origin = action.origin else { continue }

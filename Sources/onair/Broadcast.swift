@@ -16,20 +16,20 @@ struct Broadcast: Service {
     let api: String
     /// Whether the operator can switch combinations (the pipeline has more than one).
     let steerable: Bool
-    /// The pipeline's schedule, carried out from the run's start (nil without one).
-    let show: ShowPlan?
+    /// The pipeline's schedule, carried out from the run's start (and the actions added to it).
+    let show: ShowPlan
 
     func run() async {
         let run = pipelineRun
         let events = Console.events(of: run)
         await run.start(api: api)
-        let runner = await show?.runner(on: run)
+        let runner = await show.runner(on: run)
         if steerable { console.hint(OperatorInput.hint(await run.status())) }
         async let followed: Void = console.follow(events, of: run)
         await withTaskGroup(of: Void.self) { controls in
             controls.addTask { await Self.stopOnSignals(run) }
             if steerable { controls.addTask { await OperatorInput.steer(run) } }
-            if let runner { controls.addTask { await runner.run() } }
+            controls.addTask { await runner.run() }
             _ = await run.outcome()
             controls.cancelAll()
         }

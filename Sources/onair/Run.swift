@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OnairConfig
 import OnairEngine
+import OnairHTTP
 import OnairPlanner
 import OnairShow
 import OnairValidation
@@ -55,8 +56,9 @@ struct Run: AsyncParsableCommand {
         var options = try runOptions()
         // The schedule is checked for a run starting now; the run resolves it again when it starts.
         let compiled = try projectOptions.compile(choice, mode: .run, runStart: RunStart(instant: Date(), now: Date(), durationMs: duration.flatMap(Units.duration)))
-        let show = ShowPlan(spec: compiled.pipeline, planned: compiled.timeline, planner: compiled.planner.planner, onAir: compiled.plan)
-        options.heldDestinations = show?.heldDestinations ?? []
+        let show = ShowPlan(spec: compiled.pipeline, planned: compiled.timeline, planner: compiled.planner.planner, onAir: compiled.plan,
+                            projectRoot: compiled.project.root, paced: options.pacing)
+        options.heldDestinations = show.heldDestinations
         let keys: StreamKeys
         do {
             keys = try StreamKeys.resolve(for: compiled.plan, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
@@ -88,6 +90,7 @@ struct Run: AsyncParsableCommand {
             let services = RunServices(run: run, targets: notifyTargets, projectRoot: projectOptions.root)
             services.serve(on: &apiPlan.settings)
             apiPlan.show(run, pipeline: compiled.pipeline, planner: compiled.planner, projectRoot: compiled.project.root)
+            apiPlan.settings.schedule = show.desk
             let api = try await RunAPI(plan: apiPlan, control: run, redact: keys.redact, projectRoot: projectOptions.root)
             console.show(dashboard: api.url)
             let broadcast = Broadcast(pipelineRun: run, console: console, api: api.url, steerable: run.combinations.all.count > 1, show: show)

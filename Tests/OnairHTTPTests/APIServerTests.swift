@@ -192,6 +192,23 @@ struct APIServerTests {
         }
     }
 
+    @Test("a run whose API has no schedule: an empty timeline, POST a 409, DELETE a 404; bad ids and body types refused first")
+    func scheduleWithoutControl() async throws {
+        try await withServer { base in
+            let timeline = try await HTTP.send(base + "/api/v1/schedule")
+            #expect(timeline.status == 200 && timeline.json?["entries"] as? [Any] != nil && timeline.json?["next"] == nil, "\(timeline.text)")
+            #expect(try await HTTP.post(base + "/api/v1/schedule", json: #"{"after": "5s", "overlay": "room"}"#).status == 409)
+            let yaml = try await HTTP.send(base + "/api/v1/schedule", method: "POST", body: Data("x".utf8), headers: ["Content-Type": "text/plain"])
+            #expect(yaml.status == 415, "\(yaml.text)")
+            #expect(try await HTTP.send(base + "/api/v1/schedule/3", method: "DELETE").status == 404)
+            for id in ["0", "abc", "1234567890", "-1"] {
+                #expect(try await HTTP.send(base + "/api/v1/schedule/\(id)", method: "DELETE").status == 400, "\(id)")
+            }
+            let wrong = try await HTTP.send(base + "/api/v1/schedule/3", method: "GET")
+            #expect(wrong.status == 405 && wrong.header("Allow") == "DELETE", "\(wrong.text)")
+        }
+    }
+
     @Test("/openapi.yaml serves docs/openapi.yaml as committed, and documents every endpoint served")
     func openAPI() async throws {
         let committed = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
@@ -205,6 +222,7 @@ struct APIServerTests {
             "/healthz", "/readyz", "/metrics", "/openapi.yaml", "/api/v1/status", "/api/v1/events", "/api/v1/overlay",
             "/api/v1/stop", "/api/v1/renditions/{id}/bitrate", "/api/v1/destinations/{name}/preview.jpg", "/report", "/", "/dashboard.js", "/dashboard.css", "/favicon.svg",
             "/api/v1/hls", "/hls/{destination}/{file}", "/api/v1/sources/{name}/mute", "/api/v1/sources/{name}/play",
+            "/api/v1/schedule", "/api/v1/schedule/{id}",
         ] {
             #expect(committed.contains("\n  \(path):\n"), "\(path) is not in docs/openapi.yaml")
         }

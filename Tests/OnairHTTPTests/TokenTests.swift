@@ -45,6 +45,9 @@ struct TokenTests {
                 base + "/api/v1/overlay", json: #"{"name": "keyed"}"#, headers: ["Authorization": "Bearer nope"])
             #expect(wrongPost.status == 401)
             #expect(try await HTTP.send(base + "/api/v1/stop", method: "POST").status == 401)
+            #expect(try await HTTP.post(base + "/api/v1/schedule", json: #"{"after": "5s", "end": true}"#).status == 401)
+            #expect(try await HTTP.send(base + "/api/v1/schedule", headers: ["Authorization": "Bearer nope"]).status == 401)
+            #expect(try await HTTP.send(base + "/api/v1/schedule/1", method: "DELETE").status == 401)
 
             let bearer = try await HTTP.send(base + "/api/v1/status", headers: ["Authorization": "Bearer \(Self.token)"])
             #expect(bearer.status == 200)

@@ -142,6 +142,11 @@ extension EndToEnd {
                 // 404, which schemathesis warns about as missing test data. APIServerTests covers
                 // every bad body, EndToEnd.BitrateControl the endpoint on a live adaptive run.
                 "--exclude-path", "/api/v1/renditions/{id}/bitrate",
+                // An action that checks needs the demo's names and a time ahead, and would change
+                // the run being fuzzed (end: true ends it); random bodies are 422s and random ids
+                // 404s, which schemathesis warns about as missing test data. APIServerTests and
+                // EndToEnd.ScheduleAPI cover both; GET /api/v1/schedule is fuzzed.
+                "--exclude-operation-id", "addScheduled", "--exclude-operation-id", "cancelScheduled",
             ], environment: ProcessInfo.processInfo.environment.merging(["SCHEMATHESIS_HOOKS": ""]) { $1 }, timeout: .seconds(200))
             #expect(fuzz.status == 0, "schemathesis found problems (\(seed)):\n\(fuzz.stdout.suffix(6000))\n\(fuzz.stderr.suffix(2000))")
             #expect(fuzz.stdout.contains("No issues found"), "\(seed): \(fuzz.stdout.suffix(3000))")

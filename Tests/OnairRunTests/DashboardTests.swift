@@ -132,5 +132,46 @@ extension EndToEnd {
             #expect(shown, "\(((try? browser.dom()) ?? "").prefix(3000))")
             #expect(try browser.evaluate("\(tile).querySelector('.picture-label').textContent") as? String == "planned preview")
         }
+
+        @Test("the schedule's strip shows fired, pending and cancelled actions and the next one's countdown moves between polls",
+              .timeLimit(.minutes(3)))
+        func schedule() async throws {
+            let scene = RunProject.redAndBlueScene + """
+
+                schedule:
+                  - {at: +15s, overlay: blue}
+                  - {at: +80s, overlay: red}
+
+                """
+            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+            defer { project.remove() }
+            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "90s"])
+            defer { api.run.child.terminate() }
+            #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
+
+            let browser = try await OwnThread.run { try HeadlessBrowser() }
+            defer { browser.close() }
+            try await OwnThread.run { try browser.open(api.base + "/") }
+            let strip = "document.querySelectorAll('#schedule-strip .mark')"
+            let shown = try await OwnThread.run { try browser.waitUntil(
+                "!document.querySelector('#schedule').hidden && \(strip).length === 2 && document.querySelector('#schedule-next').dataset.id === '1'",
+                timeout: .seconds(20)) }
+            #expect(shown, "\(((try? browser.dom()) ?? "").prefix(3000))")
+            // The countdown runs between the page's polls: a second later it is lower.
+            let countdown = "Number(document.querySelector('#schedule-next .countdown').dataset.ms)"
+            let before = try #require(try browser.evaluate(countdown) as? Double)
+            try await Task.sleep(for: .milliseconds(1200))
+            let later = try #require(try browser.evaluate(countdown) as? Double)
+            #expect(before > 0 && later < before - 300, "countdown \(before) → \(later)")
+
+            // Cancelled through the API, fired by the run: the strip follows.
+            #expect(try await api.get("/api/v1/schedule/2", method: "DELETE").status == 200)
+            let states = "[...\(strip)].map(m => m.dataset.id + ':' + m.dataset.state).join(',')"
+            let followed = try await OwnThread.run { try browser.waitUntil("\(states) === '1:fired,2:cancelled'", timeout: .seconds(30)) }
+            #expect(followed, "\((try? browser.evaluate(states)) ?? "?")")
+            #expect(try browser.evaluate("document.querySelector('#schedule-next .what').textContent") as? String == "nothing pending")
+            #expect(try browser.evaluate("document.querySelector('#schedule-entries li[data-id=\"2\"]').dataset.state") as? String == "cancelled")
+            try browser.screenshot(to: Self.screenshot.deletingLastPathComponent().appendingPathComponent("dashboard-schedule.png"))
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What happened to one action of a run's schedule: the `schedule.fired`, `schedule.skipped`
-/// and `schedule.cancelled` events.
+/// What happened to one action of a run's schedule: the `schedule.fired`, `schedule.skipped`,
+/// `schedule.added` and `schedule.cancelled` events.
 ///
 /// ```
 /// {"ts":"…","event":"schedule.fired","action":"overlay studio","applied":true,"due":"…","due_media_us":300000000,"id":3,"landed_media_us":300000000}
@@ -14,8 +14,10 @@ public struct ScheduleEvent: Codable, Equatable, Sendable {
         case fired
         /// Its time came and went without it (due before the run started, or refused).
         case skipped
-        /// Cancelled before its time.
+        /// Cancelled before its time (through the API or `onair schedule cancel`).
         case cancelled
+        /// Added to the running schedule (through the API or `onair schedule add`); pending.
+        case added
     }
 
     /// The action's id in the run's schedule.
@@ -62,7 +64,7 @@ public struct ScheduleEvent: Codable, Equatable, Sendable {
     /// For people: `#3 overlay studio, due +5m0.000s, on the frame at +5m0.000s`.
     var detail: String {
         let landed = landedMedia.map { ", landed at media \(Self.seconds($0)) (\(Self.seconds($0 - dueMedia)) late)" } ?? ""
-        let note = applied ? "" : " (not carried out)"
+        let note = applied || outcome == .added || outcome == .cancelled ? "" : " (not carried out)"
         return "#\(id) \(action), due at media \(Self.seconds(dueMedia))\(landed)\(note)" + (reason.map { ": \($0)" } ?? "")
     }
 

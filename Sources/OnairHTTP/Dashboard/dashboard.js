@@ -286,6 +286,9 @@ function describe(event) {
         + (event.followed ? "" : " (optional: left to drop GOPs)");
     case "bitrate.changed": return `${event.rendition}: ${bitrate(event.from_bps)} → ${bitrate(event.to_bps)} (${event.reason})`;
     case "run.stopped": return event.reason;
+    case "schedule.fired": case "schedule.skipped": case "schedule.added": case "schedule.cancelled":
+      return `#${event.id} ${event.action}` + (event.landed_media_us != null ? ` · landed +${((event.landed_media_us - event.due_media_us) / 1000).toFixed(0)} ms` : "")
+        + (event.reason ? ` (${event.reason})` : "");
     default:
       if (event.event.startsWith("destination.")) {
         const detail = event.state === "retrying" ? `retrying (attempt ${event.attempt}, in ${(event.next_try_in_ms / 1000).toFixed(1)}s)`
@@ -317,6 +320,7 @@ function addEvent(event) {
   list.dataset.count = String((Number(list.dataset.count) || 0) + 1);
   if (event.event === "overlay.applied" || event.event === "bitrate.changed" || event.event.startsWith("destination.")
       || event.event === "input.failover" || event.event === "input.restored" || event.event.startsWith("overlay.")) refreshStatus();
+  if (event.event.startsWith("schedule.")) refreshSchedule();
 }
 
 function connectEvents() {
@@ -327,6 +331,71 @@ function connectEvents() {
   source.onmessage = (message) => {
     try { addEvent(JSON.parse(message.data)); } catch (error) { /* not an event */ }
   };
+}
+
+// ---------- schedule: a strip of the actions on the run's timeline, the next one's countdown
+
+let schedule = null;            // the last GET /api/v1/schedule, and when it came
+let scheduleAt = 0;
+
+async function refreshSchedule() {
+  try {
+    const response = await api("/api/v1/schedule");
+    if (!response.ok) return;
+    schedule = await response.json();
+    scheduleAt = performance.now();
+    renderSchedule();
+  } catch (error) { /* the status says the run is unreachable */ }
+}
+
+function renderSchedule() {
+  const panel = $("#schedule");
+  panel.hidden = !schedule || schedule.entries.length === 0;
+  if (panel.hidden) return;
+  const entries = schedule.entries;
+  // The strip spans the run's start (or the earliest action) to a little past the last action.
+  const first = Math.min(0, ...entries.map((e) => e.due_ms));
+  const last = Math.max(schedule.now_ms, ...entries.map((e) => e.due_ms));
+  const span = Math.max(1000, (last - first) * 1.05);
+  const place = (ms) => `${((ms - first) / span * 100).toFixed(2)}%`;
+  const strip = $("#schedule-strip");
+  const marks = entries.map((entry) => {
+    const mark = document.createElement("span");
+    mark.className = "mark";
+    mark.dataset.id = entry.id;
+    mark.dataset.state = entry.state;
+    mark.style.left = place(entry.due_ms);
+    mark.title = `#${entry.id} ${entry.action} · ${entry.state} · ${offset(entry.due_ms)}`;
+    return mark;
+  });
+  const now = $(".now", strip);
+  now.style.left = place(schedule.now_ms);
+  strip.replaceChildren(now, ...marks);
+  $("#schedule-entries").replaceChildren(...entries.map((entry) => {
+    const item = document.createElement("li");
+    item.dataset.id = entry.id;
+    item.dataset.state = entry.state;
+    const late = entry.landed_media_us != null ? ` · landed +${((entry.landed_media_us - entry.due_media_us) / 1000).toFixed(0)} ms` : "";
+    item.textContent = `#${entry.id} ${offset(entry.due_ms)} ${entry.action} · ${entry.state}${late}`;
+    return item;
+  }));
+  renderCountdown();
+}
+
+// Runs four times a second from the last answer, so the countdown moves between polls.
+function renderCountdown() {
+  const line = $("#schedule-next");
+  const next = schedule?.next;
+  line.dataset.id = next ? next.id : "";
+  $(".what", line).textContent = next ? `#${next.id} ${next.action}` : "nothing pending";
+  const left = next ? Math.max(0, next.countdown_ms - (performance.now() - scheduleAt)) : null;
+  const countdown = $(".countdown", line);
+  countdown.textContent = left === null ? "" : "in " + duration(left + 999);
+  countdown.dataset.ms = left === null ? "" : String(Math.round(left));
+}
+
+function offset(ms) {
+  return (ms < 0 ? "-" : "+") + duration(Math.abs(ms));
 }
 
 // ---------- players: each hls destination as viewers get it (the browser's own HLS playback)
@@ -376,7 +445,9 @@ let timer = null;
 function tick() {
   refreshStatus();
   refreshPreviews();
+  refreshSchedule();
 }
+setInterval(() => { if (schedule?.next) renderCountdown(); }, 250);
 function startPolling() {
   if (timer === null && document.visibilityState === "visible") {
     tick();

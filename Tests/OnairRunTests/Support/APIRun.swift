@@ -37,7 +37,7 @@ struct APIRun {
     /// `GET base+path` (or another method).
     func get(_ path: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil) async throws -> HTTPReply {
         var headers = headers
-        if body != nil { headers["Content-Type"] = "application/json" }
+        if body != nil, headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
         return try await HTTP.send(base + path, method: method, body: body.map { Data($0.utf8) }, headers: headers)
     }
 
