@@ -63,30 +63,17 @@ public enum DiagnosticReport {
 
     /// Codable shape of the JSON report.
     struct JSONReport: Encodable {
-        struct Entry: Encodable {
-            var severity: String
-            var code: String
-            var message: String
-            var file: String
-            var line: Int
-            var column: Int
-            var suggestion: String?
-        }
-
         var valid: Bool
         var errors: Int
         var warnings: Int
-        var diagnostics: [Entry]
+        var diagnostics: [DiagnosticEntry]
     }
 
     static func json(_ diagnostics: [Diagnostic]) -> String {
         let errors = diagnostics.count { $0.severity == .error }
         let report = JSONReport(
             valid: errors == 0, errors: errors, warnings: diagnostics.count - errors,
-            diagnostics: diagnostics.map {
-                .init(severity: $0.severity.rawValue, code: $0.code, message: $0.message, file: $0.location.file,
-                      line: $0.location.line, column: $0.location.column, suggestion: $0.suggestion)
-            })
+            diagnostics: diagnostics.map { DiagnosticEntry($0) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try! encoder.encode(report), as: UTF8.self)
@@ -103,5 +90,35 @@ public enum DiagnosticReport {
             let message = diagnostic.message + (diagnostic.suggestion.map { " — \($0)" } ?? "")
             return "::\(diagnostic.severity.rawValue) file=\(escapeProperty(diagnostic.location.file)),line=\(diagnostic.location.line),col=\(diagnostic.location.column),title=\(escapeProperty("onair \(diagnostic.code)"))::\(escapeData(message))"
         }.joined(separator: "\n")
+    }
+}
+
+/// One diagnostic as JSON carries it: `onair validate --format json` and the API's answer to a
+/// schedule action that does not check (located in the text sent, without a file).
+public struct DiagnosticEntry: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// `error` or `warning`.
+    public var severity: String
+    /// The diagnostic's code (`unknown-reference`), as `onair validate` names it.
+    public var code: String
+    public var message: String
+    public var file: String?
+    public var line: Int
+    public var column: Int
+    public var suggestion: String?
+
+    /// `diagnostic`, with its file unless `withFile` is false.
+    public init(_ diagnostic: Diagnostic, withFile: Bool = true) {
+        severity = diagnostic.severity.rawValue
+        code = diagnostic.code
+        message = diagnostic.message
+        file = withFile ? diagnostic.location.file : nil
+        line = diagnostic.location.line
+        column = diagnostic.location.column
+        suggestion = diagnostic.suggestion
+    }
+
+    /// `1:10: unknown overlay combination 'keyd' in the schedule; did you mean 'keyed'?`
+    public var description: String {
+        (file.map { "\($0):" } ?? "") + "\(line):\(column): \(message)" + (suggestion.map { "; \($0)" } ?? "")
     }
 }

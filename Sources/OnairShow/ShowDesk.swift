@@ -63,9 +63,6 @@ public final class ShowDesk: ScheduleControl {
 
     /// What `log` holds, located in the text sent.
     private static func problems(_ log: DiagnosticLog) -> [ScheduleProblem] {
-        log.sorted.map { diagnostic in
-            ScheduleProblem(severity: diagnostic.severity.rawValue, code: diagnostic.code, message: diagnostic.message,
-                            line: diagnostic.location.line, column: diagnostic.location.column, suggestion: diagnostic.suggestion)
-        }
+        log.sorted.map { ScheduleProblem($0, withFile: false) }
     }
 }

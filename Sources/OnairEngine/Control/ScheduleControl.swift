@@ -1,4 +1,5 @@
 import Foundation
+import OnairConfig
 
 /// The schedule of a running pipeline as an operator sees and changes it: the HTTP API
 /// (`/api/v1/schedule`), `onair schedule` and the dashboard are thin adapters over it. It keeps
@@ -138,32 +139,8 @@ public struct ScheduleAddition: Codable, Equatable, Sendable {
 }
 
 /// One problem with an action an operator added, located in the text sent (line and column
-/// of that text), with a fix.
-public struct ScheduleProblem: Codable, Equatable, Sendable, CustomStringConvertible {
-    /// `error` or `warning`.
-    public var severity: String
-    /// The diagnostic's code (`unknown-reference`), as `onair validate` names it.
-    public var code: String
-    public var message: String
-    public var line: Int
-    public var column: Int
-    public var suggestion: String?
-
-    /// A problem.
-    public init(severity: String, code: String, message: String, line: Int, column: Int, suggestion: String?) {
-        self.severity = severity
-        self.code = code
-        self.message = message
-        self.line = line
-        self.column = column
-        self.suggestion = suggestion
-    }
-
-    /// `1:10: unknown overlay combination 'keyd' in the schedule; did you mean 'keyed'?`
-    public var description: String {
-        "\(line):\(column): \(message)" + (suggestion.map { "; \($0)" } ?? "")
-    }
-}
+/// of that text, no file), with a fix: a diagnostic as JSON carries it.
+public typealias ScheduleProblem = DiagnosticEntry
 
 /// Why the schedule was not changed.
 public enum ScheduleChangeError: Error, Equatable, Sendable, CustomStringConvertible {
