@@ -16,7 +16,7 @@ private func placed(_ timeline: inout InputTimeline, _ kind: MediaKind = .video,
 struct InputTimelineTests {
     @Test("a file starts where it is opened and counts from its first frame, whatever its own timestamps")
     func fileCountsFromItsFirstFrame() {
-        var timeline = InputTimeline(isLive: false, start: 7_000_000, pictureMicros: picture, durationMicros: nil)
+        var timeline = InputTimeline(isLive: false, start: 7_000_000, framesPerSecond: 25, durationMicros: nil)
         timeline.connected(streams: 1)
         #expect(placed(&timeline, at: 5_000_000) == .at(micros: 7_000_000, length: picture))
         #expect(placed(&timeline, at: 5_040_000) == .at(micros: 7_040_000, length: picture))
@@ -26,7 +26,7 @@ struct InputTimelineTests {
 
     @Test("a looping file goes on from where its last pass ended, its last picture's length included")
     func loopingFileGoesOn() {
-        var timeline = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        var timeline = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: nil)
         timeline.connected(streams: 1)
         for index in 0..<25 { _ = placed(&timeline, at: 1_000_000 + Int64(index) * picture) }
         #expect(timeline.reachedEnd(looping: true) == .loop)
@@ -38,10 +38,10 @@ struct InputTimelineTests {
 
     @Test("a file that ends without looping ends; a looping file that gives nothing twice in a row has failed")
     func endsAndExhaustion() {
-        var once = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        var once = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: nil)
         #expect(once.reachedEnd(looping: false) == .end)
 
-        var looping = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        var looping = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: nil)
         _ = placed(&looping, at: 0)
         #expect(looping.reachedEnd(looping: true) == .loop)
         looping.rewound()
@@ -50,7 +50,7 @@ struct InputTimelineTests {
         looping.rewound()
         #expect(looping.reachedEnd(looping: true) == .exhausted)
 
-        var recovering = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        var recovering = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: nil)
         #expect(recovering.reachedEnd(looping: true) == .loop)
         recovering.rewound()
         _ = placed(&recovering, at: 0)
@@ -59,7 +59,7 @@ struct InputTimelineTests {
 
     @Test("a live input is anchored to the run's clock at its first frame, and again when its stream jumps")
     func liveAnchoring() {
-        var timeline = InputTimeline(isLive: true, start: 0, pictureMicros: picture, durationMicros: nil)
+        var timeline = InputTimeline(isLive: true, start: 0, framesPerSecond: 25, durationMicros: nil)
         timeline.connected(streams: 1)
         #expect(placed(&timeline, at: 90_000_000, now: 3_000_000) == .at(micros: 3_000_000, length: picture))
         // Its own clock within a connection, even when the run's drifts a little.
@@ -69,18 +69,39 @@ struct InputTimelineTests {
         #expect(placed(&timeline, at: 40_000, now: 3_240_000) == .at(micros: 3_240_000, length: picture))
     }
 
+    @Test("a live input is anchored on a frame: millisecond timestamps half way between two frames never share one")
+    func liveAnchorOnAFrame() {
+        // RTMP stamps whole milliseconds: 30 fps comes as 0, 33, 67, 100… Anchored half way
+        // between two frames of the output, these would round now down, now up: two pictures on
+        // one frame and none on the next.
+        var timeline = InputTimeline(isLive: true, start: 0, framesPerSecond: 30, durationMicros: nil)
+        timeline.connected(streams: 1)
+        let halfWay: Int64 = 1_016_667
+        var frames: [Int64] = []
+        for index in 0..<90 {
+            let stamp = Int64((Double(index) * 1000 / 30).rounded()) * 1000
+            guard case .at(let micros, _) = placed(&timeline, at: stamp, now: halfWay + stamp) else {
+                Issue.record("picture \(index) was not placed")
+                return
+            }
+            frames.append(Int64((Double(micros) * 30 / 1_000_000).rounded()))
+        }
+        #expect(frames.first == 30 || frames.first == 31, "\(frames.prefix(3))")
+        #expect(zip(frames, frames.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(frames)")
+    }
+
     @Test("a reconnected live input is anchored afresh, and stays monotonic")
     func liveReconnection() {
-        var timeline = InputTimeline(isLive: true, start: 0, pictureMicros: picture, durationMicros: nil)
+        var timeline = InputTimeline(isLive: true, start: 0, framesPerSecond: 25, durationMicros: nil)
         timeline.connected(streams: 1)
         _ = placed(&timeline, at: 500_000, now: 1_000_000)
         timeline.connected(streams: 1)
-        #expect(placed(&timeline, at: 500_500, now: 1_500_000) == .at(micros: 1_500_000, length: picture))
+        #expect(placed(&timeline, at: 500_500, now: 1_480_000) == .at(micros: 1_480_000, length: picture))
     }
 
     @Test("a picture that would go back in time is late; sound is not dropped")
     func latePictures() {
-        var timeline = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        var timeline = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: nil)
         _ = placed(&timeline, at: 80_000)
         #expect(placed(&timeline, at: 40_000) == .late)
         #expect(placed(&timeline, at: 80_000) == .late)
@@ -90,7 +111,7 @@ struct InputTimelineTests {
 
     @Test("frames without timestamps follow the last one")
     func missingTimestamps() {
-        var timeline = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: nil)
+        var timeline = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: nil)
         #expect(placed(&timeline, at: nil) == .at(micros: 0, length: picture))
         #expect(placed(&timeline, .audio, at: nil, sound: 20_000) == .at(micros: 1, length: 20_000))
         #expect(placed(&timeline, at: nil) == .at(micros: 2, length: picture))
@@ -98,7 +119,7 @@ struct InputTimelineTests {
 
     @Test("a local input reads one picture past the run's duration, each stream to its own end; live ones run on")
     func duration() {
-        var file = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: 80_000)
+        var file = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: 80_000)
         file.connected(streams: 2)
         #expect(file.readingEnd == 120_000)
         #expect(placed(&file, at: 0) == .at(micros: 0, length: picture))
@@ -107,13 +128,13 @@ struct InputTimelineTests {
         #expect(placed(&file, .audio, at: 100_000, sound: 20_000) == .at(micros: 100_000, length: 20_000))
         #expect(placed(&file, .audio, at: 120_000, sound: 20_000) == .ended, "both streams read to the end")
 
-        var soundStopsEarly = InputTimeline(isLive: false, start: 0, pictureMicros: picture, durationMicros: 80_000)
+        var soundStopsEarly = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: 80_000)
         soundStopsEarly.connected(streams: 2)
         #expect(placed(&soundStopsEarly, at: 120_000 - 40_000) == .at(micros: 0, length: picture))
         #expect(placed(&soundStopsEarly, at: 200_000) == .pastEnd)
         #expect(placed(&soundStopsEarly, at: 80_000 + 1_120_000) == .ended, "a second past the end, the other stream has nothing more")
 
-        var live = InputTimeline(isLive: true, start: 0, pictureMicros: picture, durationMicros: 80_000)
+        var live = InputTimeline(isLive: true, start: 0, framesPerSecond: 25, durationMicros: 80_000)
         live.connected(streams: 1)
         #expect(placed(&live, at: 0, now: 200_000) == .at(micros: 200_000, length: picture))
     }

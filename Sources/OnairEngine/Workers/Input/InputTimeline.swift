@@ -7,7 +7,10 @@ import AVBridge
 /// - A live input (camera, network, device) runs on the wall clock: each connection's own clock
 ///   is anchored to the run's clock at its first frame, smooth within a connection, monotonic
 ///   across them; a stream that drifts more than ``longestDrift`` from the wall clock has jumped
-///   (a new publisher behind the same URL restarts at 0) and is anchored again.
+///   (a new publisher behind the same URL restarts at 0) and is anchored again. The first frame
+///   is anchored on the nearest frame of the input's rate, not between two: half way between,
+///   a stream whose timestamps jitter by a millisecond (RTMP's are whole milliseconds) would
+///   put two pictures on one frame of the output and none on the next.
 /// - A file or synthetic source starts where it is opened on the timeline (0, or the media time
 ///   reached when an overlay switch opens it) and counts from its first frame; a looping file
 ///   goes on, pass after pass, from where the last pass ended.
@@ -28,6 +31,8 @@ struct InputTimeline: Equatable {
     let isLive: Bool
     /// How long one picture lasts (µs).
     let pictureMicros: Int64
+    /// The input's frame rate, whose frames a live input's anchor falls on.
+    private let framesPerSecond: Double
     /// Where a local input stops reading (µs), if the run has a duration: one picture past it.
     let readingEnd: Int64?
     /// Where the current pass of a file starts on the timeline.
@@ -48,11 +53,13 @@ struct InputTimeline: Equatable {
     private var readToEnd: Set<MediaKind> = []
 
     /// A timeline for an input opened at `start` on the run's timeline.
-    init(isLive: Bool, start: Int64, pictureMicros: Int64, durationMicros: Int64?) {
+    init(isLive: Bool, start: Int64, framesPerSecond: Double, durationMicros: Int64?) {
         self.isLive = isLive
         passStart = start
-        self.pictureMicros = pictureMicros
-        readingEnd = durationMicros.map { $0 + pictureMicros }
+        let rate = max(1, framesPerSecond), picture = Int64(1_000_000 / rate)
+        self.framesPerSecond = rate
+        pictureMicros = picture
+        readingEnd = durationMicros.map { $0 + picture }
     }
 
     /// Where a frame goes.
@@ -84,7 +91,7 @@ struct InputTimeline: Equatable {
         let stream = stream ?? max(lastMicros + 1, 0)
         let micros: Int64
         if isLive {
-            if anchor.map({ abs(stream + $0 - now) > Self.longestDrift }) ?? true { anchor = now - stream }
+            if anchor.map({ abs(stream + $0 - now) > Self.longestDrift }) ?? true { anchor = nearestFrame(to: now) - stream }
             micros = stream + anchor!
         } else {
             if firstStream == nil { firstStream = stream }
@@ -102,6 +109,14 @@ struct InputTimeline: Equatable {
             return readToEnd.count >= streams || micros >= readingEnd + 1_000_000 ? .ended : .pastEnd
         }
         return .at(micros: micros, length: length)
+    }
+
+    /// The start of the frame (at the input's rate) nearest to `micros`: frames start at
+    /// exact multiples of 1/rate, not of the rounded ``pictureMicros``, which would drift off
+    /// them by a third of a µs a frame at 30 fps.
+    private func nearestFrame(to micros: Int64) -> Int64 {
+        let frame = (Double(micros) * framesPerSecond / 1_000_000).rounded()
+        return Int64((frame * 1_000_000 / framesPerSecond).rounded())
     }
 
     /// What the end of a file's pass leads to.

@@ -103,9 +103,9 @@ final class InputWorker: RunWorker {
     /// Whether it was started and has ended.
     var hasEnded: Bool { life.withLock { $0.phase == .ended } }
 
-    /// How long one picture lasts (µs): at the opened input's rate, else the planned one.
-    private var pictureMicros: Int64 {
-        Int64(1_000_000 / max(1, videoFormat?.frameRate.framesPerSecond ?? Double(input.video?.fps ?? 30)))
+    /// The opened input's frame rate, else the planned one.
+    private var framesPerSecond: Double {
+        max(1, videoFormat?.frameRate.framesPerSecond ?? Double(input.video?.fps ?? 30))
     }
 
     private var format: String? {
@@ -273,7 +273,7 @@ extension InputWorker {
             runStill(repeating: repeats, from: offset)
             return
         }
-        var timeline = InputTimeline(isLive: isLive, start: offset, pictureMicros: pictureMicros, durationMicros: durationMicros)
+        var timeline = InputTimeline(isLive: isLive, start: offset, framesPerSecond: framesPerSecond, durationMicros: durationMicros)
         while !interruption.isStopRequested {
             guard let media = connect() else {
                 if isLive { continue } else { return }
