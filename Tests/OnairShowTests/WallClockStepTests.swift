@@ -122,7 +122,9 @@ final class SteppedStage: ShowStage {
 
     func switchOverlay(to plan: PipelinePlan, at: MediaInstant) async throws(OverlaySwitchError) -> MediaInstant {
         state.withLock { $0.landingTimes.append(at) }
-        while mediaTime < at { try? await Task.sleep(for: .milliseconds(1)) }
+        // Cancelled (the test is over, the clock stands still), Task.sleep throws at once:
+        // looping on would never suspend and would hold a thread of the pool for ever.
+        while mediaTime < at, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
         return at
     }
 
