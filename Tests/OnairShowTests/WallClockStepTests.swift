@@ -147,15 +147,13 @@ final class SteppedStage: ShowStage {
     func stop() async {}
 
     // The stepped schedule acts on no source.
-    func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
+    func setMuted(_ muted: Bool, source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError)
+        -> MediaInstant
+    {
         throw .refused(reason: "a stepped stage has no sources")
     }
 
-    func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
-        throw .refused(reason: "a stepped stage has no sources")
-    }
-
-    func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
+    func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> MediaInstant {
         throw .refused(reason: "a stepped stage has no sources")
     }
 }

@@ -9,10 +9,10 @@ import Foundation
 public struct ScheduleEvent: Codable, Equatable, Sendable {
     /// What became of the action.
     public enum Outcome: String, Codable, Sendable {
-        /// It was carried out (or, with `applied: false`, its time came and the run can't carry
-        /// it out: `reason` says why).
+        /// It was carried out; `landedMedia` says where.
         case fired
-        /// Its time came and went without it (due before the run started, or refused).
+        /// Its time came and went without it (an `end` due before the run started, or the run
+        /// could not carry it out): `reason` says why.
         case skipped
         /// Cancelled before its time (through the API or `onair schedule cancel`).
         case cancelled
