@@ -127,6 +127,16 @@ extension ScheduleBook {
         return entries.first { $0.action.isWritten && $0.action.index == action.index }?.id
     }
 
+    /// Where the clip whose end `entry` is (an implied `clipEnds`) comes to its end: the engine
+    /// plays a clip whole from the frame it landed on, so as long after its play's landing as
+    /// `entry` is due after its play's due time. Nil when the play was not carried out.
+    func clipEnd(of entry: Entry) -> MediaInstant? {
+        guard let play = writer(of: entry.action).flatMap(self.entry), play.applied == true, let started = play.landedMedia else {
+            return nil
+        }
+        return started + (entry.dueMedia - play.dueMedia)
+    }
+
     /// The book as the API shows it, at `nowMedia` on the run's media clock.
     func view(nowMedia: MediaInstant) -> ScheduleTimeline {
         let shown = entries.sorted { ($0.dueMedia, $0.id) < ($1.dueMedia, $1.id) }.map { view($0) }

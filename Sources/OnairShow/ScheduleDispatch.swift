@@ -1,23 +1,24 @@
 import OnairEngine
 import OnairPlanner
 
-/// Where the actions on a source's input go: `play:` (a clip in its place), its end, `mute:`
-/// and `unmute:`. One function, so that the engine's source control is used from one place.
+/// Where the actions on a source's input go: `play:` (a clip in its place), `mute:` and
+/// `unmute:`. One function, so that the engine's source control is used from one place. (A
+/// clip's end is the engine's own doing: see ``ScheduleBook/clipEnd(of:)``.)
 enum ScheduleDispatch {
-    /// Carries out `effect` at `at`; whether it was applied, and why not.
-    static func dispatch(_ effect: ScheduledAction.Effect, at: MediaInstant, on stage: any ShowStage) async -> (applied: Bool, reason: String?) {
+    /// Carries out `effect` at `at`: where the engine landed it (on the first frame at or after
+    /// `at`, or later when `at` is too near or past), or why not.
+    static func dispatch(_ effect: ScheduledAction.Effect, at: MediaInstant, on stage: any ShowStage) async -> Landing {
         do throws(SourceControlError) {
             switch effect {
-            case let .play(clip, source, loop, _): _ = try await stage.play(clip: clip, in: source, loop: loop, at: at)
-            // The engine ends a clip by itself when its file ends: the source is back already.
-            case .clipEnds: break
-            case let .mute(source, video, audio): _ = try await stage.mute(source: source, video: video, audio: audio, at: at)
-            case let .unmute(source, video, audio): _ = try await stage.unmute(source: source, video: video, audio: audio, at: at)
-            default: return (false, "not an action on a source")
+            case let .play(clip, source, loop, _):
+                return .landed(try await stage.playClip(clip, in: source, loop: loop, at: at))
+            case let .mute(source, video, audio), let .unmute(source, video, audio):
+                let muted = if case .mute = effect { true } else { false }
+                return .landed(try await stage.setMuted(muted, source: source, video: video, audio: audio, at: at))
+            default: return .refused("not an action on a source")
             }
-            return (true, nil)
         } catch {
-            return (false, "\(error)")
+            return .refused("\(error)")
         }
     }
 }

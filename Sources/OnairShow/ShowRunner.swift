@@ -115,23 +115,28 @@ public actor ShowRunner {
 extension ShowRunner {
     /// At the start: what the timeline has on air then (actions due before the start, the
     /// countdowns' targets as resolved now, scheduled destinations live from the start).
+    /// Actions on sources are carried out now, landing where the engine can still change a
+    /// frame, and say so.
     private func alignStart() async {
         // A run without a schedule keeps the graph it started with (actions may be added later).
         guard !book.entries.isEmpty else { return }
         let started = book.entries.filter { $0.dueMedia <= 0 && $0.state == .pending }
-        let (landed, failure) = await changeGraph(atOffset: 0, due: 0)
+        let graph = await changeGraph(atOffset: 0, due: 0)
         let live = Set(book.timeline.state(atOffset: 0).liveDestinations)
         for destination in plans.scheduledDestinations.intersection(live).sorted() {
             try? await stage.startDestination(destination, at: 0)
         }
         for entry in started {
-            if entry.action.effect == .end {
-                settle(entry, .skipped, landed: nil, applied: false, reason: "due before the run started")
+            guard entry.action.effect != .end else {
+                settle(entry, .refused("due before the run started"))
                 continue
             }
-            let note = entry.dueMedia < 0 ? "due before the run started: on air from its start" : nil
-            let sourceResult = entry.action.isOnSource ? await ScheduleDispatch.dispatch(entry.action.effect, at: 0, on: stage) : nil
-            settle(entry, .fired, landed: landed, applied: sourceResult?.applied ?? (failure == nil), reason: sourceResult?.reason ?? failure ?? note)
+            var landing = entry.action.isOnSource ? await act(entry, at: 0) : graph
+            if entry.dueMedia < 0, landing.applied {
+                let what = entry.action.isOnSource ? "carried out at its start" : "on air from its start"
+                landing.reason = "due before the run started: \(what)"
+            }
+            settle(entry, landing)
         }
     }
 
@@ -142,59 +147,57 @@ extension ShowRunner {
         inFlight = Set(group.map(\.id))
         defer { inFlight = [] }
         let due = first.dueMedia
-        var graph: (landed: MediaInstant?, failure: String?) = (nil, nil)
-        if group.contains(where: \.action.changesGraph) { graph = await changeGraph(atOffset: first.action.offsetMs, due: due) }
-        var results: [(ScheduleBook.Entry, MediaInstant?, Bool, String?)] = []
+        let graph = group.contains(where: \.action.changesGraph) ? await changeGraph(atOffset: first.action.offsetMs, due: due) : nil
+        var results: [(ScheduleBook.Entry, Landing)] = []
         for entry in group where entry.action.effect != .end {
-            if entry.action.changesGraph {
-                results.append((entry, graph.landed, graph.failure == nil, graph.failure))
+            if let graph, entry.action.changesGraph {
+                results.append((entry, graph))
             } else {
-                let (applied, reason) = await act(entry.action.effect, due: due)
-                results.append((entry, applied ? frame(atOrAfter: due) : nil, applied, reason))
+                results.append((entry, await act(entry, at: due)))
             }
         }
         _ = await wait(until: due)
-        for (entry, landed, applied, reason) in results {
-            settle(entry, applied ? .fired : .skipped, landed: landed, applied: applied, reason: reason)
-        }
+        for (entry, landing) in results { settle(entry, landing) }
         if let end = group.first(where: { $0.action.effect == .end }) {
-            settle(end, .fired, landed: stage.mediaTime, applied: true, reason: nil)
+            settle(end, .landed(stage.mediaTime))
             await stage.stop()
         }
     }
 
-    /// What is not a change of the graph: destinations, and actions on sources.
-    private func act(_ effect: ScheduledAction.Effect, due: MediaInstant) async -> (applied: Bool, reason: String?) {
+    /// What is not a change of the graph: destinations, and actions on sources, at `at`.
+    private func act(_ entry: ScheduleBook.Entry, at: MediaInstant) async -> Landing {
         do throws(DestinationControlError) {
-            switch effect {
-            case .start(let destination): try await stage.startDestination(destination, at: due)
-            case .stop(let destination): try await stage.stopDestination(destination, at: due)
-            default: return await ScheduleDispatch.dispatch(effect, at: due, on: stage)
+            switch entry.action.effect {
+            case .start(let destination): try await stage.startDestination(destination, at: at)
+            case .stop(let destination): try await stage.stopDestination(destination, at: at)
+            // The engine ends a clip by itself, its file's length after the frame it landed on.
+            case .clipEnds: return book.clipEnd(of: entry).map { .landed(frame(atOrAfter: $0)) } ?? .refused("its clip did not play")
+            default: return await ScheduleDispatch.dispatch(entry.action.effect, at: at, on: stage)
             }
-            return (true, nil)
+            return .landed(frame(atOrAfter: at))
         } catch {
-            return (false, "\(error)")
+            return .refused("\(error)")
         }
     }
 
     /// Puts the graph of the show at `offsetMs` on air at `due`: commands to the graph on air
     /// when they can make it, a switch to one built now otherwise. Where it landed, or why not.
-    private func changeGraph(atOffset offsetMs: Int, due: MediaInstant) async -> (landed: MediaInstant?, failure: String?) {
+    private func changeGraph(atOffset offsetMs: Int, due: MediaInstant) async -> Landing {
         let state = book.timeline.state(atOffset: offsetMs)
         guard let next = plans.plan(book.timeline, atOffset: offsetMs, combination: state.combination) else {
-            return (nil, "the show at this moment could not be planned")
+            return .refused("the show at this moment could not be planned")
         }
         if next.activeOverlay == onAir.activeOverlay, let commands = LayerCommand.between(onAir.graph, next.graph) {
             onAir = next
             stage.changeLayers(commands.map { TimedLayerCommand($0, at: due) })
-            return (frame(atOrAfter: due), nil)
+            return .landed(frame(atOrAfter: due))
         }
         do throws(OverlaySwitchError) {
             let landed = try await stage.switchOverlay(to: next, at: due)
             onAir = next
-            return (landed, nil)
+            return .landed(landed)
         } catch {
-            return (nil, "\(error)")
+            return .refused("\(error)")
         }
     }
 
@@ -203,8 +206,11 @@ extension ShowRunner {
         OnairEngine.frame(atOrAfter: micros, fps: onAir.fps)
     }
 
-    func settle(_ entry: ScheduleBook.Entry, _ state: ScheduleBook.Entry.State, landed: MediaInstant?, applied: Bool, reason: String?) {
-        book.settle(entry.id, as: state, at: wallNow(), landed: landed, applied: applied, reason: reason)
+    /// Records what became of `entry` and tells the run's subscribers: fired where it landed,
+    /// or skipped with the reason.
+    func settle(_ entry: ScheduleBook.Entry, _ landing: Landing) {
+        book.settle(entry.id, as: landing.applied ? .fired : .skipped, at: wallNow(), landed: landing.at, applied: landing.applied,
+                    reason: landing.reason)
         if let settled = book.entry(entry.id) { stage.report(settled.event) }
     }
 }

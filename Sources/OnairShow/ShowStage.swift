@@ -18,12 +18,14 @@ public protocol ShowStage: AnyObject, Sendable {
     func startDestination(_ destination: String, at: MediaInstant) async throws(DestinationControlError)
     /// Stops a destination after its last picture before `at`.
     func stopDestination(_ destination: String, at: MediaInstant) async throws(DestinationControlError)
-    /// Mutes a source's picture and/or sound from the first frame at or after `at`.
-    func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
-    /// Unmutes a source's picture and/or sound from the first frame at or after `at`.
-    func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
-    /// Puts a clip (a plan path) in a source's place from the first frame at or after `at`.
-    func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
+    /// Mutes (`muted`) or unmutes a source's picture and/or sound (neither named: both) from
+    /// the first frame at or after `at` (when `at` is too near or past, the first frame the
+    /// engine can still change); the media time of the frame it landed on.
+    func setMuted(_ muted: Bool, source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError)
+        -> MediaInstant
+    /// Puts a clip (a plan path) in a source's place from the first frame at or after `at`
+    /// (or, as a mute, later); the media time of the frame it landed on.
+    func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> MediaInstant
     /// Tells the run's subscribers what became of an action.
     func report(_ action: ScheduleEvent)
     /// Tells the run's subscribers something the operator should know.

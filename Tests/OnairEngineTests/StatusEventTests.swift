@@ -149,6 +149,17 @@ struct StatusEventTests {
         #expect(!line.contains(sentinelKey))
     }
 
+    @Test("a schedule event's due is an ISO 8601 time, as ts is, and reads back")
+    func scheduleLine() throws {
+        let fired = ScheduleEvent(id: 3, action: "overlay studio", outcome: .fired, due: time, dueMedia: 300_000_000, landedMedia: 300_033_333,
+                                  applied: true)
+        let fields = try object(StatusEvent(.schedule(fired), at: time).jsonLine(redact: { $0 }))
+        #expect(fields["event"] as? String == "schedule.fired" && fields["due"] as? String == "2025-01-01T12:00:00.250Z", "\(fields)")
+        #expect(fields["due_media_us"] as? Int == 300_000_000 && fields["landed_media_us"] as? Int == 300_033_333 && fields["reason"] == nil)
+        let read = try JSONDecoder().decode(ScheduleEvent.self, from: JSONEncoder().encode(fired))
+        #expect(read == fired)
+    }
+
     @Test("the redactor replaces every secret, longest first, and ignores empty ones")
     func secretRedactor() {
         let redact = SecretRedactor(secrets: ["abc", "abcdef", ""], replacement: "<key>")

@@ -122,7 +122,9 @@ final class SteppedStage: ShowStage {
 
     func switchOverlay(to plan: PipelinePlan, at: MediaInstant) async throws(OverlaySwitchError) -> MediaInstant {
         state.withLock { $0.landingTimes.append(at) }
-        while mediaTime < at { try? await Task.sleep(for: .milliseconds(1)) }
+        // Cancelled (the test is over, the clock stands still), Task.sleep throws at once:
+        // looping on would never suspend and would hold a thread of the pool for ever.
+        while mediaTime < at, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
         return at
     }
 
@@ -145,15 +147,13 @@ final class SteppedStage: ShowStage {
     func stop() async {}
 
     // The stepped schedule acts on no source.
-    func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
+    func setMuted(_ muted: Bool, source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError)
+        -> MediaInstant
+    {
         throw .refused(reason: "a stepped stage has no sources")
     }
 
-    func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
-        throw .refused(reason: "a stepped stage has no sources")
-    }
-
-    func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
+    func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> MediaInstant {
         throw .refused(reason: "a stepped stage has no sources")
     }
 }

@@ -4,15 +4,15 @@ import Foundation
 /// `schedule.added` and `schedule.cancelled` events.
 ///
 /// ```
-/// {"ts":"…","event":"schedule.fired","action":"overlay studio","applied":true,"due":"…","due_media_us":300000000,"id":3,"landed_media_us":300000000}
+/// {"ts":"…","event":"schedule.fired","action":"overlay studio","applied":true,"due":"2026-12-01T18:05:00.000Z","due_media_us":300000000,"id":3,"landed_media_us":300000000,"outcome":"fired"}
 /// ```
 public struct ScheduleEvent: Codable, Equatable, Sendable {
     /// What became of the action.
     public enum Outcome: String, Codable, Sendable {
-        /// It was carried out (or, with `applied: false`, its time came and the run can't carry
-        /// it out: `reason` says why).
+        /// It was carried out; `landedMedia` says where.
         case fired
-        /// Its time came and went without it (due before the run started, or refused).
+        /// Its time came and went without it (an `end` due before the run started, or the run
+        /// could not carry it out): `reason` says why.
         case skipped
         /// Cancelled before its time (through the API or `onair schedule cancel`).
         case cancelled
@@ -52,6 +52,35 @@ public struct ScheduleEvent: Codable, Equatable, Sendable {
     private enum CodingKeys: String, CodingKey {
         case id, action, outcome, due, applied, reason
         case dueMedia = "due_media_us", landedMedia = "landed_media_us"
+    }
+
+    /// `due` as the event's `ts` is written, `2026-12-01T18:00:00.000Z`: a `Date`'s own
+    /// encoding is a count of seconds since 2001 that no reader of the log expects.
+    private static let dueStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(action, forKey: .action)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encode(due.formatted(Self.dueStyle), forKey: .due)
+        try container.encode(dueMedia, forKey: .dueMedia)
+        try container.encodeIfPresent(landedMedia, forKey: .landedMedia)
+        try container.encode(applied, forKey: .applied)
+        try container.encodeIfPresent(reason, forKey: .reason)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let dueText = try container.decode(String.self, forKey: .due)
+        guard let due = try? Self.dueStyle.parse(dueText) else {
+            throw DecodingError.dataCorruptedError(forKey: .due, in: container, debugDescription: "not an ISO 8601 time: \(dueText)")
+        }
+        self.init(id: try container.decode(Int.self, forKey: .id), action: try container.decode(String.self, forKey: .action),
+                  outcome: try container.decode(Outcome.self, forKey: .outcome), due: due,
+                  dueMedia: try container.decode(MediaInstant.self, forKey: .dueMedia),
+                  landedMedia: try container.decodeIfPresent(MediaInstant.self, forKey: .landedMedia),
+                  applied: try container.decode(Bool.self, forKey: .applied), reason: try container.decodeIfPresent(String.self, forKey: .reason))
     }
 
     func redacted(_ redact: (String) -> String) -> ScheduleEvent {

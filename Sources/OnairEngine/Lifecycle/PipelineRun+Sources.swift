@@ -22,34 +22,45 @@ extension PipelineRun {
     }
 
     public func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
-        try await setMuted(true, source: source, video: video, audio: audio, at: at)
+        let landing = try await setMuted(true, source: source, video: video, audio: audio, at: at)
+        return await status(landedOn: landing, asked: at)
     }
 
     public func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
-        try await setMuted(false, source: source, video: video, audio: audio, at: at)
-    }
-
-    /// Neither the picture nor the sound named means both, as in a schedule's `mute: SOURCE`.
-    private func setMuted(_ muted: Bool, source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError)
-        -> RunStatus
-    {
-        let name = try self.source(named: source)
-        let both = !video && !audio
-        let landing = try await supervisor.setMuted(muted, source: name, video: video || both, audio: audio || both, at: at)
+        let landing = try await setMuted(false, source: source, video: video, audio: audio, at: at)
         return await status(landedOn: landing, asked: at)
     }
 
     public func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus {
+        let landing = try await playClip(clip, in: source, loop: loop, at: at)
+        return await status(landedOn: landing, asked: at)
+    }
+
+    /// Mutes (`muted`) or unmutes `source`'s picture and/or sound (neither named: both, as in a
+    /// schedule's `mute: SOURCE`) as ``mute(source:video:audio:at:)`` does; the media time of
+    /// the frame it landed on, which its `source.muted`/`source.unmuted` event gives too.
+    public func setMuted(_ muted: Bool, source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError)
+        -> MediaInstant
+    {
+        let name = try self.source(named: source)
+        let both = !video && !audio
+        return try await supervisor.setMuted(muted, source: name, video: video || both, audio: audio || both, at: at)
+    }
+
+    /// Puts the clip at `clip` (a plan path) in `source`'s place as
+    /// ``play(clip:in:loop:at:)`` does; the media time of the frame it landed on, which its
+    /// `source.clip` event gives too.
+    public func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError)
+        -> MediaInstant
+    {
         let name = try self.source(named: source)
         let reader = try await openClip(projectRoot.resolvingPlanPath(clip), loop: loop)
-        let landing: MediaInstant
         do {
-            landing = try await supervisor.play(reader, in: name, path: clip, loop: loop, at: at)
+            return try await supervisor.play(reader, in: name, path: clip, loop: loop, at: at)
         } catch {
             reader.stop()
             throw error
         }
-        return await status(landedOn: landing, asked: at)
     }
 
     /// The status once a change asked for the next frame (`asked` nil) has landed, so that it
