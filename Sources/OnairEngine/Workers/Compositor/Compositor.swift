@@ -127,7 +127,8 @@ final class Compositor: RunWorker {
     /// (on the compositor's thread) what went on air, or nil when nothing did. False, leaving
     /// the combination on air and `next` unused, when the compositor is stopping, has ended, or
     /// another switch waits. The inputs `next` does not share with the combination on air start
-    /// at the media time reached; those only the old one read are stopped.
+    /// where its pictures have reached (their sound where its sound has); those only the old one
+    /// read are stopped.
     /// With `at`, the switch waits for the pictures on air to reach that media time: the new
     /// graph's first picture is the first at or after it.
     func requestSwitch(to next: CombinationGraph, at: MediaInstant? = nil, landed: @escaping @Sendable (OnAirGraph?) -> Void) -> Bool {
@@ -195,7 +196,11 @@ final class Compositor: RunWorker {
     }
 
     private func putOnAir(_ next: CombinationGraph, replacing current: CombinationGraph) {
-        let start = current.mediaEnd
+        // New inputs start where the pictures have reached, not the sound: sound is read a few
+        // pictures ahead, and the first picture would wait for it. Their sound goes on from
+        // where the sound on air reached.
+        let start = current.picturesEnd
+        let soundStart = current.mediaEnd
         let kept = Set(next.inputs.map(ObjectIdentifier.init))
         next.generation = current.generation + 1
         next.onAirSince = start
@@ -205,7 +210,7 @@ final class Compositor: RunWorker {
         for encoder in encoders { encoder.frames.push(.repeatLastPicture(untilMicros: start - 2 * picture)) }
         next.takeOverFailover(from: current)
         next.goOnAir()
-        for input in next.inputs where !input.isStarted { input.start(at: start) }
+        for input in next.inputs where !input.isStarted { input.start(at: start, soundFrom: soundStart) }
         for input in current.inputs where !kept.contains(ObjectIdentifier(input)) { input.stop() }
         let summary = next.summary
         inbox.withLock { $0.onAir = summary }
