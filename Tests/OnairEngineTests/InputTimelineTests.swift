@@ -109,6 +109,20 @@ struct InputTimelineTests {
         #expect(placed(&timeline, at: 120_000) == .at(micros: 40_000, length: picture))
     }
 
+    @Test("an input a switch opens starts its pictures where it is opened and its sound where the sound on air reached")
+    func soundGoesOnFromTheSoundOnAir() {
+        // Opened where the pictures on air reached (3 s); the sound on air has gone 60 ms further.
+        var timeline = InputTimeline(isLive: false, start: 3_000_000, soundFrom: 3_060_000, framesPerSecond: 25, durationMicros: nil)
+        timeline.connected(streams: 2)
+        #expect(placed(&timeline, at: 0) == .at(micros: 3_000_000, length: picture))
+        #expect(placed(&timeline, .audio, at: 0, sound: 20_000) == .late)
+        #expect(placed(&timeline, .audio, at: 40_000, sound: 20_000) == .late, "it would end after the sound on air, but starts before")
+        #expect(placed(&timeline, at: 40_000) == .at(micros: 3_040_000, length: picture))
+        #expect(placed(&timeline, .audio, at: 60_000, sound: 20_000) == .at(micros: 3_060_000, length: 20_000))
+        #expect(placed(&timeline, .audio, at: 80_000, sound: 20_000) == .at(micros: 3_080_000, length: 20_000))
+        #expect(timeline.endMicros == 3_100_000)
+    }
+
     @Test("frames without timestamps follow the last one")
     func missingTimestamps() {
         var timeline = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: nil)

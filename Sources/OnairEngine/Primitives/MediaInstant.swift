@@ -11,3 +11,13 @@ public func frame(atOrAfter micros: MediaInstant, fps: Int) -> MediaInstant {
     let frame = (max(0, micros) * rate + 999_999) / 1_000_000
     return frame * 1_000_000 / rate
 }
+
+/// The frame of an `fps` output grid (as ``frame(atOrAfter:fps:)`` counts it) nearest `micros`.
+/// Whole microseconds can't hold a frame's length (1/30 s), so the end of a picture is a
+/// microsecond or two off the grid, and one of a live input anywhere within a frame: compared
+/// on the grid, they are where their frame is.
+func frame(nearest micros: MediaInstant, fps: Int) -> MediaInstant {
+    let rate = Int64(max(1, fps))
+    let frame = (max(0, micros) * rate + 500_000) / 1_000_000
+    return frame * 1_000_000 / rate
+}

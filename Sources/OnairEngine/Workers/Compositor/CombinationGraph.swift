@@ -255,6 +255,8 @@ final class CombinationGraph {
     }
 
     /// The media time reached (µs): where the next frame of any input fed to this graph starts.
+    /// Paced sound is read about two pictures further ahead than pictures
+    /// (``InputWorker/pacingTarget(_:kind:pictureMicros:)``): this is mostly the sound's.
     var mediaEnd: Int64 { sourceEnds.compactMap { $0 }.max() ?? 0 }
 
     /// Where its pictures have reached (µs): the earliest end of the last picture fed from each
@@ -262,7 +264,18 @@ final class CombinationGraph {
     /// in step). A timed switch waits for it. Inputs that ended count no more: an overlaid
     /// still is sent once (the graph repeats it), and waiting for it would wait for ever.
     var picturesReached: MediaInstant {
-        videoSource.indices.compactMap { ended[$0] ? nil : videoSource[$0].flatMap { sourceEnds[$0] } }.min() ?? mediaEnd
+        picturesFed.min() ?? mediaEnd
+    }
+
+    /// Where the latest picture fed to it ends (µs): where the next picture of an input it
+    /// shares with the graph replacing it starts, and so where that graph's new inputs start.
+    var picturesEnd: MediaInstant {
+        picturesFed.max() ?? mediaEnd
+    }
+
+    /// The end of the last picture fed from each video input that has not ended.
+    private var picturesFed: [MediaInstant] {
+        videoSource.indices.compactMap { ended[$0] ? nil : videoSource[$0].flatMap { sourceEnds[$0] } }
     }
 
     /// What one round did.

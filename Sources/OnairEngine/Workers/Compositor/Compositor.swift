@@ -127,9 +127,10 @@ final class Compositor: RunWorker {
     /// (on the compositor's thread) what went on air, or nil when nothing did. False, leaving
     /// the combination on air and `next` unused, when the compositor is stopping, has ended, or
     /// another switch waits. The inputs `next` does not share with the combination on air start
-    /// at the media time reached; those only the old one read are stopped.
-    /// With `at`, the switch waits for the pictures on air to reach that media time: the new
-    /// graph's first picture is the first at or after it.
+    /// where its pictures have reached (their sound where its sound has); those only the old one
+    /// read are stopped.
+    /// With `at`, the switch waits for the pictures on air to reach the first frame at or after
+    /// that media time: the new graph's first picture is that frame's.
     func requestSwitch(to next: CombinationGraph, at: MediaInstant? = nil, landed: @escaping @Sendable (OnAirGraph?) -> Void) -> Bool {
         let pending = PendingSwitch(graph: Transfer(next), at: at, landed: landed)
         let accepted = inbox.withLock { inbox -> Bool in
@@ -154,9 +155,10 @@ final class Compositor: RunWorker {
         var current = first
         var layers = QueuedLayerCommands()
         while true {
-            let reached = current.picturesReached
+            // A timed switch is due once the pictures reach its frame, compared on the grid.
+            let fps = current.plan.fps, reached = frame(nearest: current.picturesReached, fps: fps)
             let (pending, request, commands) = inbox.withLock { inbox in
-                let due = inbox.pending.map { pending in pending.at.map { reached >= $0 } ?? true } ?? false
+                let due = inbox.pending.map { pending in pending.at.map { reached >= frame(atOrAfter: $0, fps: fps) } ?? true } ?? false
                 defer { inbox.commands = [] }
                 return (due ? inbox.pending.take() : nil, inbox.request, inbox.commands)
             }
@@ -195,7 +197,13 @@ final class Compositor: RunWorker {
     }
 
     private func putOnAir(_ next: CombinationGraph, replacing current: CombinationGraph) {
-        let start = current.mediaEnd
+        // New inputs start where the pictures have reached, not the sound: sound is read a few
+        // pictures ahead, and the first picture would wait for it. Their sound goes on from
+        // where the sound on air reached.
+        // On the output grid, so that timestamps rounded to whole microseconds do not drift
+        // off it from switch to switch.
+        let start = frame(nearest: current.picturesEnd, fps: current.plan.fps)
+        let soundStart = current.mediaEnd
         let kept = Set(next.inputs.map(ObjectIdentifier.init))
         next.generation = current.generation + 1
         next.onAirSince = start
@@ -205,7 +213,7 @@ final class Compositor: RunWorker {
         for encoder in encoders { encoder.frames.push(.repeatLastPicture(untilMicros: start - 2 * picture)) }
         next.takeOverFailover(from: current)
         next.goOnAir()
-        for input in next.inputs where !input.isStarted { input.start(at: start) }
+        for input in next.inputs where !input.isStarted { input.start(at: start, soundFrom: soundStart) }
         for input in current.inputs where !kept.contains(ObjectIdentifier(input)) { input.stop() }
         let summary = next.summary
         inbox.withLock { $0.onAir = summary }

@@ -15,6 +15,10 @@ import AVBridge
 ///   reached when an overlay switch opens it) and counts from its first frame; a looping file
 ///   goes on, pass after pass, from where the last pass ended.
 /// - Pictures never go back in time: a late one is dropped rather than squeezed in.
+/// - Nor does the sound on air: an input an overlay switch opens starts where the pictures on
+///   air have reached, but the sound on air is read a few pictures further ahead, so its sound
+///   before ``soundFrom`` is dropped (kept, the encoder would move it, and all that follows, up
+///   behind the sound already encoded: out of step with its pictures).
 /// - With a run's duration, a local input reads one picture past it (``readingEnd``): the
 ///   encoders end the output at the duration itself (as ffmpeg's output `-t` does), and the
 ///   graph needs a picture after the last one to give that one out (a frame-rate filter after an
@@ -37,6 +41,8 @@ struct InputTimeline: Equatable {
     let readingEnd: Int64?
     /// Where the current pass of a file starts on the timeline.
     private(set) var passStart: Int64
+    /// Sound placed before this is dropped (nil: none is).
+    let soundFrom: Int64?
     /// Live: the run's time minus the stream's at the connection's first frame.
     private var anchor: Int64?
     /// Local: the stream's time of this pass's first frame.
@@ -52,10 +58,12 @@ struct InputTimeline: Equatable {
     private var streams = 0
     private var readToEnd: Set<MediaKind> = []
 
-    /// A timeline for an input opened at `start` on the run's timeline.
-    init(isLive: Bool, start: Int64, framesPerSecond: Double, durationMicros: Int64?) {
+    /// A timeline for an input opened at `start` on the run's timeline, its sound taken from
+    /// `soundFrom` on.
+    init(isLive: Bool, start: Int64, soundFrom: Int64? = nil, framesPerSecond: Double, durationMicros: Int64?) {
         self.isLive = isLive
         passStart = start
+        self.soundFrom = soundFrom
         let rate = max(1, framesPerSecond), picture = Int64(1_000_000 / rate)
         self.framesPerSecond = rate
         pictureMicros = picture
@@ -66,7 +74,7 @@ struct InputTimeline: Equatable {
     enum Placement: Equatable {
         /// At `micros` on the run's timeline, lasting `length` µs.
         case at(micros: Int64, length: Int64)
-        /// A picture that would go back in time: dropped.
+        /// A picture that would go back in time, or sound before ``soundFrom``: dropped.
         case late
         /// Past ``readingEnd`` while another stream has not reached it: dropped.
         case pastEnd
@@ -100,6 +108,8 @@ struct InputTimeline: Equatable {
         if kind == .video {
             guard micros > lastPictureMicros else { return .late }
             lastPictureMicros = micros
+        } else if let soundFrom, micros < soundFrom {
+            return .late
         }
         lastMicros = max(lastMicros, micros)
         let length = kind == .audio ? soundLength ?? pictureMicros : pictureMicros

@@ -171,11 +171,13 @@ final class InputWorker: RunWorker {
     /// Starts reading at the start of the run's timeline.
     func start() { start(at: 0) }
 
-    /// Starts reading; a file or synthetic source starts at `offset` on the run's timeline (the
-    /// media time reached, for an input a switch opens). It reports its end once its thread has
-    /// left libav: a run must not end the process while an input is still inside a library call
-    /// (libsrt's cleanup at exit frees what a listener still waiting for its camera uses).
-    func start(at offset: Int64) {
+    /// Starts reading; a file or synthetic source starts at `offset` on the run's timeline (where
+    /// the pictures on air have reached, for an input a switch opens). Its sound before
+    /// `soundFrom` is dropped: the sound on air has gone that far already (see
+    /// ``InputTimeline``). It reports its end once its thread has left libav: a run must not end
+    /// the process while an input is still inside a library call (libsrt's cleanup at exit frees
+    /// what a listener still waiting for its camera uses).
+    func start(at offset: Int64, soundFrom: Int64? = nil) {
         let handedOver = life.withLock { life -> Bool in
             let handedOver = life.phase == .handedOver
             life.phase = handedOver ? .ended : .reading
@@ -188,7 +190,7 @@ final class InputWorker: RunWorker {
             return
         }
         reports.startThread(named: "input.\(input.index)") { [self] in
-            run(from: offset)
+            run(from: offset, soundFrom: soundFrom)
             // An overlaid still is sent once and stays on air in the graph until stopped.
             let failure = life.withLock { life in
                 life.phase = .ended
@@ -267,13 +269,14 @@ extension InputWorker {
     }
 
     /// The reading thread: connection after connection until the input is done.
-    private func run(from offset: Int64) {
+    private func run(from offset: Int64, soundFrom: Int64?) {
         defer { mailbox.close() }
         if case .file(_, let repeats, true) = input.kind {
             runStill(repeating: repeats, from: offset)
             return
         }
-        var timeline = InputTimeline(isLive: isLive, start: offset, framesPerSecond: framesPerSecond, durationMicros: durationMicros)
+        var timeline = InputTimeline(isLive: isLive, start: offset, soundFrom: soundFrom, framesPerSecond: framesPerSecond,
+                                     durationMicros: durationMicros)
         while !interruption.isStopRequested {
             guard let media = connect() else {
                 if isLive { continue } else { return }
