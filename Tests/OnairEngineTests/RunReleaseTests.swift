@@ -48,6 +48,31 @@ struct RunReleaseTests {
         #expect(last?.event.kind == .runStopped(reason: "completed"), "\(String(describing: last))")
     }
 
+    @Test("a switch lets go of the graph that left the air, the first one on air too: the inputs only it read are freed at once, not at the run's end",
+          .timeLimit(.minutes(1)))
+    func firstGraphIsFreedAtASwitch() async throws {
+        let controlled = try await ControlledRun()
+        let run = controlled.run
+        await run.start()
+        try await controlled.waitForStatus { $0.state == .live }
+        let left = try await inputsLeftBehind(switching: run, to: "blue")
+        #expect(!left.isEmpty, "red reads an input blue does not")
+        // A stopped input's thread lets go of it a moment after it ended.
+        try await waitUntilReleased { left.contains { $0.worker != nil } }
+        #expect(left.allSatisfy { $0.worker == nil }, "an input only the first graph read outlived the switch: the graph was still held")
+        await run.stop()
+        _ = await run.outcome()
+    }
+
+    /// The inputs of the graph on air that `overlay`'s graph does not read, held weakly, once
+    /// `overlay` is on air.
+    private func inputsLeftBehind(switching run: PipelineRun, to overlay: String) async throws -> [WeakInput] {
+        let before = run.parts.compositor.onAir.inputs.map(WeakInput.init)
+        _ = try await run.switchOverlay(to: overlay)
+        let after = Set(run.parts.compositor.onAir.inputs.map(ObjectIdentifier.init))
+        return before.filter { !after.contains($0.id) }
+    }
+
     @Test("a preview request still waiting when the encoder ends is answered at once, and so is a later one: a waiting request held the finished run",
           .timeLimit(.minutes(3)))
     func previewWaitingAtTheEndIsAnswered() async throws {
@@ -67,5 +92,17 @@ struct RunReleaseTests {
             #expect(error == .unavailable(reason: "the run has ended"))
         }
         #expect(ContinuousClock.now - asked < .seconds(60), "the request waited for its timeout")
+    }
+}
+
+/// An input worker held weakly.
+private final class WeakInput {
+    weak var worker: InputWorker?
+    /// Which worker it was, once it is gone too.
+    let id: ObjectIdentifier
+
+    init(_ worker: InputWorker) {
+        self.worker = worker
+        id = ObjectIdentifier(worker)
     }
 }

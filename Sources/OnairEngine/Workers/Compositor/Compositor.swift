@@ -49,6 +49,8 @@ final class Compositor: RunWorker {
     private struct Inbox {
         /// The graph it starts with, until its thread takes it.
         var first: Transfer<CombinationGraph>?
+        /// ``start()`` was called.
+        var started = false
         var onAir: OnAirGraph
         var pending: PendingSwitch?
         /// Layer changes asked for and not handed to the graph yet.
@@ -93,13 +95,14 @@ final class Compositor: RunWorker {
 
     /// Starts the thread, which starts the inputs of the combination on air.
     func start() {
-        guard let first = inbox.withLock({ $0.first.take() }) else { return }
+        let starting = inbox.withLock { inbox in
+            defer { inbox.started = true }
+            return !inbox.started
+        }
+        guard starting else { return }
         reports.startThread(named: "compositor") { [self] in
             reports.report(.started, from: self)
-            let graph = first.value
-            graph.goOnAir()
-            for input in graph.inputs where !input.isStarted { input.start() }
-            let outcome = run(graph)
+            let outcome = run()
             // Nothing will go on air any more.
             let pending = inbox.withLock { inbox in
                 inbox.ended = true
@@ -149,10 +152,14 @@ final class Compositor: RunWorker {
         doorbell.ring()
     }
 
-    private func run(_ first: CombinationGraph) -> WorkerOutcome {
+    private func run() -> WorkerOutcome {
+        // Only this thread changes the graph on air, and only `current` holds it: the first graph
+        // is taken from the inbox here, not captured by the thread's closure, which kept it (its
+        // filter graph and the frames its pools had grown to) for the whole run.
+        guard var current = inbox.withLock({ $0.first.take() })?.value else { return .finished }
+        current.goOnAir()
+        for input in current.inputs where !input.isStarted { input.start() }
         var inputsStopped = false
-        // Only this thread changes the graph on air.
-        var current = first
         var layers = QueuedLayerCommands()
         while true {
             // A timed switch is due once the pictures reach its frame, compared on the grid.
