@@ -142,7 +142,8 @@ struct RunControlTests {
         let far = try #require(retrying.destinations.last)
         #expect(far.name == "far" && !far.required)
         #expect(far.lastError?.contains("refused") == true, "\(String(describing: far.lastError))")
-        #expect(await run.readiness() == Readiness(ready: true, reasons: []))
+        let readiness = await run.readiness(), state = await run.status().state
+        #expect(readiness == Readiness(ready: true, reasons: []), "\(readiness.reasons); the run \(state)")
         // Stats come from the run itself, every `statsInterval`.
         try await Task.sleep(for: .milliseconds(1200))
         let rec = try #require(retrying.destinations.first)
