@@ -54,9 +54,9 @@ public struct ScheduleEvent: Codable, Equatable, Sendable {
         case dueMedia = "due_media_us", landedMedia = "landed_media_us"
     }
 
-    /// `due` as the event's `ts` is written, `2026-12-01T18:00:00.000Z`: a `Date`'s own
-    /// encoding is a count of seconds since 2001 that no reader of the log expects.
-    private static let dueStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    /// `due` is written as the event's `ts` is (``StatusEvent``'s `iso8601WithMilliseconds`): a
+    /// `Date`'s own encoding is a count of seconds since 2001 that no reader of the log expects.
+    private static let dueStyle: Date.ISO8601FormatStyle = .iso8601WithMilliseconds
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

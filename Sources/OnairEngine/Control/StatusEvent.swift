@@ -287,8 +287,8 @@ extension StatusEvent {
 }
 
 extension FormatStyle where Self == Date.ISO8601FormatStyle {
-    /// `2025-01-01T12:00:00.000Z`.
-    fileprivate static var iso8601WithMilliseconds: Date.ISO8601FormatStyle {
+    /// `2025-01-01T12:00:00.000Z`: how the event log writes a time (`ts`, a schedule's `due`).
+    static var iso8601WithMilliseconds: Date.ISO8601FormatStyle {
         Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     }
 }
