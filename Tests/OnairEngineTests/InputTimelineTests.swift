@@ -90,6 +90,76 @@ struct InputTimelineTests {
         #expect(zip(frames, frames.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(frames)")
     }
 
+    @Test("a live connection joins its live edge: what libav buffered while it opened is dropped, and counted")
+    func liveEdge() {
+        // Probing an MPEG-TS camera read 20 pictures (0.63 s) and their sound before the first
+        // came out; then all came at once, 2 ms apart, the last of them on time.
+        let frame: Int64 = 33_333, sound: Int64 = 21_333, opened: Int64 = 5_000_000
+        var timeline = InputTimeline(isLive: true, start: 0, framesPerSecond: 30, durationMicros: nil)
+        timeline.connected(streams: 2)
+        var sounds: [(micros: Int64, now: Int64)] = []
+        var nextSound: Int64 = 0
+        var now = opened
+        func deliverSound(until stream: Int64) {
+            while nextSound <= stream {
+                if case .at(let micros, _) = placed(&timeline, .audio, at: nextSound, sound: sound, now: now) { sounds.append((micros, now)) }
+                nextSound += sound
+            }
+        }
+        #expect(placed(&timeline, at: 0, now: now) == .at(micros: opened, length: 33_333))
+        for index in Int64(1)..<20 {
+            now += 2_000
+            deliverSound(until: index * frame)
+            // Dropped, or (once the clock has gone half a picture on) put on the frame of now.
+            if case .at(let micros, _) = placed(&timeline, at: index * frame, now: now) {
+                #expect(abs(micros - now) <= frame / 2, "picture \(index) of the backlog placed at \(micros), come at \(now)")
+            }
+        }
+        let edge = now
+        #expect(timeline.takeCatchUp() == nil, "still catching up")
+        for index in Int64(20)..<50 {
+            now = edge + (index - 19) * frame
+            deliverSound(until: index * frame)
+            guard case .at(let micros, _) = placed(&timeline, at: index * frame, now: now) else {
+                Issue.record("picture \(index) was not placed")
+                return
+            }
+            #expect(abs(micros - now) <= frame / 2, "picture \(index) placed at \(micros), come at \(now)")
+            if index == 20, let catchUp = timeline.takeCatchUp() {
+                #expect((17 * frame...19 * frame).contains(catchUp.micros), "\(catchUp)")
+                #expect(catchUp.dropped >= 40, "the backlog's pictures and most of its sound: \(catchUp)")
+            } else if index == 20 {
+                Issue.record("the catch-up was not told")
+            }
+        }
+        #expect(timeline.takeCatchUp() == nil, "told once")
+        for (earlier, later) in zip(sounds, sounds.dropFirst()) {
+            #expect(later.micros >= earlier.micros + sound - 1_000, "sound overlaps: \(earlier) then \(later)")
+        }
+        #expect(sounds.last.map { abs($0.micros - $0.now) <= frame } == true, "the sound on its live edge too: \(sounds.suffix(2))")
+    }
+
+    @Test("a live connection that comes on time drops nothing and has nothing to tell")
+    func liveOnTime() {
+        // RTMP from a server on time: whole milliseconds, a few ms of jitter either way.
+        let jitter: [Int64] = [0, 3_000, -2_000, 5_000, 1_000, -4_000, 2_000]
+        var timeline = InputTimeline(isLive: true, start: 0, framesPerSecond: 30, durationMicros: nil)
+        timeline.connected(streams: 2)
+        var frames: [Int64] = []
+        for index in 0..<60 {
+            let stamp = Int64((Double(index) * 1000 / 30).rounded()) * 1000
+            let now = 2_000_000 + stamp + jitter[index % jitter.count]
+            #expect(placed(&timeline, .audio, at: stamp, sound: 21_000, now: now) != .late, "sound \(index)")
+            guard case .at(let micros, _) = placed(&timeline, at: stamp, now: now) else {
+                Issue.record("picture \(index) was not placed")
+                return
+            }
+            frames.append(Int64((Double(micros) * 30 / 1_000_000).rounded()))
+        }
+        #expect(zip(frames, frames.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(frames)")
+        #expect(timeline.takeCatchUp() == nil)
+    }
+
     @Test("a reconnected live input is anchored afresh, and stays monotonic")
     func liveReconnection() {
         var timeline = InputTimeline(isLive: true, start: 0, framesPerSecond: 25, durationMicros: nil)

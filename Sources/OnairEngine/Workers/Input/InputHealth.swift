@@ -63,6 +63,13 @@ final class InputHealth: Sendable {
         if isNew { events.emit(.inputLost(input: name, reason: reason)) }
     }
 
+    /// A live connection reached its live edge by dropping what libav had buffered while it
+    /// opened (``InputTimeline``): the operator hears how much, once per connection.
+    func caughtUp(_ catchUp: InputTimeline.CatchUp) {
+        events.emit(.runNote(message: "input '\(name)' joined its live edge: the \(catchUp.micros / 1000) ms buffered while it "
+                             + "connected were dropped (\(catchUp.dropped) frames)"))
+    }
+
     /// A local input could not be read.
     func failed(reason: String) {
         guard transition(to: .failed, reason: reason) else { return }

@@ -11,6 +11,16 @@ import AVBridge
 ///   is anchored on the nearest frame of the input's rate, not between two: half way between,
 ///   a stream whose timestamps jitter by a millisecond (RTMP's are whole milliseconds) would
 ///   put two pictures on one frame of the output and none on the next.
+/// - A live connection starts at its live edge. What libav read while it opened the connection
+///   (probing an MPEG-TS stream reads up to a few seconds: ~0.7 s of a camera over SRT) comes
+///   out at once; anchored on the first of those frames, every later picture would wait that
+///   long in the graph, the camera shown that much later than planned for the whole
+///   connection. So while the pictures (sound, without pictures) come faster than the clock,
+///   each moves the anchor to put it at the run's time, and what falls behind is dropped:
+///   pictures that would go back in time, sound that would overlap sound placed or lies more
+///   than a picture in the past. The first one that does not come early ends it
+///   (``takeCatchUp()``: how far the anchor moved, for the operator to hear). (A stream
+///   never leads the clock by more than ``longestDrift`` anyway: further, it counts as a jump.)
 /// - A file or synthetic source starts where it is opened on the timeline (0, or the media time
 ///   reached when an overlay switch opens it) and counts from its first frame; a looping file
 ///   goes on, pass after pass, from where the last pass ended.
@@ -43,8 +53,10 @@ struct InputTimeline: Equatable {
     private(set) var passStart: Int64
     /// Sound placed before this is dropped (nil: none is).
     let soundFrom: Int64?
-    /// Live: the run's time minus the stream's at the connection's first frame.
+    /// Live: the run's time minus the stream's at the connection's first frame, on a frame of
+    /// its rate (``anchor``) and as it came (``arrival``).
     private var anchor: Int64?
+    private var arrival: Int64 = 0
     /// Local: the stream's time of this pass's first frame.
     private var firstStream: Int64?
     /// The latest place given to any frame, and to a picture.
@@ -52,6 +64,17 @@ struct InputTimeline: Equatable {
     private var lastPictureMicros: Int64 = -1
     /// Where the latest frame ends: where a looping file's next pass starts.
     private(set) var endMicros: Int64 = 0
+    /// Live: whether the connection is still giving the frames libav buffered while it opened,
+    /// which kind sets its clock (pictures, or sound without them), where its first frame
+    /// anchored it, and what was dropped to reach its live edge.
+    private var catchingUp = false
+    private var clockKind = MediaKind.video
+    private var firstAnchor: Int64?
+    private var skipped = 0
+    /// Where the latest sound placed ends.
+    private var soundEnd: Int64 = -1
+    /// How a connection reached its live edge, once it has and when it moved (``takeCatchUp()``).
+    private var caughtUp: CatchUp?
     /// Passes of a looping file in a row that gave no frame.
     private var emptyPasses = 0
     /// The streams of the connection, and those read to ``readingEnd``.
@@ -85,11 +108,30 @@ struct InputTimeline: Equatable {
 
     /// A new connection (or a file opened again) with `streams` streams (pictures, sound): its
     /// clock starts afresh.
-    mutating func connected(streams: Int) {
+    /// `pictures`: whether it has a picture stream (its pictures set a live input's clock).
+    mutating func connected(streams: Int, pictures: Bool = true) {
         anchor = nil
         firstStream = nil
         self.streams = streams
         readToEnd = []
+        catchingUp = isLive
+        clockKind = pictures ? .video : .audio
+        firstAnchor = nil
+        skipped = 0
+    }
+
+    /// How far a live connection's anchor moved to reach its live edge (µs) and how many frames
+    /// were dropped on the way.
+    struct CatchUp: Equatable {
+        var micros: Int64
+        var dropped: Int
+    }
+
+    /// The catch-up of the connection, once it has ended, if it moved the anchor a picture or
+    /// more; nil otherwise, and after it was taken.
+    mutating func takeCatchUp() -> CatchUp? {
+        defer { caughtUp = nil }
+        return caughtUp
     }
 
     /// Places a frame of `kind` stamped `stream` µs on its own clock (nil when it carries no
@@ -99,26 +141,60 @@ struct InputTimeline: Equatable {
         let stream = stream ?? max(lastMicros + 1, 0)
         let micros: Int64
         if isLive {
-            if anchor.map({ abs(stream + $0 - now) > Self.longestDrift }) ?? true { anchor = nearestFrame(to: now) - stream }
-            micros = stream + anchor!
+            micros = liveMicros(kind, stream: stream, now: now)
         } else {
             if firstStream == nil { firstStream = stream }
             micros = stream - firstStream! + passStart
         }
+        let length = kind == .audio ? soundLength ?? pictureMicros : pictureMicros
         if kind == .video {
-            guard micros > lastPictureMicros else { return .late }
+            guard micros > lastPictureMicros else { return dropped() }
             lastPictureMicros = micros
-        } else if let soundFrom, micros < soundFrom {
-            return .late
+        } else {
+            if let soundFrom, micros < soundFrom { return .late }
+            // Sound of the backlog: it would overlap sound placed, or play long past.
+            if catchingUp, micros < soundEnd - 1_000 || micros < now - pictureMicros { return dropped() }
+            soundEnd = max(soundEnd, micros + length)
         }
         lastMicros = max(lastMicros, micros)
-        let length = kind == .audio ? soundLength ?? pictureMicros : pictureMicros
         endMicros = max(endMicros, micros + length)
         if let readingEnd, !isLive, micros >= readingEnd {
             readToEnd.insert(kind)
             return readToEnd.count >= streams || micros >= readingEnd + 1_000_000 ? .ended : .pastEnd
         }
         return .at(micros: micros, length: length)
+    }
+
+    /// Where a live input's frame goes: anchored at the connection's first frame (or again when
+    /// its stream jumped); while catching up, a frame of the clock's kind that comes more than
+    /// half a picture before its place moves the anchor to put it at `now`, and the first that
+    /// does not ends the catching up.
+    /// Whether a frame comes early is told from its arrival, not from the anchor on a frame,
+    /// which is up to half a picture off it either way.
+    private mutating func liveMicros(_ kind: MediaKind, stream: Int64, now: Int64) -> Int64 {
+        guard let current = anchor, abs(stream + current - now) <= Self.longestDrift else {
+            anchor = nearestFrame(to: now) - stream
+            arrival = now - stream
+            firstAnchor = anchor
+            return stream + anchor!
+        }
+        if catchingUp, kind == clockKind {
+            if stream + arrival - now > pictureMicros / 2 {
+                anchor = nearestFrame(to: now) - stream
+                arrival = now - stream
+            } else {
+                catchingUp = false
+                let moved = (firstAnchor ?? current) - current
+                if moved >= pictureMicros { caughtUp = CatchUp(micros: moved, dropped: skipped) }
+            }
+        }
+        return stream + anchor!
+    }
+
+    /// A frame dropped: counted while a live connection catches up with its live edge.
+    private mutating func dropped() -> Placement {
+        if catchingUp { skipped += 1 }
+        return .late
     }
 
     /// The start of the frame (at the input's rate) nearest to `micros`: frames start at

@@ -281,7 +281,7 @@ extension InputWorker {
             guard let media = connect() else {
                 if isLive { continue } else { return }
             }
-            timeline.connected(streams: (media.video == nil ? 0 : 1) + (media.audio == nil ? 0 : 1))
+            timeline.connected(streams: (media.video == nil ? 0 : 1) + (media.audio == nil ? 0 : 1), pictures: media.video != nil)
             media.keepsDemuxTimes = LatencyTrace.shared != nil
             health.connected()
             guard case .reopen = read(media, on: &timeline) else { return }
@@ -360,7 +360,9 @@ extension InputWorker {
         let frame = decoded.frame
         let stream = frame.presentationTimestamp.map { decoded.timeBase.convert($0, to: .microseconds) }
         let soundLength = frame.sampleRate > 0 ? Int64(frame.sampleCount) * 1_000_000 / Int64(frame.sampleRate) : nil
-        switch timeline.place(decoded.kind, stream: stream, soundLength: soundLength, now: clock.micros) {
+        let placement = timeline.place(decoded.kind, stream: stream, soundLength: soundLength, now: clock.micros)
+        if let catchUp = timeline.takeCatchUp() { health.caughtUp(catchUp) }
+        switch placement {
         case .late, .pastEnd:
             return true
         case .ended:
