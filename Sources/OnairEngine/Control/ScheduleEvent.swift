@@ -54,16 +54,14 @@ public struct ScheduleEvent: Codable, Equatable, Sendable {
         case dueMedia = "due_media_us", landedMedia = "landed_media_us"
     }
 
-    /// `due` is written as the event's `ts` is (``StatusEvent``'s `iso8601WithMilliseconds`): a
-    /// `Date`'s own encoding is a count of seconds since 2001 that no reader of the log expects.
-    private static let dueStyle: Date.ISO8601FormatStyle = .iso8601WithMilliseconds
-
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(action, forKey: .action)
         try container.encode(outcome, forKey: .outcome)
-        try container.encode(due.formatted(Self.dueStyle), forKey: .due)
+        // As the event's `ts` is written: a `Date`'s own encoding is a count of seconds since
+        // 2001 that no reader of the log expects.
+        try container.encode(due.formatted(.iso8601WithMilliseconds), forKey: .due)
         try container.encode(dueMedia, forKey: .dueMedia)
         try container.encodeIfPresent(landedMedia, forKey: .landedMedia)
         try container.encode(applied, forKey: .applied)
@@ -73,7 +71,7 @@ public struct ScheduleEvent: Codable, Equatable, Sendable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let dueText = try container.decode(String.self, forKey: .due)
-        guard let due = try? Self.dueStyle.parse(dueText) else {
+        guard let due = try? Date.ISO8601FormatStyle.iso8601WithMilliseconds.parse(dueText) else {
             throw DecodingError.dataCorruptedError(forKey: .due, in: container, debugDescription: "not an ISO 8601 time: \(dueText)")
         }
         self.init(id: try container.decode(Int.self, forKey: .id), action: try container.decode(String.self, forKey: .action),
