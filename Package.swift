@@ -64,6 +64,10 @@ let package = Package(
         // Per-pixel kernels libavfilter does too slowly for live 1080p (chroma key, auto lighting);
         // plain C on plane pointers, no FFmpeg.
         .target(name: "CFrameKernels"),
+        // posix_spawn with the two file actions glibc declares only for C (closefrom, chdir).
+        .target(name: "CSpawn"),
+        // Child processes without Foundation's Process (fc-match, the tests' peers): see ChildProcess.
+        .target(name: "OnairProcess", dependencies: ["CSpawn"], swiftSettings: strictness),
         // jemalloc as the allocator of the executable that links this (onair), with its settings:
         // glibc's arenas fragment over hours of switches and reconnections (allocator.c).
         .target(name: "CAllocator", linkerSettings: allocatorLinking),
@@ -77,7 +81,7 @@ let package = Package(
         .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
         // Font files: a family resolved once to the file drawtext loads, text measured from the
         // font's own tables as drawtext lays it out. Pure Swift.
-        .target(name: "OnairFonts", swiftSettings: strictness),
+        .target(name: "OnairFonts", dependencies: ["OnairProcess"], swiftSettings: strictness),
         // Pure Swift: validation rules, platform catalogue, compiler to PipelinePlan, renderers.
         .target(name: "OnairPlanner", dependencies: ["OnairConfig", "OnairFonts", "OnairEncoding"], swiftSettings: strictness),
         // Every check run on a plan, and the one loop over a pipeline's overlay combinations: the
@@ -149,6 +153,7 @@ let package = Package(
         .target(
             name: "OnairTestSupport",
             dependencies: [
+                "OnairProcess",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

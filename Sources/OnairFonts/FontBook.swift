@@ -1,4 +1,5 @@
 import Foundation
+import OnairProcess
 import Synchronization
 
 /// A font file and the face in it that drawtext loads.
@@ -95,28 +96,19 @@ public final class FontBook: Sendable {
     /// Asks `fc-match` (10 s at most: a first run may build fontconfig's cache).
     static func fontconfigFile(forFamily family: String) -> FontFile? {
         guard let tool = executable(named: "fc-match") else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["--format=%{file}\n%{index}\n", family]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
+        let answer = Pipe()
+        let child = try? ChildProcess(executable: tool, arguments: ["--format=%{file}\n%{index}\n", family],
+                                      standardOutput: answer.fileHandleForWriting.fileDescriptor)
+        try? answer.fileHandleForWriting.close()
+        guard let child else { return nil }
         // Its answer is one short line, far below a pipe's buffer: waiting first can't stall it.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                process.terminate()
-                return nil
-            }
-            Thread.sleep(forTimeInterval: 0.005)
+        guard child.wait(timeout: .seconds(10)) else {
+            child.send(SIGKILL)
+            child.wait(timeout: .seconds(1))
+            return nil
         }
-        // Foundation's Process (on Linux) and the run-loop source it makes at launch hold each
-        // other until waitUntilExit() lets go of the source. Returns at once: it has exited.
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        guard child.termination?.succeeded == true else { return nil }
+        let data = answer.fileHandleForReading.readDataToEndOfFile()
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         guard let path = lines.first, path.hasPrefix("/"), FileManager.default.isReadableFile(atPath: path) else { return nil }
         return FontFile(path: path, index: lines.count > 1 ? Int(lines[1]) ?? 0 : 0)

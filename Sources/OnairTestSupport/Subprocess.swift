@@ -1,4 +1,5 @@
 import Foundation
+import OnairProcess
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,9 +11,9 @@ import Darwin
 /// A child process a test starts, watches and stops by its PID, with stdout and stderr
 /// captured to files (so a chatty child never blocks on a full pipe).
 ///
-/// Foundation's `Process` starts the child in a process group of its own, whose id is the
-/// child's PID: a child killed for overrunning its time, or for not stopping when asked, is
-/// killed with everything it started (a shell's commands, nginx's workers).
+/// The child runs in a process group of its own (``ChildProcess``), whose id is its PID: a
+/// child killed for overrunning its time, or for not stopping when asked, is killed with
+/// everything it started (a shell's commands, nginx's workers).
 public final class Subprocess: Sendable {
     /// What a finished child left behind.
     public struct Output: Sendable, CustomStringConvertible {
@@ -41,11 +42,10 @@ public final class Subprocess: Sendable {
     }
 
     /// The child's process id.
-    public let pid: pid_t
+    public var pid: pid_t { child.pid }
     /// The command line, for messages.
     public let commandLine: String
-    /// Internal for the test that proves it is freed with its ``Subprocess``.
-    let process: Process
+    private let child: ChildProcess
     private let stdoutFile: URL
     private let stderrFile: URL
     private let killedOnTimeout = Mutex(false)
@@ -58,35 +58,35 @@ public final class Subprocess: Sendable {
     /// environment when given.
     public init(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String]? = nil,
                 standardInput: Bool = false) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        if let environment { process.environment = environment }
-        let scratch = FileManager.default.temporaryDirectory
-        let stem = "onair-subprocess-\(UUID().uuidString)"
-        stdoutFile = scratch.appendingPathComponent(stem + ".out")
-        stderrFile = scratch.appendingPathComponent(stem + ".err")
-        _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
-        if standardInput {
-            let pipe = Pipe()
-            process.standardInput = pipe
-            input = pipe.fileHandleForWriting
-        } else {
-            process.standardInput = FileHandle.nullDevice
-            input = nil
-        }
-        process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
-        process.standardError = try FileHandle(forWritingTo: stderrFile)
         commandLine = ([executable] + arguments).joined(separator: " ")
+        let stem = FileManager.default.temporaryDirectory.appendingPathComponent("onair-subprocess-\(UUID().uuidString)")
+        stdoutFile = stem.appendingPathExtension("out")
+        stderrFile = stem.appendingPathExtension("err")
+        let stdout = try Self.create(stdoutFile)
+        defer { close(stdout) }
+        let stderr = try Self.create(stderrFile)
+        defer { close(stderr) }
+        // The child's descriptors are closed in this process once it has started; the write end
+        // of its input stays for writeLine.
+        let pipe = standardInput ? Pipe() : nil
+        defer { try? pipe?.fileHandleForReading.close() }
+        input = pipe?.fileHandleForWriting
         do {
-            try process.run()
+            child = try ChildProcess(executable: executable, arguments: arguments, environment: environment,
+                                     currentDirectory: currentDirectory?.path, standardInput: pipe?.fileHandleForReading.fileDescriptor,
+                                     standardOutput: stdout, standardError: stderr)
         } catch {
+            try? FileManager.default.removeItem(at: stdoutFile)
+            try? FileManager.default.removeItem(at: stderrFile)
             throw LaunchError(description: "could not start \(commandLine): \(error)")
         }
-        self.process = process
-        pid = process.processIdentifier
+    }
+
+    /// Creates (or empties) `file` for the child to write to; its descriptor, closed on exec.
+    private static func create(_ file: URL) throws -> Int32 {
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw LaunchError(description: "could not create \(file.path): errno \(errno)") }
+        return descriptor
     }
 
     /// Writes `line` and a newline to the child's standard input (started with `standardInput: true`).
@@ -98,10 +98,6 @@ public final class Subprocess: Sendable {
     deinit {
         try? input?.close()
         terminate(grace: .seconds(2))
-        // Foundation's Process (on Linux) and the run-loop source it makes at launch hold each
-        // other until waitUntilExit() lets go of the source; the polling above never calls it,
-        // so every Process stayed allocated. Returns at once: the child has exited.
-        if !process.isRunning { process.waitUntilExit() }
         try? FileManager.default.removeItem(at: stdoutFile)
         try? FileManager.default.removeItem(at: stderrFile)
     }
@@ -151,17 +147,12 @@ public final class Subprocess: Sendable {
     }
 
     /// True until the child has exited (and been reaped).
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { child.isRunning }
 
     /// Waits up to `timeout` for the child to exit; true when it did.
     @discardableResult
     public func wait(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline { return false }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return true
+        child.wait(timeout: timeout)
     }
 
     /// ``wait(timeout:)`` from async code: polls without holding a thread of the concurrency
@@ -169,22 +160,22 @@ public final class Subprocess: Sendable {
     @discardableResult
     public func exited(within timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while child.isRunning {
             if ContinuousClock.now >= deadline { return false }
-            do { try await Task.sleep(for: .milliseconds(10)) } catch { return !process.isRunning }
+            do { try await Task.sleep(for: .milliseconds(10)) } catch { return !child.isRunning }
         }
         return true
     }
 
     /// Sends `signal` to the child's PID, if it is still running.
     public func send(_ signal: Int32) {
-        if process.isRunning { kill(pid, signal) }
+        child.send(signal)
     }
 
     /// SIGTERM, then SIGKILL to the child and its process group if it is still there after
     /// `grace`; returns once it exited (or after a further bounded wait).
     public func terminate(grace: Duration = .seconds(5)) {
-        guard process.isRunning else { return }
+        guard child.isRunning else { return }
         send(SIGTERM)
         if wait(timeout: grace) { return }
         killGroup()
@@ -194,9 +185,8 @@ public final class Subprocess: Sendable {
     /// SIGKILL to the child's process group and to its PID, while it is running (once it has
     /// been reaped its PID may belong to another process).
     private func killGroup() {
-        guard process.isRunning else { return }
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
+        child.send(SIGKILL, group: true)
+        child.send(SIGKILL)
     }
 
     /// What the child has written to stdout so far.
@@ -207,9 +197,9 @@ public final class Subprocess: Sendable {
 
     /// The exit status and what the child printed (call after it exited).
     public func output() -> Output {
-        let running = process.isRunning
-        let status = running ? -1 : process.terminationStatus
-        let signaled = !running && process.terminationReason == .uncaughtSignal
+        let termination = child.termination
+        let status = termination?.status ?? -1
+        let signaled = termination?.signaled ?? false
         let timedOut = killedOnTimeout.withLock { $0 }
         return Output(status: status, signaled: signaled, stdout: Self.read(stdoutFile), stderr: Self.read(stderrFile), timedOut: timedOut)
     }
