@@ -264,18 +264,25 @@ final class CombinationGraph {
     /// in step). A timed switch waits for it. Inputs that ended count no more: an overlaid
     /// still is sent once (the graph repeats it), and waiting for it would wait for ever.
     var picturesReached: MediaInstant {
-        picturesFed.min() ?? mediaEnd
+        picturesFed(combined: min) ?? mediaEnd
     }
 
     /// Where the latest picture fed to it ends (µs): where the next picture of an input it
     /// shares with the graph replacing it starts, and so where that graph's new inputs start.
     var picturesEnd: MediaInstant {
-        picturesFed.max() ?? mediaEnd
+        picturesFed(combined: max) ?? mediaEnd
     }
 
-    /// The end of the last picture fed from each video input that has not ended.
-    private var picturesFed: [MediaInstant] {
-        videoSource.indices.compactMap { ended[$0] ? nil : videoSource[$0].flatMap { sourceEnds[$0] } }
+    /// The ends of the last picture fed from each video input that has not ended, combined by
+    /// `combined` (min or max); nil when there is none. Asked every compositor round, so it
+    /// folds in place rather than collecting them in an array.
+    private func picturesFed(combined: (MediaInstant, MediaInstant) -> MediaInstant) -> MediaInstant? {
+        var result: MediaInstant?
+        for index in videoSource.indices where !ended[index] {
+            guard let end = videoSource[index].flatMap({ sourceEnds[$0] }) else { continue }
+            result = result.map { combined($0, end) } ?? end
+        }
+        return result
     }
 
     /// What one round did.
