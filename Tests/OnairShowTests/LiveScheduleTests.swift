@@ -35,25 +35,11 @@ struct LiveScheduleTests {
         let running: Task<Void, Never>
 
         init(_ pipeline: String = LiveScheduleTests.pipeline, paced: Bool = true) throws {
-            let project = try ScratchProject()
-            defer { project.remove() }
-            try project.write("Pipelines/show.yaml", pipeline)
-            let log = DiagnosticLog()
-            let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
-            let spec = try #require(loaded.pipeline("show"), "\(log.sorted)")
-            var planner = Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .validate, fileExists: { _ in false },
-                                  projectRoot: project.root)
-            let start = Date(timeIntervalSince1970: 1_800_000_000)
-            let timeline = ShowRunner.timeline(of: spec, startedAt: start, planned: nil)
-            planner.moment = ShowMoment(timeline: timeline, offsetMs: 0)
-            let onAir = try #require(planner.plan(spec, log: log), "\(log.sorted)")
-            let stage = SteppedStage(wall: start)
-            let runner = ShowRunner(stage: stage, timeline: timeline, plans: MomentPlans(spec: spec, planner: planner), onAir: onAir,
-                                    wallNow: { stage.wall })
-            desk = ShowDesk(spec: spec, projectRoot: project.root, paced: paced)
-            desk.attach(runner)
-            self.stage = stage
-            running = Task { await runner.run() }
+            let show = try SteppedShow(pipeline, startedAt: Date(timeIntervalSince1970: 1_800_000_000))
+            desk = ShowDesk(spec: show.spec, projectRoot: show.projectRoot, paced: paced)
+            desk.attach(show.runner)
+            stage = show.stage
+            running = Task { await show.runner.run() }
         }
 
         /// Advances the media clock `seconds`, a frame at a time.
