@@ -285,3 +285,23 @@ public final class HeadlessBrowser: Sendable {
         return found
     }
 }
+
+extension HeadlessBrowser {
+    /// A browser started and showing `url`, from async code: starting it and loading the page
+    /// wait on threads of their own (``OwnThread``). Close it when done.
+    public static func showing(_ url: String) async throws -> HeadlessBrowser {
+        let browser = try await OwnThread.run { try HeadlessBrowser() }
+        do {
+            try await OwnThread.run { try browser.open(url) }
+        } catch {
+            browser.close()
+            throw error
+        }
+        return browser
+    }
+
+    /// ``waitUntil(_:timeout:)`` from async code, polling on a thread of its own.
+    public func waitUntil(_ expression: String, timeout: Duration) async throws -> Bool {
+        try await OwnThread.run { try self.waitUntil(expression, timeout: timeout) }
+    }
+}

@@ -45,7 +45,7 @@ struct ReportTests {
             try browser.watchConsole()
             try browser.open(file.absoluteString)
         }
-        #expect(try await OwnThread.run { try browser.waitUntil("document.readyState === 'complete'", timeout: .seconds(15)) })
+        #expect(try await browser.waitUntil("document.readyState === 'complete'", timeout: .seconds(15)))
         // A timeline strip; per destination a bitrate plot and one of reconnects and GOPs
         // dropped; speed, CPU, memory.
         #expect(try browser.evaluate("document.querySelectorAll('svg.plot').length") as? Int == 6)

@@ -18,15 +18,14 @@ extension EndToEnd {
             defer { api.run.child.terminate() }
             #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
 
-            let browser = try await OwnThread.run { try HeadlessBrowser() }
+            let browser = try await HeadlessBrowser.showing(api.base + "/")
             defer { browser.close() }
-            try await OwnThread.run { try browser.open(api.base + "/") }
-            let rendered = try await OwnThread.run { try browser.waitUntil("""
+            let rendered = try await browser.waitUntil("""
                 document.body.dataset.ready === "true"
                   && document.querySelectorAll(".tile").length === 2
                   && [...document.querySelectorAll(".tile .preview img")].every(img => img.dataset.loaded === "true" && img.naturalWidth > 0)
                   && Number(document.querySelector("#events").dataset.count || 0) >= 5
-                """, timeout: .seconds(30)) }
+                """, timeout: .seconds(30))
             // Let the sparklines gather a few seconds before the picture is taken.
             try await Task.sleep(for: .seconds(4))
             try FileManager.default.createDirectory(at: Self.screenshot.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -58,9 +57,9 @@ extension EndToEnd {
 
             // A button switches live, and the page follows.
             _ = try browser.evaluate("document.querySelector('#overlays button[data-overlay=\"room\"]').click()")
-            let switched = try await OwnThread.run { try browser.waitUntil("document.querySelector('#overlays button.on-air')?.dataset.overlay === 'room' && document.querySelector('#overlay-on-air').textContent === 'room'", timeout: .seconds(15)) }
+            let switched = try await browser.waitUntil("document.querySelector('#overlays button.on-air')?.dataset.overlay === 'room' && document.querySelector('#overlay-on-air').textContent === 'room'", timeout: .seconds(15))
             #expect(switched)
-            #expect(try await OwnThread.run { try browser.waitUntil("document.querySelector('#events .kind').textContent === 'overlay.applied'", timeout: .seconds(10)) },
+            #expect(try await browser.waitUntil("document.querySelector('#events .kind').textContent === 'overlay.applied'", timeout: .seconds(10)),
                     "the newest event is first")
             let status = try await api.get("/api/v1/status")
             #expect(status.json?["overlay"] as? String == "room")
@@ -68,8 +67,8 @@ extension EndToEnd {
             // The header links to this run's report, as recorded so far: a destination plot each.
             #expect(try browser.evaluate("document.querySelector('header a.report')?.getAttribute('href')") as? String == "/report")
             try await OwnThread.run { try browser.open(api.base + "/report") }
-            #expect(try await OwnThread.run { try browser.waitUntil(
-                "document.querySelectorAll('svg.plot polyline').length >= 4 && document.title.includes('demo')", timeout: .seconds(15)) },
+            #expect(try await browser.waitUntil(
+                "document.querySelectorAll('svg.plot polyline').length >= 4 && document.title.includes('demo')", timeout: .seconds(15)),
                     "the report: \(((try? browser.dom()) ?? "").prefix(2000))")
         }
 
@@ -82,12 +81,11 @@ extension EndToEnd {
             defer { api.run.child.terminate() }
             #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
 
-            let browser = try await OwnThread.run { try HeadlessBrowser() }
+            let browser = try await HeadlessBrowser.showing(api.base + "/")
             defer { browser.close() }
-            try await OwnThread.run { try browser.open(api.base + "/") }
             let video = "document.querySelector('.player[data-destination=\"web\"] video')"
-            let playing = try await OwnThread.run { try browser.waitUntil(
-                "\(video)?.currentTime > 0.5 && !\(video).paused && \(video).readyState >= 2", timeout: .seconds(40)) }
+            let playing = try await browser.waitUntil(
+                "\(video)?.currentTime > 0.5 && !\(video).paused && \(video).readyState >= 2", timeout: .seconds(40))
             let state = { (try? browser.evaluate(
                 "JSON.stringify({t: \(video)?.currentTime, error: \(video)?.error?.message, state: document.querySelector('.player')?.dataset.state, "
                     + "supported: document.createElement('video').canPlayType('application/vnd.apple.mpegurl')})") as? String) ?? "?" }
@@ -121,14 +119,13 @@ extension EndToEnd {
             let colour = try #require(await FFprobe.frameColours(of: file.path)?.first)
             #expect(colour.v > 200 && colour.u < 128, "the red camera on air: \(colour)")
 
-            let browser = try await OwnThread.run { try HeadlessBrowser() }
+            let browser = try await HeadlessBrowser.showing(api.base + "/")
             defer { browser.close() }
-            try await OwnThread.run { try browser.open(api.base + "/") }
             let tile = "document.querySelector('.tile[data-destination=\"studio\"]')"
-            let shown = try await OwnThread.run { try browser.waitUntil("""
+            let shown = try await browser.waitUntil("""
                 \(tile)?.dataset.picture === "planned" && \(tile).querySelector(".preview img").naturalWidth > 0
                   && getComputedStyle(\(tile).querySelector(".picture-label")).display !== "none"
-                """, timeout: .seconds(30)) }
+                """, timeout: .seconds(30))
             #expect(shown, "\(((try? browser.dom()) ?? "").prefix(3000))")
             #expect(try browser.evaluate("\(tile).querySelector('.picture-label').textContent") as? String == "planned preview")
         }
@@ -149,13 +146,12 @@ extension EndToEnd {
             defer { api.run.child.terminate() }
             #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
 
-            let browser = try await OwnThread.run { try HeadlessBrowser() }
+            let browser = try await HeadlessBrowser.showing(api.base + "/")
             defer { browser.close() }
-            try await OwnThread.run { try browser.open(api.base + "/") }
             let strip = "document.querySelectorAll('#schedule-strip .mark')"
-            let shown = try await OwnThread.run { try browser.waitUntil(
+            let shown = try await browser.waitUntil(
                 "!document.querySelector('#schedule').hidden && \(strip).length === 2 && document.querySelector('#schedule-next').dataset.id === '1'",
-                timeout: .seconds(20)) }
+                timeout: .seconds(20))
             #expect(shown, "\(((try? browser.dom()) ?? "").prefix(3000))")
             // The countdown runs between the page's polls: a second later it is lower.
             let countdown = "Number(document.querySelector('#schedule-next .countdown').dataset.ms)"
@@ -167,7 +163,7 @@ extension EndToEnd {
             // Cancelled through the API, fired by the run: the strip follows.
             #expect(try await api.get("/api/v1/schedule/2", method: "DELETE").status == 200)
             let states = "[...\(strip)].map(m => m.dataset.id + ':' + m.dataset.state).join(',')"
-            let followed = try await OwnThread.run { try browser.waitUntil("\(states) === '1:fired,2:cancelled'", timeout: .seconds(30)) }
+            let followed = try await browser.waitUntil("\(states) === '1:fired,2:cancelled'", timeout: .seconds(30))
             #expect(followed, "\((try? browser.evaluate(states)) ?? "?")")
             #expect(try browser.evaluate("document.querySelector('#schedule-next .what').textContent") as? String == "nothing pending")
             #expect(try browser.evaluate("document.querySelector('#schedule-entries li[data-id=\"2\"]').dataset.state") as? String == "cancelled")

@@ -33,13 +33,12 @@ extension EndToEnd {
             #expect(during != nil, "the status never said the phone is on air for the camera")
             EndToEnd.API.expectStatusShape(during?.json)
             // And so does the dashboard, with the event in its timeline.
-            let browser = try await OwnThread.run { try HeadlessBrowser() }
-            try await OwnThread.run { try browser.open(api.base + "/") }
-            let shown = try await OwnThread.run { try browser.waitUntil("""
+            let browser = try await HeadlessBrowser.showing(api.base + "/")
+            let shown = try await browser.waitUntil("""
                 [...document.querySelectorAll('#inputs td')].some(td => td.textContent === 'phone on air (loss)')
                   && [...document.querySelectorAll('#inputs td')].some(td => td.textContent === 'on air for camera')
                   && [...document.querySelectorAll('#events .kind')].some(kind => kind.textContent === 'input.failover')
-                """, timeout: .seconds(20)) }
+                """, timeout: .seconds(20))
             #expect(shown, "the dashboard does not show the failover: \(((try? browser.dom()) ?? "").prefix(3000))")
             browser.close()
             try await pause(until: comeback)
