@@ -33,11 +33,18 @@ extension EndToEnd {
             let dom = (try? browser.dom()) ?? ""
             #expect(rendered, "the dashboard did not render: \(dom.prefix(3000))")
 
+            // A preview is fetched again every second, and an image whose source was just
+            // replaced has no size until the new one is decoded: read the tiles while every
+            // preview shows a picture (up to 10 s; a slow machine widens that gap).
             let tiles = try #require(try browser.evaluate("""
-                [...document.querySelectorAll(".tile")].map(tile => ({
-                    name: tile.dataset.destination, state: tile.querySelector(".state").dataset.state,
-                    badge: tile.querySelector(".state").textContent, width: tile.querySelector(".preview img").naturalWidth,
-                    height: tile.querySelector(".preview img").naturalHeight, bitrate: tile.querySelector(".bitrate").textContent }))
+                (async () => {
+                    const shown = () => [...document.querySelectorAll(".tile .preview img")].every(img => img.complete && img.naturalWidth > 0);
+                    for (let tries = 0; tries < 100 && !shown(); tries++) await new Promise(resolve => setTimeout(resolve, 100));
+                    return [...document.querySelectorAll(".tile")].map(tile => ({
+                        name: tile.dataset.destination, state: tile.querySelector(".state").dataset.state,
+                        badge: tile.querySelector(".state").textContent, width: tile.querySelector(".preview img").naturalWidth,
+                        height: tile.querySelector(".preview img").naturalHeight, bitrate: tile.querySelector(".bitrate").textContent }));
+                })()
                 """) as? [[String: Any]])
             #expect(tiles.compactMap { $0["name"] as? String } == ["landscape", "vertical"])
             #expect(tiles.allSatisfy { $0["state"] as? String == "live" && $0["badge"] as? String == "live" }, "\(tiles)")

@@ -238,13 +238,19 @@ async function refreshPreview(name, tile) {
     const source = response.headers.get("X-Picture-Source") || "live";
     const url = URL.createObjectURL(await response.blob());
     const image = $(".preview img", tile.element);
-    image.onload = () => {
-      image.dataset.loaded = "true";
-      tile.element.dataset.picture = source;
-      if (tile.url) URL.revokeObjectURL(tile.url);
-      tile.url = url;
-    };
-    image.src = url;
+    // The tile's next request waits until this picture is shown (or could not be): requests
+    // never pile up on a slow page, and every picture's blob URL is let go of in turn.
+    await new Promise((resolve) => {
+      image.onload = () => {
+        image.dataset.loaded = "true";
+        tile.element.dataset.picture = source;
+        resolve();
+      };
+      image.onerror = resolve;
+      image.src = url;
+    });
+    if (tile.url) URL.revokeObjectURL(tile.url);
+    tile.url = url;
   } catch (error) {
     // The next tick tries again.
   } finally {
