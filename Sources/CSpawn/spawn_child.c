@@ -5,10 +5,10 @@
 #include <signal.h>
 #include <spawn.h>
 
-/// The file actions: the three standard descriptors, nothing else inherited, the directory.
-static int prepare_actions(posix_spawn_file_actions_t *actions, const char *directory, const int sources[3]) {
+/// The file actions: the `count` descriptors given, nothing else inherited, the directory.
+static int prepare_actions(posix_spawn_file_actions_t *actions, const char *directory, const int *sources, int count) {
     int result = 0;
-    for (int target = 0; target < 3 && result == 0; target++) {
+    for (int target = 0; target < count && result == 0; target++) {
         if (sources[target] < 0)
             result = posix_spawn_file_actions_addopen(actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0);
         else
@@ -16,7 +16,7 @@ static int prepare_actions(posix_spawn_file_actions_t *actions, const char *dire
     }
     // Without it, every descriptor this process opened without O_CLOEXEC (a test's server
     // socket, a pipe) would live on in the child, and in whatever the child starts.
-    if (result == 0) result = posix_spawn_file_actions_addclosefrom_np(actions, 3);
+    if (result == 0) result = posix_spawn_file_actions_addclosefrom_np(actions, count);
     if (result == 0 && directory != NULL) result = posix_spawn_file_actions_addchdir_np(actions, directory);
     return result;
 }
@@ -38,7 +38,7 @@ static int prepare_attributes(posix_spawnattr_t *attributes) {
 }
 
 int spawn_child(const char *path, char *const argv[], char *const envp[], const char *directory,
-                int input, int output, int error, pid_t *pid) {
+                const int *sources, int count, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     int result = posix_spawn_file_actions_init(&actions);
@@ -48,8 +48,7 @@ int spawn_child(const char *path, char *const argv[], char *const envp[], const 
         posix_spawn_file_actions_destroy(&actions);
         return result;
     }
-    const int sources[3] = {input, output, error};
-    result = prepare_actions(&actions, directory, sources);
+    result = prepare_actions(&actions, directory, sources, count);
     if (result == 0) result = prepare_attributes(&attributes);
     if (result == 0) result = posix_spawn(pid, path, &actions, &attributes, argv, envp);
     posix_spawnattr_destroy(&attributes);

@@ -46,19 +46,38 @@ public final class ChildProcess: Sendable {
 
     /// Starts `executable` with `arguments`, `environment` (this process's when nil) and
     /// `currentDirectory` (this process's when nil). `standardInput`, `standardOutput` and
-    /// `standardError` are descriptors the child gets as 0, 1 and 2 (nil: /dev/null); the caller
-    /// still owns them and may close them once this returns.
+    /// `standardError` are descriptors the child gets as 0, 1 and 2 (nil: /dev/null), and
+    /// `more` the ones it gets as 3, 4… (a browser's DevTools pipe); the caller still owns them
+    /// and may close them once this returns.
     public init(executable: String, arguments: [String], environment: [String: String]? = nil, currentDirectory: String? = nil,
-                standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil) throws(SpawnError) {
+                standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
+                more: [Int32] = []) throws(SpawnError) {
         let argv = CStringArray([executable] + arguments)
         let envp = environment.map { CStringArray($0.map { "\($0.key)=\($0.value)" }) }
+        let sources = Self.outOfTheWay([standardInput ?? -1, standardOutput ?? -1, standardError ?? -1] + more)
+        defer { sources.copies.forEach { close($0) } }
         var child: pid_t = 0
         let result = spawn_child(executable, argv.pointers, envp?.pointers ?? environ, currentDirectory,
-                                 standardInput ?? -1, standardOutput ?? -1, standardError ?? -1, &child)
+                                 sources.descriptors, Int32(sources.descriptors.count), &child)
         guard result == 0 else {
             throw SpawnError(description: "could not start \(executable): \(String(cString: strerror(result)))")
         }
         pid = child
+    }
+
+    /// `descriptors` with each one below their count replaced by a copy above it (closed on
+    /// exec; `copies`, for the caller to close): the child's copies are made in order, and one
+    /// onto 3 would overwrite a source that is 3.
+    private static func outOfTheWay(_ descriptors: [Int32]) -> (descriptors: [Int32], copies: [Int32]) {
+        var copies: [Int32] = []
+        let count = Int32(descriptors.count)
+        let moved = descriptors.map { descriptor in
+            guard descriptor >= 0, descriptor < count else { return descriptor }
+            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, count)
+            copies.append(copy)
+            return copy
+        }
+        return (moved, copies)
     }
 
     /// Nil while the child runs; how it ended once it has (it is reaped then).

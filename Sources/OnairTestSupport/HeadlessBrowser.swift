@@ -1,4 +1,5 @@
 import Foundation
+import OnairProcess
 import Synchronization
 
 #if canImport(Glibc)
@@ -21,7 +22,8 @@ public final class HeadlessBrowser: Sendable {
     public static let executable = "/usr/bin/chromium"
 
     /// The browser's process id.
-    public let pid: pid_t
+    public var pid: pid_t { child.pid }
+    private let child: ChildProcess
     private let commands: Int32
     private let replies: Int32
     private let profile: URL
@@ -51,35 +53,26 @@ public final class HeadlessBrowser: Sendable {
         guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else {
             throw Failure(description: "pipe: errno \(errno)")
         }
-        // Only the copies on 3 and 4 reach the browser (dup2 clears close-on-exec, even onto
-        // the same number), and no other child this process starts gets either end.
+        // The browser gets the ends it uses as its descriptors 3 and 4 (ChildProcess); no other
+        // child gets any of them.
         for descriptor in toBrowser + fromBrowser { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         let arguments = [
-            Self.executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
             "--no-default-browser-check", "--mute-audio", "--hide-scrollbars", "--remote-debugging-pipe",
             "--user-data-dir=\(profile.path)", "--window-size=\(width),\(height)", "about:blank",
         ]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toBrowser[0], 3)
-        posix_spawn_file_actions_adddup2(&actions, fromBrowser[1], 4)
-        // Chromium talks a lot on stderr; nothing a test reads.
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, Self.executable, &actions, nil, &argv, environ)
-        Glibc.close(toBrowser[0])
-        Glibc.close(fromBrowser[1])
-        guard spawned == 0 else {
+        defer {
+            Glibc.close(toBrowser[0])
+            Glibc.close(fromBrowser[1])
+        }
+        do {
+            // Its stdout and stderr (Chromium talks a lot there) go to /dev/null: nothing a test reads.
+            child = try ChildProcess(executable: Self.executable, arguments: arguments, more: [toBrowser[0], fromBrowser[1]])
+        } catch {
             Glibc.close(toBrowser[1])
             Glibc.close(fromBrowser[0])
-            throw Failure(description: "could not start \(Self.executable): error \(spawned)")
+            throw Failure(description: "\(error)")
         }
-        pid = child
         commands = toBrowser[1]
         replies = fromBrowser[0]
     }
@@ -257,11 +250,9 @@ public final class HeadlessBrowser: Sendable {
         _ = try? send("Browser.close", inPage: false, timeout: .seconds(3))
         Glibc.close(commands)
         Glibc.close(replies)
-        var status: Int32 = 0
-        let deadline = ContinuousClock.now + .seconds(5)
-        while waitpid(pid, &status, WNOHANG) == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        child.wait(timeout: .seconds(5))
         for process in family where ProcessIdentity.commandLine(of: process)?.contains("chromium") == true { kill(process, SIGKILL) }
-        waitpid(pid, &status, WNOHANG)
+        child.wait(timeout: .seconds(1))
         try? FileManager.default.removeItem(at: profile)
     }
 
