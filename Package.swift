@@ -66,7 +66,8 @@ let package = Package(
         .target(name: "CFrameKernels"),
         // posix_spawn with the two file actions glibc declares only for C (closefrom, chdir).
         .target(name: "CSpawn"),
-        // Child processes without Foundation's Process (fc-match, the tests' peers): see ChildProcess.
+        // Child processes without Foundation's Process (fc-match, the tests' peers): see ChildProcess;
+        // and this process's own usage (CPU, memory) and allocator.
         .target(name: "OnairProcess", dependencies: ["CSpawn"], swiftSettings: strictness),
         // jemalloc as the allocator of the executable that links this (onair), with its settings:
         // glibc's arenas fragment over hours of switches and reconnections (allocator.c).
@@ -77,8 +78,14 @@ let package = Package(
         .target(name: "OnairEncoding", swiftSettings: strictness),
         // Owns every libav pointer; no C type leaves this module.
         .target(name: "AVBridge", dependencies: ["CFFmpeg", "CFFmpegLog", "CConnectWatch", "CFrameKernels", "CSRT", "OnairEncoding"], swiftSettings: strictness),
+        // The control plane's vocabulary, which every module that watches or steers a run speaks:
+        // `RunControl` and `ScheduleControl`, the status and event values, `EventName` (the one
+        // list of events) and the event hub. A leaf: pure Swift, no other module of onair.
+        .target(name: "OnairControl", swiftSettings: strictness),
+        // Blocking work on a named thread of its own (never the concurrency pool), and awaiting it.
+        .target(name: "OnairThreads", swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.
-        .target(name: "OnairConfig", dependencies: ["Yams"], swiftSettings: strictness),
+        .target(name: "OnairConfig", dependencies: ["Yams", "OnairControl"], swiftSettings: strictness),
         // Font files: a family resolved once to the file drawtext loads, text measured from the
         // font's own tables as drawtext lays it out. Pure Swift.
         .target(name: "OnairFonts", dependencies: ["OnairProcess"], swiftSettings: strictness),
@@ -91,28 +98,29 @@ let package = Package(
         .target(name: "OnairValidation", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "AVBridge"], swiftSettings: strictness),
         // Pictures of every destination at a moment of a show, without going live: the plan of
         // that moment built by libavfilter, fed one picture per source, encoded as PNG.
-        .target(name: "OnairPreview", dependencies: ["OnairConfig", "OnairPlanner", "OnairValidation", "AVBridge"], swiftSettings: strictness),
+        .target(name: "OnairPreview", dependencies: ["OnairConfig", "OnairPlanner", "OnairValidation", "AVBridge", "OnairThreads"], swiftSettings: strictness),
         // Runs plans through libav. Consumes PipelinePlan values and planned combinations, never a
         // PipelineSpec; reads a plan's graph inputs through OnairValidation's PlannedSource, so the
         // graph that runs is the graph that was checked.
-        .target(name: "OnairEngine", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairValidation", "AVBridge"],
+        .target(name: "OnairEngine", dependencies: ["OnairControl", "OnairThreads", "OnairProcess", "OnairConfig", "OnairPlanner", "OnairEncoding", "OnairValidation", "AVBridge"],
                 swiftSettings: strictness),
         // A show's schedule carried out on a running pipeline: the timeline resolved at the run's
-        // start, each action prepared ahead and landing on a frame. Above the engine, because it
-        // plans each moment of the show from the PipelineSpec, which the engine never sees.
-        .target(name: "OnairShow", dependencies: ["OnairConfig", "OnairPlanner", "OnairValidation", "OnairEngine"], swiftSettings: strictness),
+        // start, each action prepared ahead and landing on a frame. Beside the engine, not on it:
+        // it plans each moment of the show from the PipelineSpec, which the engine never sees, and
+        // acts on a `ShowStage` (a running pipeline, or a test's).
+        .target(name: "OnairShow", dependencies: ["OnairControl", "OnairConfig", "OnairPlanner", "OnairValidation"], swiftSettings: strictness),
         // What a terminal shows of a run: the live status block the console redraws.
-        .target(name: "OnairTerminal", dependencies: ["OnairEngine"], swiftSettings: strictness),
+        .target(name: "OnairTerminal", dependencies: ["OnairControl"], swiftSettings: strictness),
         // Measures destinations' links: a test pattern pushed to each ingest with a rising
         // bitrate, the throughput it sustains, which qualities fit, which ladder rung to stream.
-        .target(name: "OnairLinkTest", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairEngine", "AVBridge"], swiftSettings: strictness),
+        .target(name: "OnairLinkTest", dependencies: ["OnairConfig", "OnairPlanner", "OnairEncoding", "OnairEngine", "AVBridge", "OnairThreads"], swiftSettings: strictness),
         // Alerts: a run's events, filtered per `notify:` target, written as JSON, Slack or Discord
         // messages, signed as Standard Webhooks says, delivered through a bounded queue per
         // target with retries; never in the run's way.
         .target(
             name: "OnairNotify",
             dependencies: [
-                "OnairConfig", "OnairEngine",
+                "OnairConfig", "OnairControl",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -126,7 +134,7 @@ let package = Package(
         // .onair/runs/), the list of runs and the report of one (text, JSON, one HTML file).
         .target(
             name: "OnairRecord",
-            dependencies: ["OnairEngine", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: ["OnairControl", "OnairProcess", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: strictness
         ),
         // The HTTP API, Prometheus metrics, health probes and dashboard of a running pipeline,
@@ -134,7 +142,7 @@ let package = Package(
         .target(
             name: "OnairHTTP",
             dependencies: [
-                "OnairEngine", "OnairNotify", "OnairRecord", "OnairPreview",
+                "OnairControl", "OnairConfig", "OnairThreads", "OnairProcess", "OnairNotify", "OnairRecord", "OnairPreview",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -146,6 +154,18 @@ let package = Package(
             resources: [.embedInCode("Dashboard"), .embedInCode("openapi.yaml")],
             swiftSettings: strictness
         ),
+        // One run of a pipeline assembled: from the compiled pipeline to the prepared run and
+        // the services beside it (its API, alerts, record, schedule), keys read once, the
+        // timeline resolved once. What `onair run` calls; the CLI only parses and prints.
+        .target(
+            name: "OnairSession",
+            dependencies: [
+                "OnairControl", "OnairThreads", "OnairConfig", "OnairPlanner", "OnairValidation", "OnairEngine", "OnairShow", "OnairHTTP",
+                "OnairNotify", "OnairRecord", "OnairPreview", "OnairLinkTest",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness
+        ),
         // Runs pipelines on orchestrators: Kubernetes manifests and systemd units from plans.
         .target(name: "OnairExport", dependencies: ["OnairConfig", "OnairPlanner", "Yams"], swiftSettings: strictness),
         // What the tests share: subprocesses, an nginx-rtmp ingest, ffprobe, loopback ports, the
@@ -153,7 +173,7 @@ let package = Package(
         .target(
             name: "OnairTestSupport",
             dependencies: [
-                "OnairProcess",
+                "OnairProcess", "OnairThreads",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -168,8 +188,8 @@ let package = Package(
         .executableTarget(
             name: "onair",
             dependencies: [
-                "OnairConfig", "OnairPlanner", "OnairValidation", "OnairPreview", "OnairEngine", "OnairShow", "OnairHTTP", "OnairExport", "OnairLinkTest", "OnairNotify",
-                "OnairRecord", "OnairTerminal", "CAllocator",
+                "OnairControl", "OnairConfig", "OnairPlanner", "OnairValidation", "OnairPreview", "OnairEngine", "OnairShow", "OnairHTTP",
+                "OnairExport", "OnairLinkTest", "OnairNotify", "OnairRecord", "OnairTerminal", "OnairSession", "OnairThreads", "CAllocator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -177,28 +197,29 @@ let package = Package(
             ] + sanitizerLinking,
             swiftSettings: strictness
         ),
+        .testTarget(name: "OnairControlTests", dependencies: ["OnairControl", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], resources: [.copy("FuzzFindings")], swiftSettings: strictness),
         .testTarget(name: "OnairFontsTests", dependencies: ["OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts", "OnairTestSupport"], exclude: ["Golden"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairFuzzingTests", dependencies: ["OnairFuzzing", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "AVBridgeTests", dependencies: ["AVBridge", "OnairEncoding", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "OnairValidation", "AVBridge", "OnairEncoding", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairEngineTests", dependencies: ["OnairEngine", "OnairControl", "OnairThreads", "OnairValidation", "AVBridge", "OnairEncoding", "OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairLinkTestTests", dependencies: ["OnairLinkTest", "OnairConfig", "OnairPlanner", "OnairEngine", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
-        .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairEngine", "OnairTerminal", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairConfig", "OnairNotify", "OnairRecord", "OnairPreview", "OnairPlanner", "OnairValidation", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairControl", "OnairTerminal", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairControl", "OnairThreads", "OnairConfig", "OnairNotify", "OnairRecord", "OnairPreview", "OnairPlanner", "OnairValidation", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairValidationTests", dependencies: ["OnairValidation", "OnairConfig", "OnairPlanner", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairPreviewTests", dependencies: ["OnairPreview", "OnairValidation", "OnairConfig", "OnairPlanner", "AVBridge", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(
             name: "OnairNotifyTests",
-            dependencies: ["OnairNotify", "OnairEngine", "OnairConfig", "OnairTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["OnairNotify", "OnairControl", "OnairConfig", "OnairTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictness),
-        .testTarget(name: "OnairRecordTests", dependencies: ["OnairRecord", "OnairEngine", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "OnairShowTests", dependencies: ["OnairShow", "OnairEngine", "OnairPlanner", "OnairConfig", "OnairTestSupport"],
+        .testTarget(name: "OnairRecordTests", dependencies: ["OnairRecord", "OnairControl", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairShowTests", dependencies: ["OnairShow", "OnairControl", "OnairPlanner", "OnairConfig", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ] + sanitizerTargets

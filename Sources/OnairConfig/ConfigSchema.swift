@@ -1,3 +1,5 @@
+import OnairControl
+
 /// The schemas of every mapping in pipeline and preset files.
 public enum ConfigSchema {
     static let positions = ["top-left", "top", "top-right", "left", "center", "right", "bottom-left", "bottom", "bottom-right"]

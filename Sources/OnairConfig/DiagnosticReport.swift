@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 
 /// Renders diagnostics for people (with the source line and a caret), for machines (JSON) and
 /// for GitHub Actions (workflow annotations).
@@ -93,32 +94,11 @@ public enum DiagnosticReport {
     }
 }
 
-/// One diagnostic as JSON carries it: `onair validate --format json` and the API's answer to a
-/// schedule action that does not check (located in the text sent, without a file).
-public struct DiagnosticEntry: Codable, Equatable, Sendable, CustomStringConvertible {
-    /// `error` or `warning`.
-    public var severity: String
-    /// The diagnostic's code (`unknown-reference`), as `onair validate` names it.
-    public var code: String
-    public var message: String
-    public var file: String?
-    public var line: Int
-    public var column: Int
-    public var suggestion: String?
-
+extension DiagnosticEntry {
     /// `diagnostic`, with its file unless `withFile` is false.
     public init(_ diagnostic: Diagnostic, withFile: Bool = true) {
-        severity = diagnostic.severity.rawValue
-        code = diagnostic.code
-        message = diagnostic.message
-        file = withFile ? diagnostic.location.file : nil
-        line = diagnostic.location.line
-        column = diagnostic.location.column
-        suggestion = diagnostic.suggestion
-    }
-
-    /// `1:10: unknown overlay combination 'keyd' in the schedule; did you mean 'keyed'?`
-    public var description: String {
-        (file.map { "\($0):" } ?? "") + "\(line):\(column): \(message)" + (suggestion.map { "; \($0)" } ?? "")
+        self.init(severity: diagnostic.severity.rawValue, code: diagnostic.code, message: diagnostic.message,
+                  file: withFile ? diagnostic.location.file : nil, line: diagnostic.location.line, column: diagnostic.location.column,
+                  suggestion: diagnostic.suggestion)
     }
 }

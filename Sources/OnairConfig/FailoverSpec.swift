@@ -1,3 +1,5 @@
+import OnairControl
+
 /// What makes an input count as failed for failover.
 public enum FailoverCondition: String, Codable, CaseIterable, Hashable, Sendable {
     /// No data for `after`.

@@ -1,3 +1,5 @@
+import OnairControl
+
 /// How a pipeline trades efficiency for delay (`latency:`).
 public enum LatencyMode: String, CaseIterable, Codable, Hashable, Sendable {
     /// The default: each stage keeps what makes it efficient (the decoder's frame threads, the

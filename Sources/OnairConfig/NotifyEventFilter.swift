@@ -1,10 +1,11 @@
 import Foundation
+import OnairControl
 
 /// The events a `notify:` target asks for: names and patterns in which `*` stands for any
 /// characters (`destination.failed`, `input.*`, `*`).
 ///
-/// `stats` (the periodic snapshot) and `libav.log` (libav's warnings) come often enough to
-/// flood a chat channel, so only a pattern that names them exactly (`stats`, `libav.log`)
+/// The frequent events — `stats` (the periodic snapshot) and `libav.log` (libav's warnings) —
+/// come often enough to flood a chat channel, so only a pattern that names them exactly
 /// selects them; `*` and `libav.*` do not.
 public struct NotifyEventFilter: Hashable, Sendable {
     /// The patterns as written.
@@ -15,18 +16,11 @@ public struct NotifyEventFilter: Hashable, Sendable {
         self.patterns = patterns
     }
 
-    /// Every event name a run publishes (the engine's `StatusEvent.name`s; its tests check this
-    /// list against them).
-    public static let eventNames = [
-        "run.started", "run.note", "run.stopped",
-        "input.connected", "input.waiting", "input.lost", "input.failed", "input.failover", "input.restored",
-        "overlay.applied", "overlay.failed", "overlay.restored",
-        "destination.idle", "destination.connecting", "destination.live", "destination.retrying", "destination.failed", "destination.stopped",
-        "destination.congested", "bitrate.changed", "libav.log", "stats",
-    ]
+    /// Every event name a run publishes (``EventName``).
+    public static var eventNames: [String] { EventName.allCases.map(\.rawValue) }
 
-    /// Events selected only when named exactly.
-    public static let namedOnly: Set<String> = ["stats", "libav.log"]
+    /// Events selected only when named exactly: the frequent ones (``EventName/Frequency``).
+    public static var namedOnly: Set<String> { Set(EventName.allCases.filter { $0.frequency == .frequent }.map(\.rawValue)) }
 
     /// Whether an event called `name` is selected.
     public func selects(_ name: String) -> Bool {
@@ -58,7 +52,7 @@ public struct NotifyEventFilter: Hashable, Sendable {
                 patterns.append(pattern.value)
                 continue
             }
-            let families = Set(eventNames.map { String($0.split(separator: ".")[0]) + ".*" })
+            let families = Set(EventName.allCases.map { $0.family + ".*" })
             log.error("unknown-event", "'\(pattern.value)' in the events of notify target '\(target)' names no event", at: pattern.location,
                       suggestion: Suggestion.phrase(for: pattern.value, in: eventNames + families.sorted()))
         }

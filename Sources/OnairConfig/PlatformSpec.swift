@@ -1,3 +1,5 @@
+import OnairControl
+
 /// A streaming platform: ingest URL templates and published limits, each group with its source.
 public struct PlatformSpec: Hashable, Sendable {
     /// An ingest protocol.

@@ -1,3 +1,5 @@
+import OnairControl
+
 /// What viewers see when an input stops delivering.
 public struct InputLossPolicy: Hashable, Sendable {
     /// Silence after which the input counts as lost, ms.

@@ -1,3 +1,5 @@
+import OnairControl
+
 /// Picture size, frame rate and encoder settings: a quality preset once `extends:` is resolved.
 public struct QualitySpec: Hashable, Sendable {
     /// The preset name when the quality came from one.

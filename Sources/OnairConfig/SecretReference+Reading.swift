@@ -6,52 +6,67 @@ import Foundation
     import Darwin
 #endif
 
-extension SecretReference {
-    /// Why a secret could not be read; the message names the secret, never its value.
-    public struct ReadProblem: Error, CustomStringConvertible, Sendable {
-        public var description: String
-    }
+/// Why a secret could not be read; the message names the secret, never its value.
+public struct SecretReadProblem: Error, CustomStringConvertible, Sendable {
+    public var description: String
+}
 
-    /// Reads the secret this reference names: `env:NAME` from `environment`, `file:PATH`
-    /// (relative to `projectRoot`) from the first line of a regular file no one else can read or
-    /// write (mode 0600 or 0400) of at most ``fileLimit`` bytes. `what` names the secret in
-    /// messages ("the API token"); no message holds what the file holds.
+extension KeySource {
+    /// Reads the secret: `env:NAME` from `environment`, `file:PATH` (relative to `projectRoot`)
+    /// from the first line of a regular file no one else can read or write (mode 0600 or 0400)
+    /// of at most ``SecretReference/fileLimit`` bytes. `what` names the secret in messages
+    /// ("the API token", "the stream key of destination 'youtube'"), `written` the file as its
+    /// reference wrote it; no message holds what the file holds.
     ///
-    /// The one reader of secrets that guard control (the API token, webhook secrets): a
-    /// stream key's file is read by the engine's `StreamKeys`, which does not ask for 0600.
-    public func read(environment: [String: String], projectRoot: URL, what: String) throws(ReadProblem) -> String {
+    /// The one reader of secrets: stream keys, the API token, webhook secrets, and the check
+    /// `onair validate` makes of them.
+    public func read(environment: [String: String], projectRoot: URL, what: String, written: String? = nil) throws(SecretReadProblem) -> String {
         let value: String
-        switch origin {
+        switch self {
         case .environment(let name):
-            guard let text = environment[name], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw ReadProblem(description: "\(what)'s environment variable \(name) is not set")
+            value = environment[name] ?? ""
+            guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw SecretReadProblem(description: "\(what) is missing: the environment variable \(name) is not set")
             }
-            value = text
         case .file(let path):
-            value = try Self.readPrivateFile(origin.filePath(inProject: projectRoot) ?? path, written: file?.written ?? path, what: what)
+            let shown = written ?? path
+            value = try Self.readPrivateFile(filePath(inProject: projectRoot) ?? path, written: shown, what: what)
+            guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw SecretReadProblem(description: "\(what) is missing: \(shown) is empty")
+            }
         }
         return value.trimmingCharacters(in: .whitespaces)
     }
 
-    /// The most a secret file may hold: a token or a webhook secret is a line of at most a few
-    /// hundred bytes; anything larger is not the file meant.
-    public static let fileLimit = 4096
-
     /// The first line of the file at `path`, refused when others can read or write it or it is
-    /// larger than ``fileLimit``. Opened once: the mode checked is the open file's (`fstat`).
-    private static func readPrivateFile(_ path: String, written: String, what: String) throws(ReadProblem) -> String {
+    /// larger than ``SecretReference/fileLimit``. Opened once: the mode checked is the open
+    /// file's (`fstat`).
+    private static func readPrivateFile(_ path: String, written: String, what: String) throws(SecretReadProblem) -> String {
         let file: OpenedFile
         do {
-            file = try OpenedFile.read(atPath: path, limit: fileLimit)
+            file = try OpenedFile.read(atPath: path, limit: SecretReference.fileLimit)
         } catch {
-            throw ReadProblem(description: "\(what) file \(written) \(error)")
+            throw SecretReadProblem(description: "\(what) can't be read: \(written) \(error)")
         }
         guard file.mode & 0o077 == 0 else {
-            throw ReadProblem(description: "\(what) file \(written) can be read by others (mode \(String(file.mode & 0o777, radix: 8))); run: chmod 600 \(written)")
+            throw SecretReadProblem(
+                description: "\(what) is not private: \(written) can be read by others (mode \(String(file.mode & 0o777, radix: 8))); run: chmod 600 \(written)")
         }
         guard let text = String(validating: file.bytes, as: UTF8.self) else {
-            throw ReadProblem(description: "\(what) file \(written) is not UTF-8 text")
+            throw SecretReadProblem(description: "\(what) can't be read: \(written) is not UTF-8 text")
         }
         return text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
     }
+}
+
+extension SecretReference {
+    /// Reads the secret this reference names (``KeySource/read(environment:projectRoot:what:written:)``,
+    /// the one reader), naming its file as written.
+    public func read(environment: [String: String], projectRoot: URL, what: String) throws(SecretReadProblem) -> String {
+        try origin.read(environment: environment, projectRoot: projectRoot, what: what, written: file?.written)
+    }
+
+    /// The most a secret file may hold: a key, a token or a webhook secret is a line of at most
+    /// a few hundred bytes; anything larger is not the file meant.
+    public static let fileLimit = 4096
 }

@@ -1,3 +1,5 @@
+import OnairControl
+
 /// A named input of a pipeline.
 public struct SourceSpec: Hashable, Sendable {
     /// What kind of input and how to reach it.

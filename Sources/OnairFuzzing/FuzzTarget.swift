@@ -56,8 +56,8 @@ public struct FuzzTarget: Sendable {
         let loaded = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode,
                                   only: input.layout == .presets ? nil : [FuzzProject.pipelineName],
                                   files: project.files(for: input), log: log)
-        let planner = Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: input.mode,
-                              fileExists: Planner.keyFileExists(inProject: root), fonts: fonts, projectRoot: root)
+        let planner = Planner(catalogue: PlatformCatalogue(project: loaded), mode: input.mode,
+                              secretProblem: Planner.readingSecrets(environment: [:], projectRoot: root), fonts: fonts, projectRoot: root)
         var diagnostics = log.all
         for name in loaded.pipelineNames {
             guard let spec = loaded.pipeline(name) else {

@@ -1,6 +1,6 @@
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 import Synchronization
 
 #if canImport(FoundationNetworking)

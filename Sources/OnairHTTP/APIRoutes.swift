@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OnairControl
 import Synchronization
-import OnairEngine
 
 /// Every endpoint of a run's HTTP API (see `docs/openapi.yaml`), bound to one ``RunControl``.
 struct APIRoutes: Sendable {

@@ -3,7 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import OnairConfig
-import OnairEngine
+import OnairControl
 import OnairNotify
 import OnairPreview
 import OnairRecord

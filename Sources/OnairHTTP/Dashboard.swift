@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OnairControl
 
 /// The dashboard's static files (`Sources/OnairHTTP/Dashboard/`), compiled into the binary.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import OnairEngine
+import OnairControl
 
 /// `GET /api/v1/events`: the run's events as Server-Sent Events, each the same JSON as a line
 /// of `--log-format json`, with the event's number as its `id:` so a client that reconnects

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import OnairEngine
+import OnairControl
 import OnairPreview
 
 /// `GET /api/v1/destinations/{name}/preview.jpg`: a picture of what a destination receives.
@@ -29,7 +29,7 @@ struct PreviewRoute: Sendable {
            let picture = try? await planned.picture(of: name, combination: moment.combination, atMs: moment.offsetMs) {
             return Self.jpeg(picture.image, source: "planned", capturedAt: nil)
         }
-        do throws(OnairEngine.PreviewError) {
+        do throws(OnairControl.PreviewError) {
             let picture = try await run.preview(of: name)
             return Self.jpeg(picture.jpeg, source: "live", capturedAt: picture.capturedAt)
         } catch {

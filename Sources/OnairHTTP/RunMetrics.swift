@@ -1,7 +1,8 @@
 import Foundation
 import Metrics
-import OnairEngine
+import OnairControl
 import OnairNotify
+import OnairProcess
 import OnairRecord
 import Prometheus
 import Synchronization
@@ -92,6 +93,10 @@ final class RunMetrics: Sendable {
         ("onair_notify_sent_total", "counter", "target", "Alerts the notify: target's receiver took (2xx)"),
         ("onair_notify_failed_total", "counter", "target", "Alerts given up after every attempt failed (or a 410 Gone)"),
         ("onair_notify_dropped_total", "counter", "target", "Alerts dropped unsent: the oldest of a full queue, or left when the run ended"),
+        (
+            "onair_events_dropped_total", "counter", "subscriber, event",
+            "Events a subscriber of the run dropped because it did not keep up (alerts and the record never drop a lifecycle event)"
+        ),
     ]
 
     /// The Prometheus text exposition after bringing every metric up to `status` and the
@@ -99,6 +104,9 @@ final class RunMetrics: Sendable {
     func exposition(of status: RunStatus, notifications: [DeliveryCounts] = []) -> String {
         state.withLock { seen in
             update(&seen, from: status)
+            for dropped in status.eventsDropped {
+                counter(&seen, "onair_events_dropped_total", [("subscriber", dropped.subscriber), ("event", dropped.event)], Double(dropped.count))
+            }
             for target in notifications {
                 let labels = [("target", target.target)]
                 counter(&seen, "onair_notify_sent_total", labels, Double(target.sent))

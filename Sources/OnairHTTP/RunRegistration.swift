@@ -1,5 +1,6 @@
 import Foundation
-import OnairEngine
+import OnairConfig
+import OnairControl
 
 #if canImport(Glibc)
     import Glibc

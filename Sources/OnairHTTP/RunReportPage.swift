@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import OnairEngine
+import OnairControl
 import OnairRecord
+import OnairThreads
 import Synchronization
 
 /// The run whose record `GET /report` shows: the running run, by its id in the pipeline's archive.

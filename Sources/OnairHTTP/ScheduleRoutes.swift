@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import OnairEngine
+import OnairControl
 
 /// `GET/POST /api/v1/schedule` and `DELETE /api/v1/schedule/{id}`: the running schedule seen,
 /// an action added (written as a pipeline's `schedule:` item, YAML or JSON), a pending one

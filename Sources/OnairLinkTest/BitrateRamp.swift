@@ -1,3 +1,5 @@
+import OnairControl
+
 /// The bitrate a link test pushes as media time goes by: from `start` rising in a straight line
 /// to `ceiling` over the first `rising` seconds of the test, then held there (long enough for
 /// a link that carries the ceiling to show it beyond what buffers could hide). Stepped every

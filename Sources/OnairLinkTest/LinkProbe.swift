@@ -1,8 +1,10 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairEngine
 import OnairPlanner
+import OnairThreads
 
 /// Measures one destination's link on its own thread: connects to its ingest, then pushes a
 /// still test picture (SMPTE HD bars and silence) at the destination's picture size, frame rate
@@ -29,11 +31,7 @@ final class LinkProbe: Sendable {
     /// Measures on a thread of its own (connecting and writing block in libav) and returns
     /// what it measured.
     func measurement() async -> LinkMeasurement {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { [self] in continuation.resume(returning: measure()) }
-            thread.name = "onair.linktest.\(target.destination)"
-            thread.start()
-        }
+        await onOwnThread(named: "onair.linktest.\(target.destination)") { [self] in measure() }
     }
 
     /// Runs `probes` at the same time; their measurements in the order of `probes`.

@@ -1,4 +1,5 @@
 import OnairConfig
+import OnairControl
 import OnairEngine
 import OnairPlanner
 

@@ -1,5 +1,6 @@
 import AVBridge
 import OnairConfig
+import OnairControl
 import OnairEncoding
 import OnairPlanner
 

@@ -1,6 +1,6 @@
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 
 /// One message for one target: what is POSTed, with the id that stays the same across its
 /// retries (`webhook-id`, the receiver's idempotency key).

@@ -3,7 +3,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import OnairEngine
+import OnairConfig
+import OnairControl
 
 /// Delivers one target's alerts in order: a bounded queue (the oldest dropped when full), one
 /// alert at a time, each retried until the receiver takes it or its attempts run out.

@@ -1,6 +1,6 @@
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 
 /// How one target's alerts are delivered: the queue, the timeout of an attempt, the retries.
 ///

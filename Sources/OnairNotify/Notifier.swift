@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 import ServiceLifecycle
 import Synchronization
 
@@ -48,7 +48,15 @@ public final class Notifier: Service, Sendable {
     /// lets every target finish, for at most its drain time.
     public func run() async throws {
         guard !couriers.isEmpty else { return }
-        let subscription = control.subscribe(after: 0)
+        let targets = couriers.map(\.target)
+        // Only what some target asks for; what it asks for of the frequent events (`libav.log`)
+        // may be dropped when it floods, counted in the run's `events_dropped`, never an alert
+        // of the run's life.
+        let subscription = control.subscribe(
+            after: 0,
+            options: SubscriptionOptions(subscriber: "alerts", buffering: .lifecycle(frequentRoom: 256)) { name in
+                targets.contains { $0.events.selects(name.rawValue) }
+            })
         let couriers = couriers, client = client
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

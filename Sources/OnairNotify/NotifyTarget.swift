@@ -42,7 +42,7 @@ public struct NotifyTarget: Sendable {
                 let what = "the webhook secret of notify target '\(spec.name)'"
                 do {
                     signer = try WebhookSigner(secret: try reference.read(environment: environment, projectRoot: projectRoot, what: what))
-                } catch let problem as SecretReference.ReadProblem {
+                } catch let problem as SecretReadProblem {
                     throw Problem(description: problem.description)
                 } catch {
                     throw Problem(description: "\(what) (\(reference)) \(error)")

@@ -1,3 +1,5 @@
+import OnairControl
+
 /// The numbers behind ``CostEstimate``: what each kind of work costs on the machine they were
 /// measured on. This file is data only; `Benchmarks/calibrate-cost` measures paced runs,
 /// fits these values and prints them in this file's form, so re-calibrating after the engine

@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairControl
 
 /// Computes a plan's ``CostEstimate``: follows the pictures through the filter graph (size,
 /// frame rate, and whether each is a still computed once) and prices every input, filter,

@@ -1,20 +1,18 @@
 import OnairConfig
+import OnairControl
 
 /// The rules each destination is checked against: its platform's published limits, its keys,
 /// and conflicts between destinations.
 struct DestinationRules {
     let spec: PipelineSpec
-    let environment: [String: String]
     let mode: Planner.Mode
-    let fileExists: @Sendable (String) -> Bool
+    let secretProblem: @Sendable (SecretReference, String) -> String?
     let log: DiagnosticLog
 
-    init(spec: PipelineSpec, environment: [String: String], mode: Planner.Mode,
-         fileExists: @escaping @Sendable (String) -> Bool, log: DiagnosticLog) {
+    init(spec: PipelineSpec, mode: Planner.Mode, secretProblem: @escaping @Sendable (SecretReference, String) -> String?, log: DiagnosticLog) {
         self.spec = spec
-        self.environment = environment
         self.mode = mode
-        self.fileExists = fileExists
+        self.secretProblem = secretProblem
         self.log = log
     }
 
@@ -150,26 +148,17 @@ struct DestinationRules {
 
     // MARK: - Keys
 
+    /// A key that can't be read: an error about to go live, a warning when validating (in CI,
+    /// where keys are absent), in the words the run would use.
     private func checkKey(_ destination: DestinationSpec) {
-        guard let key = destination.key else { return }
-        let subject = "destination '\(destination.name)'"
-        switch key.origin {
-        case .environment(let name):
-            if (environment[name] ?? "").isEmpty {
-                let message = "environment variable \(name) (stream key of \(subject)) is not set"
-                if mode == .run {
-                    log.error("missing-key", message, at: key.location, suggestion: "export \(name)=… before running")
-                } else {
-                    log.warning("missing-key", message, at: key.location, suggestion: "it must be set when the pipeline runs")
-                }
+        guard let key = destination.key, let problem = secretProblem(key, "the stream key of destination '\(destination.name)'") else { return }
+        let at = key.file?.location ?? key.location
+        let fix: String? =
+            switch key.origin {
+            case .environment(let name): mode == .run ? "export \(name)=… before running" : "it must be set when the pipeline runs"
+            case .file: mode == .run ? nil : "it must be readable when the pipeline runs"
             }
-        case .file(let path):
-            if !fileExists(path) {
-                let written = key.file?.written ?? path, at = key.file?.location ?? key.location
-                let message = "key file '\(written)' of \(subject) does not exist"
-                if mode == .run { log.error("missing-key", message, at: at) } else { log.warning("missing-key", message, at: at) }
-            }
-        }
+        if mode == .run { log.error("missing-key", problem, at: at, suggestion: fix) } else { log.warning("missing-key", problem, at: at, suggestion: fix) }
     }
 
     // MARK: - Between destinations

@@ -1,3 +1,5 @@
+import OnairControl
+
 /// The numbers behind ``LatencyEstimate``: how many pictures each stage of onair holds, and how
 /// long it works on one, on the machine they were measured on. Data only, beside
 /// ``CostCoefficients``; `Benchmarks/latency` measures each stage (`ONAIR_LATENCY_TRACE`) and

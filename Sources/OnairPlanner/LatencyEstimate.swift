@@ -1,4 +1,5 @@
 import OnairConfig
+import OnairControl
 
 /// How long a picture takes from the camera to viewers, estimated from the plan: onair's own
 /// part stage by stage (the pictures each stage holds × the frame interval, plus its work on

@@ -1,4 +1,5 @@
 import OnairConfig
+import OnairControl
 
 /// Estimates a plan's glass-to-glass latency (``LatencyEstimate``) from its stages and
 /// ``LatencyCoefficients``. Pure arithmetic on the plan.

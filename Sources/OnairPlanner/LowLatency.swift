@@ -1,4 +1,5 @@
 import OnairConfig
+import OnairControl
 import OnairEncoding
 
 /// What `latency: low` changes in a plan, in one place: every stage gives up a little

@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairEncoding
 
 /// A compiled pipeline: everything the engine needs to run it, and nothing it would have to

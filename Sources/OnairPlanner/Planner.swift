@@ -13,13 +13,12 @@ public struct Planner: Sendable {
 
     /// The platforms destinations may name.
     public var catalogue: PlatformCatalogue
-    /// Environment variables, to check that key variables are set (values are never kept).
-    public var environment: [String: String]
     /// Validate or run.
     public var mode: Mode
-    /// Whether a key file exists, given its path as the plan has it (injected so tests can
-    /// control it).
-    public var fileExists: @Sendable (String) -> Bool
+    /// Why a destination's stream key can't be read (nil: it can), given its reference and
+    /// what to call it: the one secret reader's words (``readingSecrets(environment:projectRoot:)``),
+    /// injected so that the planner reads no file itself and tests can say.
+    public var secretProblem: @Sendable (SecretReference, _ what: String) -> String?
     /// Where text layers' fonts are found and measured, to fit text to every picture.
     public var fonts: FontBook
     /// The folder project-relative font files are read from (nil: the working directory).
@@ -30,13 +29,12 @@ public struct Planner: Sendable {
 
     /// Creates a planner.
     public init(
-        catalogue: PlatformCatalogue, environment: [String: String], mode: Mode,
-        fileExists: @escaping @Sendable (String) -> Bool, fonts: FontBook = .shared, projectRoot: URL? = nil
+        catalogue: PlatformCatalogue, mode: Mode,
+        secretProblem: @escaping @Sendable (SecretReference, _ what: String) -> String?, fonts: FontBook = .shared, projectRoot: URL? = nil
     ) {
         self.catalogue = catalogue
-        self.environment = environment
         self.mode = mode
-        self.fileExists = fileExists
+        self.secretProblem = secretProblem
         self.fonts = fonts
         self.projectRoot = projectRoot
     }
@@ -49,7 +47,7 @@ public struct Planner: Sendable {
         let targets = spec.destinations.compactMap { destination in
             DestinationTarget.resolve(destination, scene: spec.quality, ladder: spec.ladder(of: destination), catalogue: catalogue, log: log)
         }
-        var rules = DestinationRules(spec: spec, environment: environment, mode: mode, fileExists: fileExists, log: log)
+        var rules = DestinationRules(spec: spec, mode: mode, secretProblem: secretProblem, log: log)
         rules.check(targets)
         checkRungs(of: targets, in: spec, rules: rules, log: log)
         guard spec.isComplete, log.errorCount == errorsBefore, targets.count == spec.destinations.count else { return nil }
@@ -119,10 +117,17 @@ extension Planner {
         }
     }
 
-    /// `fileExists` as onair resolves key files: from the project folder `root`, not the working
-    /// directory (absolute and `~/…` paths as written).
-    public static func keyFileExists(inProject root: URL) -> @Sendable (String) -> Bool {
-        { path in KeySource.file(path).filePath(inProject: root).map(FileManager.default.fileExists(atPath:)) ?? false }
+    /// ``secretProblem`` as a run reads its keys: from `environment`, or a private file
+    /// relative to the project folder `root` (absolute and `~/…` paths as written).
+    public static func readingSecrets(environment: [String: String], projectRoot root: URL) -> @Sendable (SecretReference, String) -> String? {
+        { reference, what in
+            do {
+                _ = try reference.read(environment: environment, projectRoot: root, what: what)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
     }
 
     /// The source whose sound `spec` broadcasts with its `active:` combination on air: the one

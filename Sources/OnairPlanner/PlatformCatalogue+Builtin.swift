@@ -1,3 +1,5 @@
+import OnairControl
+
 // The platforms onair knows without any configuration (`onair list`).
 
 extension PlatformCatalogue {

@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairFonts
 
 /// Builds the filter graph of the active overlay combination, its layers and one output pad

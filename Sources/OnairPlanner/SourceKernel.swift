@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairControl
 
 /// Pixel work onair does itself on an input's pictures before they enter the filter graph,
 /// because libavfilter's filters for it are too slow for live 1080p on two cores: keying a

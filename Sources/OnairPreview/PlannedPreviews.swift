@@ -1,6 +1,7 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairThreads
 import Synchronization
 
 /// What each destination will receive, drawn before it receives anything: ``ShowPreview``'s
@@ -58,12 +59,6 @@ public final class PlannedPreviews: Sendable {
         let preview = ShowPreview(spec: spec, moment: ShowMoment(timeline: timeline, offsetMs: key.step * Self.step), planner: planner,
                                   projectRoot: projectRoot, overlay: key.combination)
         let encoding = encoding
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try preview.pictures(encoding: encoding) })
-            }
-            thread.name = "preview.planned"
-            thread.start()
-        }
+        return try await onOwnThread(named: "preview.planned") { try preview.pictures(encoding: encoding) }
     }
 }

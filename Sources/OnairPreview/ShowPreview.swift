@@ -1,6 +1,7 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairPlanner
 import OnairValidation
 

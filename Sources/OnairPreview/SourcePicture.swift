@@ -1,6 +1,7 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairPlanner
 
 /// What one of a plan's inputs shows at a moment of the show, without going live: a file's

@@ -65,6 +65,9 @@ public struct RunMeta: Codable, Sendable, Equatable {
     public var outcome: String?
     /// Why it ended (`run.stopped`'s reason).
     public var reason: String?
+    /// Events the recorder dropped because it fell behind, by name (only frequent ones,
+    /// `libav.log`: a lifecycle event is never dropped); nil when none was.
+    public var droppedEvents: [String: Int]?
 
     /// A run starting now.
     public init(id: String, pipeline: String, started: Date, pid: Int32, renditions: [String: String]) {

@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 
 #if canImport(Glibc)
     import Glibc
@@ -46,22 +47,9 @@ public struct RecordedEvent: Sendable, Equatable {
     /// The event's keys beside `ts` and `event`, numbers and booleans as text.
     public var fields: [String: String]
 
-    /// What the event is, when it is one a report reads.
-    public var kind: Kind? { Kind(rawValue: name) }
-
-    /// The events a report reads, by the names the engine gives them (`StatusEvent.name`).
-    public enum Kind: String, CaseIterable, Sendable {
-        case runStarted = "run.started", runStopped = "run.stopped", runNote = "run.note"
-        case inputConnected = "input.connected", inputLost = "input.lost", inputFailed = "input.failed"
-        case inputFailover = "input.failover", inputRestored = "input.restored"
-        case overlayApplied = "overlay.applied", overlayFailed = "overlay.failed", overlayRestored = "overlay.restored"
-        case destinationLive = "destination.live", destinationRetrying = "destination.retrying"
-        case destinationFailed = "destination.failed", destinationCongested = "destination.congested"
-        case bitrateChanged = "bitrate.changed"
-
-        /// What happened to its subject: `failed` for `input.failed`.
-        public var verb: String { String(rawValue.split(separator: ".").last ?? "") }
-    }
+    /// What the event is; nil for a name this build does not know (a record written by
+    /// another version).
+    public var kind: EventName? { EventName(rawValue: name) }
 }
 
 /// A run's record read back from its folder: what `onair report` summarizes. Lines that don't

@@ -1,5 +1,6 @@
 import Foundation
-import OnairEngine
+import OnairControl
+import OnairProcess
 import ServiceLifecycle
 
 /// Keeps the record of one run: its events as JSON lines (`events.jsonl`, the API's event JSON)
@@ -44,7 +45,7 @@ public final class RunRecorder: Service, Sendable {
             return
         }
         archive.prune(keep: limits.keepRuns, except: runID)
-        let events = control.subscribe(after: 0)
+        let events = control.subscribe(after: 0, options: Self.subscription)
         let stopped = await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.sample() }
             // The events end with the run; the sampler is then stopped (after a last sample).
@@ -57,17 +58,22 @@ public final class RunRecorder: Service, Sendable {
         ended.ended = Date()
         ended.outcome = last.state.isTerminal ? last.state.rawValue : nil
         ended.reason = stopped
+        let dropped = events.droppedByName
+        ended.droppedEvents = dropped.isEmpty ? nil : Dictionary(uniqueKeysWithValues: dropped.map { ($0.key.rawValue, $0.value) })
         try? ended.write(to: folder)
     }
 
-    /// Writes every event but `stats` (the samples hold more, every second) until they end;
-    /// returns `run.stopped`'s reason.
+    /// Every event but `stats` (the samples hold more, every second); no lifecycle event is
+    /// ever dropped, and `libav.log` lines past 1024 waiting are (counted in `run.json`).
+    static let subscription = SubscriptionOptions(subscriber: "record", buffering: .lifecycle(frequentRoom: 1024)) { $0 != .stats }
+
+    /// Writes every event it is given (``subscription``) until they end; returns
+    /// `run.stopped`'s reason.
     private func record(_ events: EventSubscription) async -> String? {
         let lines = RotatingLines(folder: folder, stem: "events", limits: limits)
         var reason: String?
         for await numbered in events {
             let event = numbered.event
-            if case .stats = event.kind { continue }
             if case .runStopped(let why) = event.kind { reason = why }
             lines.append(event.jsonLine(redact: { $0 }))  // redacted by the run already
         }

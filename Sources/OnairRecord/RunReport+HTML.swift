@@ -55,8 +55,8 @@ extension RunReport {
             let x = (min(max(moment.t / span, 0), 1) * width * 10).rounded() / 10
             return "<line class=\"\(moment.kind)\" x1=\"\(x)\" x2=\"\(x)\" y1=\"4\" y2=\"36\"><title>\(Self.clock(moment.t)) \(Self.escaped(moment.text))</title></line>"
         }
-        let legend = ["failover", "overlay", "destination", "input", "run"].enumerated().map { index, kind in
-            "<text class=\"\(kind)\" x=\"\(index * 120)\" y=\"56\">■ \(kind)</text>"
+        let legend = ["failover", "overlay", "destination", "input", "source", "schedule", "run"].enumerated().map { index, kind in
+            "<text class=\"\(kind)\" x=\"\(index * 110)\" y=\"56\">■ \(kind)</text>"
         }
         return "<svg class=\"plot timeline\" role=\"img\" aria-label=\"timeline\" viewBox=\"0 0 \(Int(width)) 60\" width=\"100%\">"
             + "<rect x=\"0\" y=\"4\" width=\"\(Int(width))\" height=\"32\" class=\"strip\"/>" + ticks.joined() + legend.joined() + "</svg>\n"
@@ -72,7 +72,7 @@ extension RunReport {
         table{border-collapse:collapse;margin:.5em 0}td,th{padding:2px 10px;border-bottom:1px solid #ddd;text-align:left}
         .failed,.interrupted{color:#b00}.stopped{color:#070}svg.plot{display:block;margin:.3em 0 1em}
         .strip{fill:#f4f4f4}line{stroke-width:2}.failover{stroke:#d62;fill:#d62}.overlay{stroke:#26c;fill:#26c}
-        .destination{stroke:#a3a;fill:#a3a}.input{stroke:#999;fill:#999}.run{stroke:#070;fill:#070}
+        .destination{stroke:#a3a;fill:#a3a}.input{stroke:#999;fill:#999}.source{stroke:#c90;fill:#c90}.schedule{stroke:#088;fill:#088}.run{stroke:#070;fill:#070}
         polyline{fill:none;stroke:#26c;stroke-width:1.5}polyline.line1{stroke:#d62}text.line0{fill:#26c}text.line1{fill:#d62}.axis{stroke:#bbb}.cut{stroke:#d62;stroke-dasharray:3 3}text{font-size:11px;fill:#555}
         """
 }

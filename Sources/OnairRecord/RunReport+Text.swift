@@ -27,6 +27,9 @@ extension RunReport {
         if !timeline.isEmpty { lines.append("timeline") }
         for moment in timeline { lines.append("  \(Self.clock(moment.t))  \(moment.event.padding(toLength: 22, withPad: " ", startingAt: 0)) \(moment.text)") }
         if unreadableLines > 0 { lines.append("(\(unreadableLines) line(s) of the record could not be read)") }
+        for (name, count) in eventsNotRecorded.sorted(by: { $0.key < $1.key }) {
+            lines.append("(\(count) \(name) event(s) not recorded: the recorder fell behind)")
+        }
         return lines.joined(separator: "\n")
     }
 

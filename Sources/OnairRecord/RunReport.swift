@@ -1,5 +1,5 @@
 import Foundation
-import OnairEngine
+import OnairControl
 
 /// The summary of one run: what `onair report --format json` prints (its schema is
 /// docs/run-report.schema.json) and what the text and HTML forms show.
@@ -18,7 +18,7 @@ public struct RunReport: Codable, Sendable {
     public var outcome: String
     public var reason: String?
     public var destinations: [DestinationSummary]
-    /// Failovers, overlay switches, destination and input changes, the run's start and stop.
+    /// Failovers, overlay switches, destination, input and source changes, the schedule's actions, the run's start and stop.
     public var timeline: [Moment]
     /// The slowest rendition's speed (1 is real time).
     public var speed: [[Double]]
@@ -30,6 +30,8 @@ public struct RunReport: Codable, Sendable {
     public var events: Int
     /// Record lines that could not be read (the last of a killed run).
     public var unreadableLines: Int
+    /// Events the recorder dropped because it fell behind, by name (frequent ones only).
+    public var eventsNotRecorded: [String: Int]
 
     /// Points per series at most.
     public static let maxPoints = 1000
@@ -71,7 +73,7 @@ public struct RunReport: Codable, Sendable {
     /// Something that happened, for the timeline strip.
     public struct Moment: Codable, Sendable {
         public var t: Double
-        /// `run`, `failover`, `overlay`, `destination` or `input`.
+        /// `run`, `failover`, `overlay`, `destination`, `input`, `source` or `schedule`.
         public var kind: String
         /// The event's name.
         public var event: String
@@ -80,7 +82,7 @@ public struct RunReport: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case schema, pipeline, run, started, ended, durationSeconds = "duration_seconds", outcome, reason, destinations, timeline, speed, cpu,
-            memory, samples, events, unreadableLines = "unreadable_lines"
+            memory, samples, events, unreadableLines = "unreadable_lines", eventsNotRecorded = "events_not_recorded"
     }
 }
 
@@ -106,6 +108,7 @@ extension RunReport {
         self.samples = samples.count
         events = record.events.count
         unreadableLines = record.unreadableLines
+        eventsNotRecorded = meta.droppedEvents ?? [:]
     }
 
     private static func destinations(in record: RunRecord, at: (Date) -> Double) -> [DestinationSummary] {
@@ -114,10 +117,7 @@ extension RunReport {
         return names.map { name in
             let rendition = record.meta.renditions[name]
             func of(_ sample: RunSample) -> RunSample.Destination? { sample.destinations.first { $0.name == name } }
-            var live = 0.0
-            for (previous, sample) in zip(samples, samples.dropFirst()) where of(sample)?.state == DestinationState.live.name {
-                live += max(sample.t - previous.t, 0)
-            }
+            let live = liveSeconds(of: name, in: record)
             let last = samples.last.flatMap(of)
             return DestinationSummary(
                 name: name, rendition: rendition, liveSeconds: (live * 10).rounded() / 10, reconnects: last?.reconnects ?? 0,
@@ -125,6 +125,26 @@ extension RunReport {
                 reconnectsSeries: series(samples) { of($0).map { Double($0.reconnects) } },
                 gopsDroppedSeries: series(samples) { of($0).map { Double($0.gopsDropped) } }, cuts: cuts(of: rendition, in: record, at: at))
         }
+    }
+
+    /// How long `destination` was live: from each `destination.live` to its next change (or
+    /// the run's end), as its events say to the millisecond. Samples come a second apart and
+    /// miss the first and the last part of the run.
+    static func liveSeconds(of destination: String, in record: RunRecord) -> Double {
+        var live = 0.0, since: Date?
+        for event in record.events where event.kind?.family == "destination" && event.fields["destination"] == destination {
+            guard let kind = event.kind, kind != .destinationCongested else { continue }
+            if kind == .destinationLive {
+                if since == nil { since = event.time }
+            } else if let start = since {
+                live += max(event.time.timeIntervalSince(start), 0)
+                since = nil
+            }
+        }
+        if let start = since, let end = record.meta.ended ?? record.events.last?.time {
+            live += max(end.timeIntervalSince(start), 0)
+        }
+        return live
     }
 
     /// The bitrate changes of `rendition` (every one when the record doesn't say which feeds
@@ -137,7 +157,8 @@ extension RunReport {
         }
     }
 
-    /// Which events go on the timeline, and how they read there.
+    /// Which events go on the timeline, and how they read there: every event is named here,
+    /// so that a new one is placed (or left out) on purpose.
     static func moment(_ event: RecordedEvent) -> (kind: String, text: String)? {
         let fields = event.fields
         guard let kind = event.kind else { return nil }
@@ -150,9 +171,14 @@ extension RunReport {
         case .overlayApplied: return ("overlay", (fields["overlay"] ?? "") + " on air")
         case .overlayFailed, .overlayRestored: return ("overlay", (fields["overlay"] ?? "") + " " + kind.verb)
         case .inputLost, .inputFailed, .inputConnected: return ("input", "\(fields["input"] ?? ""): \(kind.verb)" + reason)
-        case .destinationLive, .destinationRetrying, .destinationFailed, .destinationCongested:
+        case .destinationLive, .destinationRetrying, .destinationFailed, .destinationCongested, .destinationStopped:
             return ("destination", "\(fields["destination"] ?? ""): \(kind.verb)" + reason)
-        case .bitrateChanged: return nil
+        case .sourceMuted, .sourceUnmuted, .sourceClip, .sourceClipEnded:
+            return ("source", "\(fields["source"] ?? ""): " + (fields["clip"].map { "\($0) \(kind == .sourceClip ? "on air" : "ended")" } ?? kind.verb))
+        case .scheduleFired, .scheduleSkipped, .scheduleAdded, .scheduleCancelled:
+            return ("schedule", "#\(fields["id"] ?? "?") \(fields["action"] ?? "") \(kind.verb)" + reason)
+        // Beside every other event, or too frequent to mark: left off the strip.
+        case .inputWaiting, .destinationIdle, .destinationConnecting, .bitrateChanged, .libavLog, .stats: return nil
         }
     }
 

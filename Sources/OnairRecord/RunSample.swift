@@ -1,5 +1,6 @@
 import Foundation
-import OnairEngine
+import OnairControl
+import OnairProcess
 
 /// One line of `samples.jsonl`: the run as it was at one second, kept small (about 400 bytes
 /// with two destinations) because a day holds 86,400 of them.

@@ -1,4 +1,4 @@
-import OnairEngine
+import OnairControl
 
 /// What became of an action the runner carried out: the media time of the first frame it
 /// changed, as the part of the run that made the change says, or why it was not carried out.

@@ -1,5 +1,5 @@
 import Foundation
-import OnairEngine
+import OnairControl
 import OnairPlanner
 
 /// A run's schedule as it is carried out: every action of the timeline resolved at the run's

@@ -1,4 +1,4 @@
-import OnairEngine
+import OnairControl
 import OnairPlanner
 
 /// Where the actions on a source's input go: `play:` (a clip in its place), `mute:` and

@@ -1,6 +1,6 @@
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 import OnairValidation
 import Synchronization
 

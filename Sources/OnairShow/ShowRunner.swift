@@ -1,6 +1,6 @@
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 import OnairPlanner
 
 /// Carries a pipeline's schedule out on a running pipeline: resolved once at the run's actual
@@ -58,14 +58,6 @@ public actor ShowRunner {
         self.onAir = onAir
         book = ScheduleBook(timeline)
         watch = WallClockWatch(wall: wallNow(), media: stage.mediaTime)
-    }
-
-    /// `spec`'s schedule resolved for a run that started at `start`, with the clip lengths the
-    /// run's plan probed (`planned`: the timeline the plan was checked with).
-    public static func timeline(of spec: PipelineSpec, startedAt start: Date, planned: ShowTimeline?,
-                                machineZone: TimeZone = .current) -> ShowTimeline {
-        let clock = ShowClock(start: start, timeZone: ShowClock.timeZone(of: spec, fallback: machineZone))
-        return ShowTimeline(spec, clock: clock, clipDurations: planned?.clipDurations ?? [:])
     }
 
     /// Carries the schedule out, and the actions added to it while the run goes on, until
@@ -203,7 +195,7 @@ extension ShowRunner {
 
     /// The media time of the first picture at or after `micros`, on the run's frame grid.
     private func frame(atOrAfter micros: MediaInstant) -> MediaInstant {
-        OnairEngine.frame(atOrAfter: micros, fps: onAir.fps)
+        OnairControl.frame(atOrAfter: micros, fps: onAir.fps)
     }
 
     /// Records what became of `entry` and tells the run's subscribers: fired where it landed,
@@ -242,6 +234,13 @@ extension ShowTimeline {
         }
         return durations
     }
+
+    /// This timeline, checked and probed when the pipeline was compiled, anchored to the run's
+    /// real start: `spec`'s times counted from `start` in the same time zone, with the clips'
+    /// lengths it was resolved with (no file is read again, nothing is checked twice).
+    public func anchored(at start: Date, of spec: PipelineSpec) -> ShowTimeline {
+        ShowTimeline(spec, clock: ShowClock(start: start, timeZone: clock.timeZone), clipDurations: clipDurations)
+    }
 }
 
 /// What a run needs to carry its pipeline's schedule out, known before it starts: the
@@ -270,12 +269,11 @@ public struct ShowPlan: Sendable {
     /// The destinations that wait for the schedule's `start:` instead of starting with the run.
     public var heldDestinations: Set<String> { plans.scheduledDestinations }
 
-    /// The runner of the schedule on `run`, which has started: the timeline resolved at its
-    /// actual start, handed to the desk.
-    public func runner(on run: PipelineRun) async -> ShowRunner {
-        let start = await run.status().startedAt
-        let timeline = ShowRunner.timeline(of: spec, startedAt: start, planned: planned)
-        let runner = ShowRunner(stage: run, timeline: timeline, plans: plans, onAir: onAir)
+    /// The runner of the schedule on `stage`, a run that started at `start`: the timeline
+    /// resolved at its actual start, handed to the desk.
+    public func runner(on stage: any ShowStage, startedAt start: Date) -> ShowRunner {
+        let timeline = planned.anchored(at: start, of: spec)
+        let runner = ShowRunner(stage: stage, timeline: timeline, plans: plans, onAir: onAir)
         desk.attach(runner)
         return runner
     }

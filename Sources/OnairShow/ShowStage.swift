@@ -1,10 +1,10 @@
 import Foundation
-import OnairEngine
+import OnairControl
 import OnairPlanner
 
 /// What a schedule needs of a running pipeline: its media clock, and the timed changes the
-/// engine makes on a frame. `PipelineRun` is the one the CLI gives; the wall-clock tests give
-/// one whose clock they set.
+/// engine makes on a frame. A running `PipelineRun` is one (OnairSession makes it so); the
+/// wall-clock tests give one whose clock they set.
 public protocol ShowStage: AnyObject, Sendable {
     /// Where the run's output is on its timeline now.
     var mediaTime: MediaInstant { get }
@@ -34,4 +34,3 @@ public protocol ShowStage: AnyObject, Sendable {
     func stop() async
 }
 
-extension PipelineRun: ShowStage {}

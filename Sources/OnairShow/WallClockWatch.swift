@@ -1,5 +1,5 @@
 import Foundation
-import OnairEngine
+import OnairControl
 
 /// Notices a step of the wall clock (NTP setting it) against the run's monotonic media clock.
 ///

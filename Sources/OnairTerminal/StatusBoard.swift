@@ -1,5 +1,5 @@
 import Foundation
-import OnairEngine
+import OnairControl
 
 /// The compact live block a TTY shows while a broadcast runs: a header, one line per
 /// rendition (fps and speed), one per input a backup stands in for, and one per destination

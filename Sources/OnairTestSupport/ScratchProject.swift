@@ -36,6 +36,13 @@ public final class ScratchProject {
         try Data(text.utf8).write(to: url)
     }
 
+    /// Writes `text` to `relative` as a secret file is kept: readable and writable by its owner
+    /// only (0600), as onair's one secret reader asks of a key, token or webhook secret file.
+    public func writeSecret(_ relative: String, _ text: String) throws {
+        try write(relative, text)
+        guard chmod(root.appendingPathComponent(relative).path, 0o600) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+    }
+
     /// Deletes the folder.
     public func remove() {
         try? FileManager.default.removeItem(at: root)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairEngine
 import OnairHTTP
 

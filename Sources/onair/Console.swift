@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 import OnairEngine
 import OnairTerminal
 import OnairPlanner
@@ -25,8 +26,9 @@ final class Console: Sendable {
         var terminalRestored = false
     }
 
-    /// Room for events the console has not written yet; more than a run emits in a burst, so
-    /// that the log loses nothing (what it would lose is counted and said).
+    /// Room for frequent events (`libav.log`, `stats`) the console has not written yet: more
+    /// than a run emits in a burst; past it they are dropped (counted and said). A lifecycle
+    /// event is never dropped.
     private static let eventBuffer = 8192
 
     init(format: Run.LogFormat) {
@@ -56,8 +58,8 @@ final class Console: Sendable {
 
     /// The run's events from its first one, with room for a burst: subscribe before the run
     /// starts, then ``follow(_:of:)``.
-    static func events(of run: PipelineRun) -> EventSubscription {
-        run.subscribe(after: 0, buffer: eventBuffer)
+    static func events(of run: any RunControl) -> EventSubscription {
+        run.subscribe(after: 0, options: SubscriptionOptions(subscriber: "console", buffering: .lifecycle(frequentRoom: eventBuffer)))
     }
 
     /// Writes `events` of `run` until they end (with the run), and on a terminal redraws the

@@ -3,6 +3,7 @@ import Foundation
 import OnairConfig
 import OnairExport
 import OnairPlanner
+import OnairValidation
 
 /// `onair export kubernetes|systemd`: run pipelines on an orchestrator.
 struct Export: ParsableCommand {

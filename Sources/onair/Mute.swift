@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OnairControl
 import OnairEngine
 import OnairHTTP
 

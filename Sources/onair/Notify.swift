@@ -27,20 +27,19 @@ struct Notify: AsyncParsableCommand {
         let loaded = try projectOptions.load(only: [name], log: log)
         guard let pipeline = loaded.project.pipeline(name) else { throw projectOptions.unknownPipeline(name) }
         let errors = log.sorted.filter { $0.severity == .error }
-        guard errors.isEmpty else {
-            Terminal.printError(DiagnosticReport.render(errors, format: .human, files: loaded.project.files, color: false))
-            throw ExitCode.failure
+        guard errors.isEmpty else { throw CommandFailure.diagnostics(errors, files: loaded.project.files) }
+        guard !pipeline.notify.isEmpty else { throw CommandFailure("pipeline '\(name)' has no notify: targets") }
+        let targets: [NotifyTarget]
+        do {
+            targets = try NotifyTarget.resolve(pipeline.notify, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
+        } catch {
+            throw CommandFailure(error.description)
         }
-        guard !pipeline.notify.isEmpty else {
-            Terminal.printError("error: pipeline '\(name)' has no notify: targets")
-            throw ExitCode.failure
-        }
-        let targets = try RunServices.targets(of: pipeline, projectRoot: projectOptions.root)
         let results = await TestAlert.send(to: targets, pipeline: pipeline.name)
         for result in results {
             let outcome = result.problem.map { "FAILED  \($0)" } ?? "ok      HTTP \(result.status ?? 0)"
             print("\(result.target.padding(toLength: max(12, result.target.count + 1), withPad: " ", startingAt: 0))\(outcome)  \(result.url)")
         }
-        if results.contains(where: { !$0.delivered }) { throw ExitCode.failure }
+        if results.contains(where: { !$0.delivered }) { throw CommandFailure.exit(1) }
     }
 }

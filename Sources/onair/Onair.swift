@@ -18,7 +18,8 @@ struct Onair: AsyncParsableCommand {
         ]
     )
 
-    /// Runs the command line; usage errors exit with 2, as documented.
+    /// Runs the command line: a ``CommandFailure`` is printed and ends it with its status;
+    /// usage errors exit with 2, as documented.
     static func main() async {
         var command: any ParsableCommand
         do {
@@ -32,6 +33,9 @@ struct Onair: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let failure as CommandFailure {
+            if !failure.description.isEmpty { FileHandle.standardError.write(Data((failure.description + "\n").utf8)) }
+            Foundation.exit(failure.status)
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch where exitCode(for: error) == .success {

@@ -1,5 +1,7 @@
 import Foundation
+import OnairControl
 import OnairEngine
+import OnairThreads
 
 /// The operator's keyboard during a run: a line on standard input with an overlay
 /// combination's name or number (as listed at the start) puts it on air. Refusals are told
@@ -31,14 +33,12 @@ enum OperatorInput {
     /// and then finds the stream gone and returns.
     private static func lines() -> AsyncStream<String> {
         let (lines, feed) = AsyncStream.makeStream(of: String.self)
-        let thread = Thread {
+        startThread(named: "onair.operator") {
             while let line = readLine() {
                 if case .terminated = feed.yield(line) { return }
             }
             feed.finish()
         }
-        thread.name = "onair.operator"
-        thread.start()
         return lines
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairPlanner
 import OnairPreview
 import OnairValidation
@@ -50,11 +51,9 @@ struct Preview: ParsableCommand {
         let pictures: [DestinationPicture]
         do {
             pictures = try preview.pictures(log: log).filter { destinations.isEmpty || destinations.contains($0.destination) }
-        } catch PreviewError.notPlanned {
+        } catch OnairPreview.PreviewError.notPlanned {
             // The schedule's state at --at (another combination, a clip) may plan where the start did not.
-            Terminal.printError(DiagnosticReport.render(log.sorted, format: .human, files: compiled.project.files,
-                                                        color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
-            throw ExitCode.failure
+            throw CommandFailure.diagnostics(log.sorted, files: compiled.project.files, color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO))
         }
         let written = try write(pictures)
         print(format == .markdown ? PreviewReport.markdown(written, pipeline: compiled.pipeline.name, moment: moment)

@@ -89,8 +89,8 @@ struct PipelineChoice: ParsableArguments {
 
 extension ProjectOptions {
     /// Loads the project and compiles the chosen pipeline, checking the graph in libavfilter.
-    /// Usage errors (no such pipeline or combination) are thrown; configuration errors are
-    /// printed and end the command with exit status 1.
+    /// Usage errors (no such pipeline or combination) are thrown; configuration errors end the
+    /// command with exit status 1 (a ``CommandFailure`` reporting them).
     /// Returns the plan, the pipeline it was compiled from (with the chosen combination active),
     /// the planner that compiled it, for planning the other combinations the same way, and the
     /// project.
@@ -112,24 +112,10 @@ extension ProjectOptions {
         guard let plan = planned?.plan, let timeline = planned?.timeline, let pipeline, log.errorCount == 0 else {
             // Without a plan, warnings may explain why (a part that could not be read).
             let problems = log.sorted.filter { $0.severity == .error || planned?.plan == nil }
-            Terminal.printError(DiagnosticReport.render(problems, format: .human, files: loaded.project.files,
-                                                        color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO)))
-            throw ExitCode.failure
+            throw CommandFailure.diagnostics(problems, files: loaded.project.files, color: Terminal.wantsColor(fileDescriptor: STDERR_FILENO))
         }
         return CompiledPipeline(plan: plan, pipeline: pipeline, planner: planner.resolved(timeline), project: loaded.project, timeline: timeline)
     }
-}
-
-/// A pipeline compiled for a command: the plan, the pipeline it was compiled from (with the
-/// chosen combination active), the planner that compiled it (for planning the other
-/// combinations the same way), the project, and the schedule resolved (without one, the state
-/// the run starts in).
-struct CompiledPipeline: Sendable {
-    var plan: PipelinePlan
-    var pipeline: PipelineSpec
-    var planner: CheckedPlanner
-    var project: Project
-    var timeline: ShowTimeline
 }
 
 /// A project with its platform catalogue resolved.
@@ -148,8 +134,9 @@ extension CheckedPlanner {
     /// The planner of the project at `root`, whose destinations may name the platforms of
     /// `catalogue`.
     init(catalogue: PlatformCatalogue, root: URL, mode: Planner.Mode) {
-        let planner = Planner(catalogue: catalogue, environment: ProcessInfo.processInfo.environment, mode: mode,
-                              fileExists: Planner.keyFileExists(inProject: root), projectRoot: root)
+        let planner = Planner(catalogue: catalogue, mode: mode,
+                              secretProblem: Planner.readingSecrets(environment: ProcessInfo.processInfo.environment, projectRoot: root),
+                              projectRoot: root)
         self.init(planner: planner, projectRoot: root)
     }
 }
@@ -166,7 +153,8 @@ enum Terminal {
         isInteractive(fileDescriptor) && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
     }
 
-    static func printError(_ text: String) {
+    /// A line for the operator on standard error that is no failure (progress).
+    static func printNote(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairEngine
-import OnairHTTP
 import OnairPlanner
-import OnairShow
+import OnairSession
 import OnairValidation
 import ServiceLifecycle
 
@@ -53,50 +53,49 @@ struct Run: AsyncParsableCommand {
     var http: String?
 
     func run() async throws {
-        var options = try runOptions()
-        // The schedule is checked for a run starting now; the run resolves it again when it starts.
+        let options = try runOptions()
+        // The schedule is resolved and checked once, for a run starting now.
         let compiled = try projectOptions.compile(choice, mode: .run, runStart: RunStart(instant: Date(), now: Date(), durationMs: duration.flatMap(Units.duration)))
-        let show = ShowPlan(spec: compiled.pipeline, planned: compiled.timeline, planner: compiled.planner.planner, onAir: compiled.plan,
-                            projectRoot: compiled.project.root, paced: options.pacing)
-        options.heldDestinations = show.heldDestinations
-        let keys: StreamKeys
-        do {
-            keys = try StreamKeys.resolve(for: compiled.plan, environment: ProcessInfo.processInfo.environment, projectRoot: projectOptions.root)
-        } catch {
-            Terminal.printError("error: \(error)")
-            throw ExitCode.failure
+        let listen = try listenAddress()
+        let session = try await Self.failing { () throws(RunFailure) in
+            try RunSession(compiled, options: options, listen: listen, environment: ProcessInfo.processInfo.environment)
         }
-        var apiPlan = try RunAPI.Plan(listen: http, pipeline: compiled.pipeline, projectRoot: projectOptions.root)
-        let notifyTargets = try RunServices.targets(of: compiled.pipeline, projectRoot: projectOptions.root)
-        try RunAPI.checkNotRunning(pipeline: choice.name, projectRoot: projectOptions.root)
-        // One publisher per stream key: held until this process exits.
-        let keyLock: StreamKeyLock
-        do {
-            keyLock = try StreamKeyLock.acquire(for: compiled.plan, keys: keys, in: RuntimeFolder(projectRoot: projectOptions.root))
-        } catch {
-            Terminal.printError("error: \(error)")
-            throw ExitCode.failure
-        }
-        defer { withExtendedLifetime(keyLock) {} }
+        // The session holds the stream keys' locks until the command ends.
+        defer { withExtendedLifetime(session) {} }
         let console = Console(format: logFormat)
-        let launch = RunLaunch(compiled: compiled, keys: keys, options: options, projectRoot: projectOptions.root, console: console)
-        switch try await StopSignals.run({ try await launch.prepare() }) {
+        let preparation = try await StopSignals.run {
+            try await Self.failing { () async throws(RunFailure) in try await session.prepare(note: console.note) }
+        }
+        switch preparation {
         case .stoppedMeasuring:
             return
         case .stoppedBeforeStart(let run):
             await console.follow(Console.events(of: run), of: run)
             console.finish(status: await run.status())
-        case .ready(let run):
-            let services = RunServices(run: run, targets: notifyTargets, projectRoot: projectOptions.root)
-            services.serve(on: &apiPlan.settings)
-            apiPlan.show(run, pipeline: compiled.pipeline, planner: compiled.planner, projectRoot: compiled.project.root)
-            apiPlan.settings.schedule = show.desk
-            let api = try await RunAPI(plan: apiPlan, control: run, redact: keys.redact, projectRoot: projectOptions.root)
-            console.show(dashboard: api.url)
-            let broadcast = Broadcast(pipelineRun: run, console: console, api: api.url, steerable: run.combinations.all.count > 1, show: show)
-            try await StopSignals.group([api, broadcast], companions: services.all).run()
-            try Self.exit(after: await run.outcome())
+        case .ready(let prepared):
+            try await broadcast(prepared, on: console)
         }
+    }
+
+    /// Serves `prepared` and runs it with the console following it until it ends; exits as
+    /// its outcome says.
+    private func broadcast(_ prepared: PreparedRun, on console: Console) async throws {
+        let run = prepared.run
+        let events = Console.events(of: run)
+        let beside: [@Sendable (PipelineRun) async -> Void] = prepared.steerable ? [{ run in
+            console.hint(OperatorInput.hint(await run.status()))
+            await OperatorInput.steer(run)
+        }] : []
+        let services = try await Self.failing { () async throws(RunFailure) in
+            try await prepared.services(beside: beside, nextStop: { await StopSignals.next() != nil })
+        }
+        console.show(dashboard: services.api.url)
+        let follower = ClosureService {
+            await console.follow(events, of: run)
+            console.finish(status: await run.status())
+        }
+        try await StopSignals.group([services.api, services.broadcast], companions: services.companions + [follower]).run()
+        try Self.exit(after: await run.outcome())
     }
 
     /// The options `--duration`, `--no-pacing` and `--stats-interval` give.
@@ -112,15 +111,29 @@ struct Run: AsyncParsableCommand {
         return options
     }
 
+    /// `--http` as an address (nil: the pipeline's, or loopback on a free port).
+    private func listenAddress() throws -> ListenAddress? {
+        guard let http else { return nil }
+        guard let address = ListenAddress(http) else { throw ValidationError("--http must look like 127.0.0.1:8750 or [::1]:8750, not '\(http)'") }
+        return address
+    }
+
+    /// `body`'s value; a run failure it throws ends the command with the failure's status.
+    private static func failing<T>(_ body: () async throws(RunFailure) -> T) async throws(CommandFailure) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw error.report.map { CommandFailure(report: $0, status: error.exitStatus) } ?? CommandFailure(error.description, status: error.exitStatus)
+        }
+    }
+
     /// Exit status 0 for a run that completed, 3 for one that failed (saying why), 4 for one
     /// a second signal stopped at once.
-    private static func exit(after outcome: RunOutcome) throws {
+    private static func exit(after outcome: RunOutcome) throws(CommandFailure) {
         switch outcome {
         case .completed: return
-        case .failed(let reason):
-            Terminal.printError("error: \(reason)")
-            throw ExitCode(3)
-        case .aborted: throw ExitCode(4)
+        case .failed(let reason): throw CommandFailure(reason, status: 3)
+        case .aborted: throw CommandFailure.exit(4)
         }
     }
 }

@@ -18,17 +18,13 @@ struct RunningPipeline {
         case .running(let found):
             registration = found
         case .notRunning:
-            Terminal.printError("error: '\(name)' is not running in \(project.project) (start it with: onair run \(name))")
-            throw ExitCode.failure
+            throw CommandFailure("'\(name)' is not running in \(project.project) (start it with: onair run \(name))")
         case .stale(let left):
-            Terminal.printError(
-                "error: '\(name)' is not running in \(project.project): the run that registered \(left.url) (pid \(left.pid)) has ended (start it with: onair run \(name))"
-            )
-            throw ExitCode.failure
+            throw CommandFailure(
+                "'\(name)' is not running in \(project.project): the run that registered \(left.url) (pid \(left.pid)) has ended (start it with: onair run \(name))")
         }
         guard let url = URL(string: registration.url) else {
-            Terminal.printError("error: \(RunRegistration.file(pipeline: name, projectRoot: project.root).path) holds no URL")
-            throw ExitCode.failure
+            throw CommandFailure("\(RunRegistration.file(pipeline: name, projectRoot: project.root).path) holds no URL")
         }
         client = APIClient(base: url, token: Self.token(of: name, project: project))
     }
@@ -41,9 +37,8 @@ struct RunningPipeline {
         return try? APIToken.resolve(reference, environment: ProcessInfo.processInfo.environment, projectRoot: project.root)
     }
 
-    /// Prints what the API said went wrong and ends the command with exit status 1.
-    static func fail(_ failure: APIClient.Failure) -> ExitCode {
-        Terminal.printError("error: \(failure)")
-        return ExitCode.failure
+    /// What the API said went wrong, ending the command with exit status 1.
+    static func fail(_ failure: APIClient.Failure) -> CommandFailure {
+        CommandFailure("\(failure)")
     }
 }

@@ -84,15 +84,13 @@ struct Report: ParsableCommand {
     func run() throws {
         let archive = RunArchive(pipeline: name, projectRoot: projectOptions.root)
         guard let id = runID ?? runOption ?? archive.runIDs.last else {
-            Terminal.printError("error: no recorded runs of '\(name)' in \(projectOptions.project)")
-            throw ExitCode.failure
+            throw CommandFailure("no recorded runs of '\(name)' in \(projectOptions.project)")
         }
         let record: RunRecord
         do {
             record = try RunRecord.load(id, from: archive)
         } catch {
-            Terminal.printError("error: \(error)" + (Suggestion.closest(to: id, in: archive.runIDs).map { "; did you mean '\($0)'?" } ?? ""))
-            throw ExitCode.failure
+            throw CommandFailure("\(error)" + (Suggestion.closest(to: id, in: archive.runIDs).map { "; did you mean '\($0)'?" } ?? ""))
         }
         let report = RunReport(record)
         let data: Data =

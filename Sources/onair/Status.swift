@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OnairControl
 import OnairHTTP
 import OnairEngine
 import OnairTerminal

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairEngine
 import OnairLinkTest
 import OnairPlanner
@@ -48,14 +49,13 @@ struct TestConnection: AsyncParsableCommand {
             // A key a run is publishing is not tested: a second publisher would interrupt the broadcast.
             keyLock = try StreamKeyLock.acquire(for: compiled.plan, keys: keys, in: RuntimeFolder(projectRoot: projectOptions.root))
         } catch {
-            Terminal.printError("error: \(error)")
-            throw ExitCode.failure
+            throw CommandFailure("\(error)")
         }
         defer { withExtendedLifetime(keyLock) {} }
         let test = ConnectionTest(plan: compiled.plan, spec: compiled.pipeline, planner: compiled.planner.planner,
                                   qualities: compiled.project.qualityPresets, keys: keys)
         if !json {
-            Terminal.printError("measuring \(test.destinations.map(\.target.destination).joined(separator: ", ")) for \(duration)"
+            Terminal.printNote("measuring \(test.destinations.map(\.target.destination).joined(separator: ", ")) for \(duration)"
                                 + (separately ? " each, one after another…" : ", together…"))
         }
         // Ctrl-C or SIGTERM ends the measurement at once; what was not measured says "stopped".
@@ -69,6 +69,6 @@ struct TestConnection: AsyncParsableCommand {
             }
         }
         print(keys.redact(json ? report.json : report.text))
-        if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
+        if report.exitStatus != 0 { throw CommandFailure.exit(report.exitStatus) }
     }
 }

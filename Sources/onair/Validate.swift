@@ -57,7 +57,7 @@ struct Validate: AsyncParsableCommand {
         let text = DiagnosticReport.render(diagnostics, format: format, files: texts,
                                            color: format == .human && Terminal.wantsColor(fileDescriptor: STDOUT_FILENO), summary: summary)
         if !text.isEmpty { print(text) }
-        if errors > 0 || (strict && warnings > 0) { throw ExitCode.failure }
+        if errors > 0 || (strict && warnings > 0) { throw CommandFailure.exit(1) }
     }
 
     /// One project to load and what to check in it: every pipeline (`names` nil), or the named

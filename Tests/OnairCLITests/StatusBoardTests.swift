@@ -1,5 +1,5 @@
 import Foundation
-import OnairEngine
+import OnairControl
 import OnairTerminal
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 import Testing
 @testable import OnairConfig
 
@@ -26,6 +27,17 @@ struct NotifyBlockTests {
         #expect(ops.format == .slack && ops.timeoutMs == 5000 && ops.queue == 20)
         #expect(ops.secret?.origin == .environment("OPS_WEBHOOK_SECRET"))
         #expect(targets[1].format == .json && targets[1].timeoutMs == NotifySpec.defaultTimeoutMs && targets[1].secret == nil)
+    }
+
+    @Test("every event a run publishes is one notify: accepts by name (schedule.skipped, source.clip… were refused before)")
+    func everyEventAccepted() throws {
+        let names = EventName.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        let loaded = try Fixtures.project(pipeline: Self.pipeline(notify: """
+              ops: {url: "https://hooks.example.com/x", events: [\(names), "schedule.*", "source.*"]}
+            """)).load()
+        #expect(loaded.errors.isEmpty, "\(loaded.dump)")
+        let filter = try #require(loaded.project.pipeline("show")?.notify.first?.events)
+        #expect(EventName.allCases.allSatisfy { filter.selects($0.rawValue) })
     }
 
     @Test("an event name that is no event is an error at its place, with did-you-mean")
@@ -94,7 +106,7 @@ struct NotifyBlockTests {
         let project = try TempProject(["hook.secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"])
         let reference = SecretReference(origin: .file("hook.secret"), location: SourceLocation(file: "", line: 0, column: 0))
         chmod(project.url("hook.secret").path, 0o644)
-        #expect(throws: SecretReference.ReadProblem.self) { try reference.read(environment: [:], projectRoot: project.root, what: "the webhook secret") }
+        #expect(throws: SecretReadProblem.self) { try reference.read(environment: [:], projectRoot: project.root, what: "the webhook secret") }
         chmod(project.url("hook.secret").path, 0o600)
         let value = try reference.read(environment: [:], projectRoot: project.root, what: "the webhook secret")
         #expect(value == "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")

@@ -31,16 +31,16 @@ struct SecretFileTests {
         }
 
         /// What reading `name` as a secret gives: the value, or the problem's message.
-        func read(_ name: String) -> Result<String, SecretReference.ReadProblem> {
+        func read(_ name: String) -> Result<String, SecretReadProblem> {
             let reference = SecretReference(origin: .file(name), location: SourceLocation(file: "", line: 0, column: 0))
-            return Result { () throws(SecretReference.ReadProblem) in
+            return Result { () throws(SecretReadProblem) in
                 try reference.read(environment: [:], projectRoot: root, what: "the webhook secret")
             }
         }
     }
 
     /// The message of a refusal (and that it does not hold the sentinel); nil when it was read.
-    static func refusal(_ result: Result<String, SecretReference.ReadProblem>, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> String? {
+    static func refusal(_ result: Result<String, SecretReadProblem>, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> String? {
         guard case .failure(let problem) = result else { return nil }
         let leaks = problem.description.contains(sentinel)
         #expect(!leaks, "the message holds the secret", sourceLocation: sourceLocation)

@@ -1,3 +1,4 @@
+import OnairControl
 import OnairEngine
 import Testing
 

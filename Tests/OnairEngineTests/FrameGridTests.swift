@@ -1,4 +1,5 @@
 @testable import OnairEngine
+import OnairControl
 import Testing
 
 @Suite("The output's frame grid: where a timed change lands, and where a time is on the grid")

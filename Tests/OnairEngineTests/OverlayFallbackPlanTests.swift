@@ -37,7 +37,7 @@ struct OverlayFallbackPlanTests {
         let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: ["t"], log: log)
         let spec = try #require(loaded.pipeline("t"))
         let planner = CheckedPlanner(
-            planner: Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .run, fileExists: { _ in true }),
+            planner: Planner(catalogue: PlatformCatalogue(project: loaded), mode: .run, secretProblem: { _, _ in nil }),
             projectRoot: project.root)
         let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
         let combinations = OverlayCombinations(planner.combinations(of: spec, onAir: plan))

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OnairEngine
+import OnairControl
 import Testing
 
 /// In the run-control suite (its runs go one at a time: libav's log is the process's): the

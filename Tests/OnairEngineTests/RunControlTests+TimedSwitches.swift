@@ -1,5 +1,6 @@
 import Foundation
 @testable import OnairEngine
+import OnairControl
 import OnairPlanner
 import Testing
 

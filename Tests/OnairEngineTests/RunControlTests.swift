@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairEngine
 import OnairPlanner
 import OnairTestSupport
@@ -60,7 +61,7 @@ final class ControlledRun {
         let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: ["t"], log: log)
         let spec = try #require(loaded.pipeline("t"))
         let planner = CheckedPlanner(
-            planner: Planner(catalogue: PlatformCatalogue(project: loaded), environment: ["KEY_FAR": Self.key], mode: .run, fileExists: { _ in true }),
+            planner: Planner(catalogue: PlatformCatalogue(project: loaded), mode: .run, secretProblem: { _, _ in nil }),
             projectRoot: project.root)
         let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
         var options = RunOptions()

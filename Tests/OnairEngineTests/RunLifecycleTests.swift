@@ -1,4 +1,5 @@
 @testable import OnairEngine
+import OnairControl
 import Testing
 
 @Suite("RunLifecycle: the run's state machine")

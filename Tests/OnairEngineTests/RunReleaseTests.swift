@@ -1,5 +1,6 @@
 import Foundation
 @testable import OnairEngine
+import OnairControl
 import OnairPlanner
 import OnairTestSupport
 import Testing
@@ -67,9 +68,9 @@ struct RunReleaseTests {
     /// The inputs of the graph on air that `overlay`'s graph does not read, held weakly, once
     /// `overlay` is on air.
     private func inputsLeftBehind(switching run: PipelineRun, to overlay: String) async throws -> [WeakInput] {
-        let before = run.parts.compositor.onAir.inputs.map(WeakInput.init)
+        let before = run.compositor.onAir.inputs.map(WeakInput.init)
         _ = try await run.switchOverlay(to: overlay)
-        let after = Set(run.parts.compositor.onAir.inputs.map(ObjectIdentifier.init))
+        let after = Set(run.compositor.onAir.inputs.map(ObjectIdentifier.init))
         return before.filter { !after.contains($0.id) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 import OnairTestSupport
 import Testing
 
@@ -44,6 +45,6 @@ struct RunThreadsTests {
         await controlled.run.stop()
         _ = await controlled.run.outcome()
         // The standby builder (woken by the end) and every worker's thread are done with the run.
-        #expect(controlled.run.parts.builder.reports.threads.running == 0)
+        #expect(controlled.run.builder.reports.threads.running == 0)
     }
 }

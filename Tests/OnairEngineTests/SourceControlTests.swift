@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairEngine
 import OnairPlanner
 import OnairTestSupport
@@ -32,7 +33,7 @@ final class SourceControlRun {
         let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: ["t"], log: log)
         let spec = try #require(loaded.pipeline("t"), "\(log.sorted)")
         let planner = CheckedPlanner(
-            planner: Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .run, fileExists: { _ in true }),
+            planner: Planner(catalogue: PlatformCatalogue(project: loaded), mode: .run, secretProblem: { _, _ in nil }),
             projectRoot: project.root)
         let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
         // Opening the inputs and encoders blocks in libav: on a thread of its own, as `onair run` does.

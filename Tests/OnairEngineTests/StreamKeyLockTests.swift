@@ -1,4 +1,5 @@
 import Foundation
+import OnairConfig
 import OnairEngine
 import OnairPlanner
 import OnairTestSupport

@@ -80,8 +80,8 @@ struct TextLayoutTests {
         let project = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: [name],
                                    builtinPipelines: builtin ? BuiltinPipelines.all : [:], log: log)
         let spec = try #require(project.pipeline(name), "\(log.sorted)")
-        let planner = Planner(catalogue: PlatformCatalogue(project: project), environment: [:], mode: .validate,
-                              fileExists: { _ in true }, projectRoot: root)
+        let planner = Planner(catalogue: PlatformCatalogue(project: project), mode: .validate,
+                              secretProblem: { _, _ in nil }, projectRoot: root)
         return try spec.overlays.map { overlay in
             let planLog = DiagnosticLog()
             let onAir = try #require(spec.activating(overlay.name))

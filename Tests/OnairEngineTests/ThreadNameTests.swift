@@ -1,4 +1,5 @@
 import Foundation
+import OnairThreads
 import Testing
 
 @testable import OnairEngine

@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairEngine
 import OnairHTTP
 import OnairPlanner
@@ -36,7 +37,7 @@ struct PlannedPreviewTests {
         let log = DiagnosticLog()
         let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
         let spec = try #require(loaded.pipeline("show"), "\(log.all)")
-        let planner = Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .validate, fileExists: { _ in false },
+        let planner = Planner(catalogue: PlatformCatalogue(project: loaded), mode: .validate, secretProblem: Planner.readingSecrets(environment: [:], projectRoot: project.root),
                               projectRoot: project.root)
         let checked = CheckedPlanner(planner: planner, projectRoot: project.root, runStart: RunStart(instant: Date(), now: Date()))
         let timeline = checked.timeline(of: spec, log: log)

@@ -91,7 +91,7 @@ struct TokenTests {
         do {
             _ = try APIToken.resolve(reference, environment: [:], projectRoot: folder)
         } catch {
-            #expect(error.description == "the API token file api.token can be read by others (mode 644); run: chmod 600 api.token")
+            #expect(error.description == "the API token is not private: api.token can be read by others (mode 644); run: chmod 600 api.token")
             #expect(!error.description.contains(Self.token))
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)

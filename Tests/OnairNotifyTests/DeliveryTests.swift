@@ -1,6 +1,6 @@
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 import OnairTestSupport
 import Testing
 @testable import OnairNotify
@@ -103,22 +103,32 @@ struct DeliveryTests {
         #expect(discord["content"]?.contains("destination.failed") == true)
     }
 
-    @Test("every event kind the engine names is one notify: accepts")
-    func eventNames() {
-        let samples: [StatusEvent.Kind] = [
-            .inputConnected(input: "a", url: nil), .inputWaiting(input: "a", reason: ""), .inputLost(input: "a", reason: ""),
-            .inputFailed(input: "a", reason: ""), .inputFailover(input: "a", from: "a", to: "b", reason: "loss"), .inputRestored(input: "a", from: "b"),
-            .libav(level: "warning", message: ""), .overlayApplied(overlay: "o"), .overlayFailed(overlay: "o", reason: "", fallback: "f"),
-            .overlayRestored(overlay: "o", attempts: 1), .destinationCongested(destination: "d", queueMilliseconds: 1, bitsPerSecond: 1, followed: true),
-            .bitrateChanged(rendition: "r0", from: 1, to: 2, reason: "", by: .adaptive), .stats(RunStatus(elapsed: .zero, renditions: [], destinations: [])),
-            .runStarted(pipeline: "p", inputs: 1, overlay: "o", renditions: 1, destinations: []), .runNote(message: ""), .runStopped(reason: ""),
-            .destinationChanged(destination: "d", url: nil, state: .idle), .destinationChanged(destination: "d", url: nil, state: .connecting(attempt: 1)),
-            .destinationChanged(destination: "d", url: nil, state: .live), .destinationChanged(destination: "d", url: nil, state: .stopped),
-            .destinationChanged(destination: "d", url: nil, state: .failed(reason: "")),
-            .destinationChanged(destination: "d", url: nil, state: .retrying(attempt: 1, nextTryIn: .seconds(1))),
-        ]
-        let names = Set(samples.map { StatusEvent($0).name })
-        #expect(names == Set(NotifyEventFilter.eventNames), "\(names.symmetricDifference(NotifyEventFilter.eventNames))")
+    @Test("a flood of libav lines never costs an alert of the run's life: every one arrives, in order")
+    func floodKeepsEveryAlert() async throws {
+        let seed = TestSeed(for: "flood")
+        let receiver = try WebhookReceiver(script: [])
+        try await receiver.start()
+        let run = EventsOnlyRun()
+        let target = NotifyTarget(name: "ops", url: receiver.url, events: .init(["*"]), policy: Self.policy(seed, queue: 1000))
+        let notifier = Notifier(targets: [target], control: run, note: { _ in })
+        let running = Task { try await notifier.run() }
+        #expect(await eventually { run.hub.subscriberCount == 1 })
+        // 50 000 libav lines around 200 notes, as fast as a thread publishes them: the notifier's
+        // subscription is the one that could fall behind.
+        let notes = 200
+        try await OwnThread.run {
+            for number in 1...notes {
+                for _ in 0..<250 { run.hub.publish(StatusEvent(.libav(level: "warning", message: "flood"))) }
+                run.hub.publish(StatusEvent(.runNote(message: "n\(number)")))
+            }
+        }
+        try await Self.waitForDeliveries(notes, at: receiver)
+        await run.stop()
+        try await running.value
+        #expect(receiver.deliveries.compactMap(\.note) == (1...notes).map { "n\($0)" })
+        #expect(!receiver.deliveries.contains { $0.headers["onair-event"] == "libav.log" }, "'*' does not select libav.log")
+        #expect(run.hub.drops.all.isEmpty, "libav.log is not buffered for a target that does not ask for it: \(run.hub.drops.all)")
+        await receiver.stop()
     }
 
     @Test("retry waits: the engine's Backoff (doubling, capped, spread ±jitter), one fewer wait than attempts; Retry-After honoured up to the cap")

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 import OnairTestSupport
 import Synchronization
 @testable import OnairNotify
@@ -13,7 +13,9 @@ final class EventsOnlyRun: RunControl, Sendable {
 
     func status() async -> RunStatus { RunStatus(pipeline: pipeline, elapsed: .zero, renditions: [], destinations: []) }
     func readiness() async -> Readiness { Readiness(ready: true, reasons: []) }
-    func subscribe(after lastEventID: UInt64?) -> EventSubscription { hub.subscribe(after: lastEventID) }
+    func subscribe(after lastEventID: UInt64?, options: SubscriptionOptions) -> EventSubscription {
+        hub.subscribe(after: lastEventID, options: options)
+    }
     func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus { throw .refused(reason: "not in this test") }
     func setBitrate(of rendition: String, to setting: BitrateSetting) async throws(BitrateError) -> BitrateChange {
         throw .refused(reason: "not in this test")

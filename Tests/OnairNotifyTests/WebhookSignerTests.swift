@@ -1,6 +1,6 @@
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 import OnairTestSupport
 import Testing
 @testable import OnairNotify

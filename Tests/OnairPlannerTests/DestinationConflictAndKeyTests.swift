@@ -120,7 +120,8 @@ import Testing
         #expect(outcome.plan?.outputs.first?.key == .environment("YT_KEY"))
     }
 
-    @Test func keyFileIsCheckedThroughTheInjectedFileTest() throws {
+    @Test("a key file is checked as the run reads it: there, private, not empty")
+    func keyFileIsReadAsTheRunReadsIt() throws {
         let project = try TestProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
@@ -133,11 +134,18 @@ import Testing
         let diagnostic = try single("missing-key", in: missing)
         #expect(diagnostic.severity == .error)
         #expect(diagnostic.location == project.position(of: "../keys/youtube.key"))
+        #expect(diagnostic.message.hasPrefix("the stream key of destination 'youtube' can't be read: ../keys/youtube.key"), "\(diagnostic.message)")
 
         // The file is looked up by its project-relative path.
         let present = project.plan(mode: .run, existingFiles: ["keys/youtube.key"])
         #expect(present.diagnostics.isEmpty, "\(present.diagnostics.map(\.description))")
         #expect(present.plan?.outputs.first?.key == .file("keys/youtube.key"))
+
+        // The one reader's rule: a key file others can read is refused, as the API token's is.
+        _ = chmod(project.root.appendingPathComponent("keys/youtube.key").path, 0o644)
+        let open = project.plan(mode: .run)
+        #expect(try single("missing-key", in: open).message
+            == "the stream key of destination 'youtube' is not private: ../keys/youtube.key can be read by others (mode 644); run: chmod 600 ../keys/youtube.key")
     }
 }
 
@@ -211,7 +219,8 @@ import Testing
                 platform: twitch
                 key: {file: \(keyFile)}
             """))
-        return try #require(project.plan(mode: .run, existingFiles: Set([keyFile.replacingOccurrences(of: "../", with: "")])).plan)
+        // Validating: a key that can't be read is a warning, and the plan is what is rendered.
+        return try #require(project.plan(mode: .validate).plan)
     }
 
     @Test func keyFileIsReadFromTheProjectFolder() throws {

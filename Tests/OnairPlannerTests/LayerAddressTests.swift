@@ -45,7 +45,7 @@ struct LayerAddressTests {
         let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
         let spec = try #require(loaded.pipeline("show"))
         let timeline = ShowTimeline(spec, clock: ShowClock(start: Date(timeIntervalSince1970: 1_796_140_000), timeZone: TimeZone(identifier: "Europe/Paris")!))
-        var planner = Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .validate, fileExists: { _ in false },
+        var planner = Planner(catalogue: PlatformCatalogue(project: loaded), mode: .validate, secretProblem: Planner.readingSecrets(environment: [:], projectRoot: project.root),
                               projectRoot: project.root)
         planner.moment = offset.map { ShowMoment(timeline: timeline, offsetMs: $0) }
         let plan = try #require(planner.plan(spec, log: log), "\(log.all)")

@@ -53,7 +53,7 @@ struct QualityLadderTests {
                 "\(summary)")
 
         let spec = try #require(outcome.project.pipeline("show"))
-        let planner = Planner(catalogue: PlatformCatalogue(project: outcome.project), environment: keys, mode: .run, fileExists: { _ in false })
+        let planner = Planner(catalogue: PlatformCatalogue(project: outcome.project), mode: .run, secretProblem: Planner.readingSecrets(environment: keys, projectRoot: outcome.project.root))
         let log = DiagnosticLog()
         let picked = try #require(planner.plan(spec.choosingRungs(["youtube": "720p30", "archive": "720p30"]), log: log), "\(log.sorted)")
         #expect(picked.renditions.map { "\($0.video.width)x\($0.video.height)" } == ["1280x720", "1920x1080"])

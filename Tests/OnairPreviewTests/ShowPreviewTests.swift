@@ -78,8 +78,8 @@ struct ShowPreviewTests {
             let log = DiagnosticLog()
             let loaded = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
             let spec = try #require(loaded.pipeline("show"), "\(log.all)")
-            let planner = Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .validate,
-                                  fileExists: { _ in false }, projectRoot: root)
+            let planner = Planner(catalogue: PlatformCatalogue(project: loaded), mode: .validate,
+                                  secretProblem: Planner.readingSecrets(environment: [:], projectRoot: root), projectRoot: root)
             let start = RunStart(instant: Date(timeIntervalSince1970: 1_796_140_000), now: Date(timeIntervalSince1970: 1_796_140_000))
             let checked = CheckedPlanner(planner: planner, projectRoot: root, runStart: start)
             let timeline = checked.timeline(of: spec, log: log)

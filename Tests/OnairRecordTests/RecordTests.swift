@@ -1,5 +1,5 @@
 import Foundation
-import OnairEngine
+import OnairControl
 import OnairTestSupport
 import Synchronization
 import Testing
@@ -14,7 +14,9 @@ final class ScriptedStatusRun: RunControl, Sendable {
     func set(_ change: (inout RunStatus) -> Void) { current.withLock { change(&$0) } }
     func status() async -> RunStatus { current.withLock { $0 } }
     func readiness() async -> Readiness { Readiness(ready: true, reasons: []) }
-    func subscribe(after lastEventID: UInt64?) -> EventSubscription { hub.subscribe(after: lastEventID) }
+    func subscribe(after lastEventID: UInt64?, options: SubscriptionOptions) -> EventSubscription {
+        hub.subscribe(after: lastEventID, options: options)
+    }
     func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus { throw .refused(reason: "not in this test") }
     func setBitrate(of rendition: String, to setting: BitrateSetting) async throws(BitrateError) -> BitrateChange {
         throw .refused(reason: "not in this test")
@@ -118,5 +120,34 @@ struct RecordTests {
         #expect(samples.allSatisfy { ((try? $0.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? .max) <= 1024 + 600 })
         // What is left still reads as a report (the newest samples).
         #expect(!(try RunRecord.load(ids[2], from: archive).samples.isEmpty))
+    }
+
+    @Test("a flood of libav lines never costs the record a lifecycle event; the lines it could not keep are counted in run.json and the report")
+    func floodKeepsEveryLifecycleEvent() async throws {
+        let scratch = try Scratch()
+        let archive = RunArchive(pipeline: "studio", projectRoot: scratch.root)
+        let run = ScriptedStatusRun()
+        let recorder = RunRecorder(control: run, archive: archive, interval: .milliseconds(50))
+        let recording = Task { try await recorder.run() }
+        // The recorder follows the run from its start, as in `onair run`.
+        #expect(await eventually { run.hub.subscriberCount == 1 })
+        let notes = 300, linesPerNote = 1000
+        try await OwnThread.run {
+            for number in 1...notes {
+                for _ in 0..<linesPerNote { run.hub.publish(StatusEvent(.libav(level: "warning", message: "flood"))) }
+                run.hub.publish(StatusEvent(.runNote(message: "n\(number)")))
+            }
+            run.set { $0.state = .stopped }
+            run.hub.publish(StatusEvent(.runStopped(reason: "completed")))
+            run.hub.finish()
+        }
+        try await recording.value
+        let record = try RunRecord.load(recorder.runID, from: archive)
+        let lifecycle = record.events.filter { $0.kind?.frequency == .lifecycle }
+        #expect(lifecycle.map { $0.fields["message"] ?? $0.name } == (1...notes).map { "n\($0)" } + ["run.stopped"])
+        let kept = record.events.filter { $0.kind == .libavLog }.count
+        let dropped = record.meta.droppedEvents?["libav.log"] ?? 0
+        #expect(kept + dropped == notes * linesPerNote, "every line kept or counted")
+        #expect(dropped == 0 || RunReport(record).text.contains("\(dropped) libav.log event(s) not recorded"))
     }
 }

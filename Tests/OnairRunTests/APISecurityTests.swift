@@ -93,7 +93,7 @@ extension EndToEnd {
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: project.file("api.token").path)
             let open = try await onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "2s"])
             #expect(open.status == 1, "\(open)")
-            #expect(open.stderr.contains("the API token file ../api.token can be read by others (mode 644)"), "\(open)")
+            #expect(open.stderr.contains("the API token is not private: ../api.token can be read by others (mode 644)"), "\(open)")
             #expect(!open.stderr.contains(Self.token))
 
             let unset = try Self.project(http: "{token: {env: ONAIR_TEST_TOKEN}}")

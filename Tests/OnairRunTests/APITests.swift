@@ -13,7 +13,8 @@ extension EndToEnd {
         /// The keys each kind of object in `GET /api/v1/status` has (docs/openapi.yaml):
         /// `required` always, `optional` sometimes, nothing else.
         static let shapes: [String: (required: Set<String>, optional: Set<String>)] = [
-            "status": (["pipeline", "state", "started_at", "elapsed_ms", "overlays", "inputs", "failover", "renditions", "destinations", "sources"],
+            "status": (["pipeline", "state", "started_at", "elapsed_ms", "overlays", "inputs", "failover", "renditions", "destinations", "sources",
+                        "events_dropped"],
                        ["overlay"]),
             "failover": (["input", "on_air", "backups", "switches"], ["reason"]),
             "overlay": (["name", "number", "on_air", "available"], ["reason"]),

@@ -85,7 +85,7 @@ extension EndToEnd {
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"), "\(output)")
         }
 
-        @Test("quality: auto at run start: the 3 Mb/s link gets 360p30, the 12 Mb/s one 540p30, and that is what arrives",
+        @Test("quality: auto at run start: the 3 Mb/s link gets 360p30, the 12 Mb/s one 540p30, that is what arrives, and the schedule switches with those rungs",
               .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
         func autoQuality() async throws {
             let narrow = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40), record: true) }
@@ -95,7 +95,8 @@ extension EndToEnd {
             let project = try RunProject(destinations: [
                 ("narrow", "{kind: url, url: \"\(narrow.ingest.url(stream: "{key}"))\", key: {env: KEY_NARROW}}"),
                 ("wide", "{kind: url, url: \"\(wide.ingest.url(stream: "{key}"))\", key: {env: KEY_WIDE}}"),
-            ], quality: "{auto: [540p30, 360p30]}", presets: linkPresets)
+            ], scene: RunProject.redAndBlueScene + "\nschedule:\n  - {at: +3s, overlay: blue}", quality: "{auto: [540p30, 360p30]}",
+               presets: linkPresets)
             defer { project.remove() }
             let keys = ["KEY_NARROW": "\(Self.token)-narrow", "KEY_WIDE": "\(Self.token)-wide"]
             let run = try OnairRun(project, keys: keys, arguments: ["--duration", "6s"])
@@ -104,6 +105,9 @@ extension EndToEnd {
             let notes = run.events.filter { $0.event == "run.note" }.compactMap(\.message)
             #expect(notes.contains { $0.hasPrefix("quality auto: narrow streams 360p30 — its link carried ") }, "\(notes)")
             #expect(notes.contains { $0.hasPrefix("quality auto: wide streams 540p30 — its link carried ") }, "\(notes)")
+            // The schedule's moments are planned with the rungs picked: the switch needs no other encoders.
+            let fired = run.events.first { $0.event == "schedule.fired" || $0.event == "schedule.skipped" }
+            #expect(fired?.event == "schedule.fired" && fired?.applied == true, "\(String(describing: fired))")
             // The measurement was published first (at the top rung), then the run.
             for (link, size) in [(narrow, (640, 360)), (wide, (960, 540))] {
                 let recordings = link.ingest.recordings

@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 import OnairTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 import OnairPlanner
 import OnairShow
 import OnairTestSupport

@@ -65,8 +65,8 @@ struct ScheduleCheckTests {
                    duration: Int? = nil) -> (diagnostics: [Diagnostic], timeline: ShowTimeline?) {
             let log = DiagnosticLog()
             let loaded = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
-            let planner = Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .validate,
-                                  fileExists: { _ in false }, projectRoot: root)
+            let planner = Planner(catalogue: PlatformCatalogue(project: loaded), mode: .validate,
+                                  secretProblem: Planner.readingSecrets(environment: [:], projectRoot: root), projectRoot: root)
             let runStart = RunStart(instant: start.map(ScheduleCheckTests.instant), now: ScheduleCheckTests.instant(now),
                                     machineZone: TimeZone(identifier: "UTC")!, durationMs: duration)
             let checked = CheckedPlanner(planner: planner, projectRoot: root, runStart: runStart)

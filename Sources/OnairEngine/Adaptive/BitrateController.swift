@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 
 /// Decides an adaptive rendition's video bitrate from how its destinations keep up: pure, fed
 /// an ``Observation`` of each destination every tick (every 100 ms is what it is tuned for).

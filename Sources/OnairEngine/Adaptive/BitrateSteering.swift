@@ -1,5 +1,7 @@
 import Foundation
+import OnairControl
 import OnairPlanner
+import OnairThreads
 
 /// Adaptive bitrate in a running pipeline, driven by the run's supervisor: every ``tick`` each
 /// adaptive rendition's ``BitrateController`` is shown how the rendition's destinations keep up
@@ -21,8 +23,8 @@ struct BitrateSteering {
 
     /// One adaptive rendition and what its controller watches.
     private struct Steered {
-        let encoder: RenditionEncoder
-        let destinations: [DestinationWorker]
+        let encoder: any EncoderWorker
+        let destinations: [any HoldableDestination]
         var controller: BitrateController
         /// Pinned by an operator: what the controller decides is dropped.
         var pinned = false
@@ -41,7 +43,7 @@ struct BitrateSteering {
     private var steered: [Steered]
 
     /// Steering for the adaptive renditions among `encoders`; nil when there is none.
-    init?(encoders: [RenditionEncoder], destinations: [DestinationWorker]) {
+    init?(encoders: [any EncoderWorker], destinations: [any HoldableDestination]) {
         steered = encoders.compactMap { encoder -> Steered? in
             let rendition = encoder.rendition
             guard let adaptive = rendition.video.adaptive else { return nil }
@@ -69,7 +71,7 @@ struct BitrateSteering {
     mutating func tick() -> [Step] {
         let now = monotonicSeconds()
         return steered.indices.map { index in
-            let observed = observations(of: steered[index]), encoded = steered[index].encoder.madeBitsPerSecond
+            let observed = steered[index].destinations.map(\.observation), encoded = steered[index].encoder.madeBitsPerSecond
             let decision = steered[index].controller.update(observed, encoded: encoded, at: now)
             let rendition = steered[index].encoder.rendition.id
             guard let bitrate = decision.bitrate, !steered[index].pinned else {
@@ -88,21 +90,5 @@ struct BitrateSteering {
         guard rendition.video.adaptive != nil else { return nil }
         let bitsPerSecond = rendition.video.bitrate + (rendition.audio?.bitrate ?? 0)
         return max(16 << 10, bitsPerSecond / 8 / 40)
-    }
-
-    /// How `rendition`'s destinations keep up now.
-    private func observations(of rendition: Steered) -> [BitrateController.Observation] {
-        rendition.destinations.map { destination in
-            let output = destination.output
-            let link = destination.link
-            // libsrt takes every packet at once: what SRT holds beyond a round trip waits as
-            // much as what the queue holds, and what the link carried is what the receiver
-            // acknowledged (only SRT's sample says), not what was handed over.
-            let sent = link?.acknowledgedBitsPerSecond ?? destination.lastSecondBitsPerSecond
-            return BitrateController.Observation(
-                destination: output.destination, required: output.required, network: output.kind == .rtmp || output.kind == .srt,
-                live: destination.state == .live, queueMilliseconds: Int(destination.queue.mediaMicros / 1000) + (link?.heldMilliseconds ?? 0),
-                bitsPerSecond: sent, link: link)
-        }
     }
 }

@@ -1,3 +1,5 @@
+import OnairControl
+
 /// A bit rate estimated from the bytes sent over the last few seconds.
 ///
 /// The estimate is the bytes of every sample after the oldest one in the window, over the

@@ -1,4 +1,5 @@
 import AVBridge
+import OnairControl
 
 /// What the transport knows about a connection's path: its round-trip time against the least
 /// seen, and the rate at which the peer acknowledges data — from the kernel for TCP
@@ -57,5 +58,14 @@ public struct LinkSample: Sendable, Equatable {
     init(_ info: TCPConnection.Info) {
         self.init(roundTripMicros: info.roundTripMicros, minRoundTripMicros: info.minRoundTripMicros,
                   deliveryBitsPerSecond: info.deliveryBitsPerSecond, appLimited: info.appLimited)
+    }
+}
+
+extension LinkStatus {
+    /// The status of a link `sample`, with SRT's counters or the TCP connection's local address when known.
+    init(_ sample: LinkSample, retransmittedPackets: Int? = nil, lateDroppedPackets: Int? = nil, local: String? = nil) {
+        self.init(roundTripMilliseconds: Double(sample.roundTripMicros / 100) / 10, minRoundTripMilliseconds: Double(sample.minRoundTripMicros / 100) / 10,
+                  heldMilliseconds: sample.heldMilliseconds, retransmittedPackets: retransmittedPackets, lateDroppedPackets: lateDroppedPackets,
+                  local: local)
     }
 }

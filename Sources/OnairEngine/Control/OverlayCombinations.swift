@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairPlanner
 
 /// Every overlay combination of a pipeline, each planned and checked the way a live switch

@@ -1,4 +1,5 @@
 import OnairConfig
+import OnairControl
 
 /// Which member of a failover group is on air — member 0 is the primary, then its backups in
 /// order of preference — and when to change it. Pure: asked at a time (µs) with what each

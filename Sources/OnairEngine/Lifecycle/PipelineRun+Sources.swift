@@ -1,6 +1,8 @@
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairPlanner
+import OnairThreads
 
 extension PipelineRun {
     /// Every source a control call may name: those of every overlay combination, and those no
@@ -77,7 +79,7 @@ extension PipelineRun {
         let planned = PlannedInput(index: plan.inputs.count, name: "clip:" + URL(fileURLWithPath: path).lastPathComponent, kind: .file(path: path, loop: loop, still: false),
                                    video: VideoFormat(width: plan.canvas.width, height: plan.canvas.height, fps: plan.fps),
                                    audio: AudioFormat(sampleRate: 48000, channels: 2), realtime: options.pacing, lossTimeoutMs: 0)
-        let builder = parts.builder
+        let builder = self.builder
         let reader = InputWorker(input: planned, projectRoot: projectRoot, doorbell: builder.doorbell, clock: builder.clock,
                                  pacing: options.pacing, durationMicros: builder.durationMicros, events: builder.events,
                                  reports: builder.reports)

@@ -1,6 +1,7 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairPlanner
 
 /// How a run is carried out.
@@ -44,7 +45,14 @@ public final class PipelineRun: RunControl {
     /// Every overlay combination, planned for a live switch.
     public let combinations: OverlayCombinations
     let parts: RunParts
-    let supervisor: RunSupervisor
+    let supervisor: RunSupervisor<ContinuousClock>
+    /// The workers themselves, beside the roles the supervisor sees: previews come from the
+    /// encoders, `hls` folders and the tests from the destinations, layer changes go to the
+    /// compositor, clips are opened by the builder.
+    let compositor: Compositor
+    let encoders: [RenditionEncoder]
+    let destinationWorkers: [DestinationWorker]
+    let builder: GraphBuilder
     /// Where plan paths are relative to.
     let projectRoot: URL
     let options: RunOptions
@@ -55,7 +63,7 @@ public final class PipelineRun: RunControl {
     /// The folder each `hls` destination writes its playlist and segments to, by destination
     /// name: absolute, its date filled in as the run filled it.
     public var hlsFolders: [String: URL] {
-        Dictionary(parts.destinations.filter { $0.output.kind == .hls }.map {
+        Dictionary(destinationWorkers.filter { $0.output.kind == .hls }.map {
             ($0.output.destination, URL(fileURLWithPath: $0.target).deletingLastPathComponent())
         }, uniquingKeysWith: { first, _ in first })
     }
@@ -75,7 +83,7 @@ public final class PipelineRun: RunControl {
         self.options = options
         let combinations = combinations ?? OverlayCombinations(onAir: plan)
         self.combinations = combinations
-        let events = EventSink(keys: keys, hub: EventHub())
+        let events = EventSink(keys: keys, detach: { LibavLog.setHandler(nil) })
         LibAV.initialize()
         LibAV.returnLargeBuffersToTheSystem()
         LibavLog.setHandler { line in
@@ -100,11 +108,13 @@ public final class PipelineRun: RunControl {
         let fallbacks = OverlayFallbacks(combinations: combinations, standby: standby, builder: builder, events: events, keys: keys, reports: reports)
         let compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: builder.doorbell, reports: reports,
                                     standIn: { fallbacks.standIn(for: $0, reason: $1) })
+        let switchboard = OverlaySwitchboard(compositor: compositor, encoders: encoders, standby: standby, fallbacks: fallbacks, builder: builder,
+                                             events: events, keys: keys)
+        (self.compositor, self.encoders, destinationWorkers, self.builder) = (compositor, encoders, destinations, builder)
         parts = RunParts(plan: plan, combinations: combinations, clock: builder.clock, compositor: compositor, encoders: encoders,
-                         destinations: destinations, standby: standby, fallbacks: fallbacks, builder: builder, events: events, keys: keys,
-                         directions: builder.directions)
-        supervisor = RunSupervisor(parts: parts, signals: signals, reports: reports, covered: Self.coveredInputs(combinations),
-                                   duration: options.duration, statsInterval: options.statsInterval)
+                         destinations: destinations, overlays: switchboard, events: events, keys: keys, directions: builder.directions)
+        supervisor = RunSupervisor(parts: parts, clock: ContinuousClock(), signals: signals, reports: reports,
+                                   covered: Self.coveredInputs(combinations), duration: options.duration, statsInterval: options.statsInterval)
     }
 
     /// A destination worker per output, fed by its rendition's encoder.
@@ -194,14 +204,8 @@ public final class PipelineRun: RunControl {
         await supervisor.readiness()
     }
 
-    public func subscribe(after lastEventID: UInt64?) -> EventSubscription {
-        parts.events.hub.subscribe(after: lastEventID)
-    }
-
-    /// Like ``subscribe(after:)``, with room for `buffer` undelivered events: for a subscriber
-    /// that must not lose any (the log on the console).
-    public func subscribe(after lastEventID: UInt64?, buffer: Int) -> EventSubscription {
-        parts.events.hub.subscribe(after: lastEventID, buffer: buffer)
+    public func subscribe(after lastEventID: UInt64?, options: SubscriptionOptions) -> EventSubscription {
+        parts.events.hub.subscribe(after: lastEventID, options: options)
     }
 
     public func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus {
@@ -215,7 +219,7 @@ public final class PipelineRun: RunControl {
 
     public func preview(of destination: String) async throws(PreviewError) -> PreviewPicture {
         guard let output = plan.outputs.first(where: { $0.destination == destination }),
-              let encoder = parts.encoders.first(where: { $0.rendition.id == output.rendition })
+              let encoder = encoders.first(where: { $0.rendition.id == output.rendition })
         else { throw .unknownDestination(destination) }
         let state = await supervisor.state
         guard !state.isTerminal, state != .preparing else { throw .unavailable(reason: "the run is \(state.rawValue)") }
@@ -245,14 +249,13 @@ public final class PipelineRun: RunControl {
     /// `plan` has them, even when its combination is the one on air. Returns once it has
     /// landed, with the media time it went on air at.
     public func switchOverlay(to plan: PipelinePlan, at: MediaInstant) async throws(OverlaySwitchError) -> MediaInstant {
-        let onAir = try await supervisor.switchOverlay(to: plan, at: at)
-        return onAir?.since ?? at
+        try await supervisor.switchOverlay(to: plan, at: at) ?? at
     }
 
     /// Changes the layers of the graph on air (shown, hidden, their text), each on the first
     /// frame at or after its time.
     public func changeLayers(_ commands: [TimedLayerCommand]) {
-        parts.compositor.queue(commands)
+        compositor.queue(commands)
     }
 
     /// Starts `destination`, which waits for the schedule's `start:`, on a keyframe its encoder
@@ -277,7 +280,7 @@ public final class PipelineRun: RunControl {
     }
 
     /// The destination workers (for tests).
-    var destinations: [DestinationWorker] { parts.destinations }
+    var destinations: [DestinationWorker] { destinationWorkers }
 
     /// Replaces `{date}` and `{time}` in recording paths.
     static func expandDate(in path: String) -> String {

@@ -1,3 +1,5 @@
+import OnairControl
+
 /// Where a run is in its life, and which moves it may make: the state machine behind
 /// ``RunState``, owned by the run's ``RunSupervisor``. The one drawing of it (the architecture
 /// document shows the same):

@@ -1,50 +1,46 @@
 import Foundation
+import OnairControl
 import OnairPlanner
 
 /// What a run is made of, as its supervisor drives it and reports on it: the plan, the clock,
-/// the workers, the overlay machinery. Built once by ``PipelineRun``; every part is shared
-/// between threads on its own terms.
+/// the workers by role (``GraphWorker``, ``EncoderWorker``, ``HoldableDestination``), the
+/// overlay machinery (``OverlaySwitching``). ``PipelineRun`` builds the real ones once; the
+/// supervisor's tests give scripted ones. Every part is shared between threads on its own terms.
 struct RunParts: Sendable {
-    /// The destinations that decide whether the run is ready and whether it failed: the
-    /// required ones, or all of them when none is.
-    var watchedDestinations: [DestinationWorker] {
-        let required = destinations.filter { $0.output.required }
-        return required.isEmpty ? destinations : required
-    }
-
     let plan: PipelinePlan
     let combinations: OverlayCombinations
+    /// The run's media clock (0 at its start).
     let clock: RunClock
-    let compositor: Compositor
-    let encoders: [RenditionEncoder]
-    let destinations: [DestinationWorker]
-    let standby: StandbyGraphs
-    let fallbacks: OverlayFallbacks
-    let builder: GraphBuilder
+    let compositor: any GraphWorker
+    let encoders: [any EncoderWorker]
+    let destinations: [any HoldableDestination]
+    let overlays: any OverlaySwitching
     let events: EventSink
     let keys: StreamKeys
     /// What the operator asked of the sources (mutes, clips).
     let directions: SourceDirections
+
+    /// The destinations that decide whether the run is ready and whether it failed: the
+    /// required ones, or all of them when none is.
+    var watchedDestinations: [any HoldableDestination] {
+        let required = destinations.filter { $0.output.required }
+        return required.isEmpty ? destinations : required
+    }
 
     /// The status, not yet redacted, in `state`, for a run started at `startedAt`; `pinned`:
     /// the renditions whose bitrate an operator pinned.
     func status(state: RunState, startedAt: Date, pinned: Set<String>) -> RunStatus {
         let micros = clock.micros
         let elapsed = Double(micros) / 1_000_000
-        let onAir = compositor.onAir
+        let onAir = compositor.onAirSummary
         var status = RunStatus(
             pipeline: plan.pipeline, state: state, startedAt: startedAt, elapsed: .microseconds(micros), overlay: onAir.overlay,
-            overlays: combinations.choices(onAir: onAir.overlay), inputs: onAir.inputs.map(\.health.status),
-            failover: onAir.failover.map(\.status), fallback: fallbacks.status,
+            overlays: combinations.choices(onAir: onAir.overlay), inputs: onAir.inputs, failover: onAir.failover,
+            fallback: overlays.fallbackStatus,
             renditions: encoders.map { encoder in
-                let progress = encoder.progress
-                let media = Double(progress.micros) / 1_000_000
-                return RenditionStatus(id: encoder.rendition.id, width: encoder.rendition.video.width, height: encoder.rendition.video.height,
-                                       fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0,
-                                       speed: elapsed > 0 ? media / elapsed : 0, frames: progress.frames,
-                                       repeated: progress.repeated, bitrate: encoder.currentBitrate,
-                                       bitrateControl: encoder.rendition.video.adaptive == nil ? .fixed
-                                           : pinned.contains(encoder.rendition.id) ? .operator : .adaptive)
+                let id = encoder.rendition.id
+                return encoder.status(elapsed: elapsed, control: encoder.rendition.video.adaptive == nil ? .fixed
+                                          : pinned.contains(id) ? .operator : .adaptive)
             },
             destinations: destinations.map { destination in
                 var status = destination.status
@@ -54,6 +50,7 @@ struct RunParts: Sendable {
                 return status
             })
         status.sources = directions.status(at: micros)
+        status.eventsDropped = events.hub.drops.all
         return status
     }
 

@@ -1,3 +1,4 @@
+import OnairControl
 import Synchronization
 
 /// A bounded first-in-first-out queue that moves frames from one thread to the next: an input's

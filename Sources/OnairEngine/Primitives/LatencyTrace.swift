@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 import Synchronization
 
 /// When each picture passes each stage of the engine, written as JSON lines to the file named

@@ -1,3 +1,4 @@
+import OnairControl
 import Synchronization
 
 /// The run's clock: microseconds since the run started (since ``restart()``, called when the

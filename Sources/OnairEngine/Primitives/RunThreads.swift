@@ -1,3 +1,4 @@
+import OnairThreads
 import Synchronization
 
 /// The threads one run started, counted until each has let go of its work and of everything the

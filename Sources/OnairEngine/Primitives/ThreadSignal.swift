@@ -1,4 +1,5 @@
 import Dispatch
+import OnairControl
 import Synchronization
 
 /// Wakes the one thread that waits for something other threads do: the compositor for a frame

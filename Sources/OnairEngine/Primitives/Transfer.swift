@@ -1,3 +1,5 @@
+import OnairControl
+
 /// A value that owns libav state (a frame, a packet, a filter graph, an encoder) on its way to
 /// the thread that uses it next: whoever hands it over lets go of it, so one thread owns it at a
 /// time. The engine's one crossing for such values; queues hold their elements in it.

@@ -1,3 +1,5 @@
+import OnairThreads
+
 /// How one of a run's workers ended.
 enum WorkerOutcome: Equatable, Sendable {
     /// It did what it was for and ended (a file drained, an encoder flushed, a recording was

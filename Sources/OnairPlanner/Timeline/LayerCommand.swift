@@ -1,4 +1,5 @@
 import OnairConfig
+import OnairControl
 
 /// A command that changes a layer in a running graph without rebuilding it, through
 /// libavfilter's `avfilter_graph_send_command`: shows or hides it (`enable`), or gives a text
@@ -51,4 +52,19 @@ public struct LayerCommand: Codable, Equatable, Sendable {
 extension Filter {
     /// Whether the filter does its work (no `enable=0`).
     var isEnabled: Bool { !options.contains(FilterOption("enable", "0")) }
+}
+
+/// A change to a layer of the graph on air (shown, hidden, new text) and the media time it
+/// lands at: the first frame at or after it.
+public struct TimedLayerCommand: Sendable, Equatable {
+    /// What changes.
+    public var command: LayerCommand
+    /// Where on the output timeline.
+    public var at: MediaInstant
+
+    /// A change landing at `at`.
+    public init(_ command: LayerCommand, at: MediaInstant) {
+        self.command = command
+        self.at = at
+    }
 }

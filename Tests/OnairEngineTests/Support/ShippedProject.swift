@@ -13,7 +13,7 @@ func plannedPipeline(_ name: String, in root: URL = repositoryRoot, overlay: Str
     let shipped = try #require(project.pipeline(name), sourceLocation: sourceLocation)
     let spec = try #require(overlay.map { shipped.activating($0) } ?? shipped, "no overlay combination \(overlay ?? "")", sourceLocation: sourceLocation)
     let catalogue = PlatformCatalogue(project: project)
-    let planner = Planner(catalogue: catalogue, environment: [:], mode: .validate, fileExists: { _ in true })
+    let planner = Planner(catalogue: catalogue, mode: .validate, secretProblem: { _, _ in nil })
     let plan = try #require(planner.plan(spec, log: log), sourceLocation: sourceLocation)
     #expect(log.errorCount == 0, "\(log.sorted)", sourceLocation: sourceLocation)
     return (plan, spec)

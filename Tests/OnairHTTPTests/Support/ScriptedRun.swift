@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 import OnairEngine
 import OnairTestSupport
 import Synchronization
@@ -41,7 +42,9 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
 
     func status() async -> RunStatus { current.withLock { $0 } }
     func readiness() async -> Readiness { ready.withLock { $0 } }
-    func subscribe(after lastEventID: UInt64?) -> EventSubscription { hub.subscribe(after: lastEventID) }
+    func subscribe(after lastEventID: UInt64?, options: SubscriptionOptions) -> EventSubscription {
+        hub.subscribe(after: lastEventID, options: options)
+    }
 
     func switchOverlay(to name: String) async throws(OverlaySwitchError) -> RunStatus {
         let choices = current.withLock { $0 }.overlays

@@ -20,7 +20,7 @@ struct PlannedProject {
         try scratch.write("Pipelines/show.yaml", yaml)
         let log = DiagnosticLog()
         project = Project.load(root: scratch.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
-        planner = Planner(catalogue: PlatformCatalogue(project: project), environment: environment, mode: .run, fileExists: { _ in false })
+        planner = Planner(catalogue: PlatformCatalogue(project: project), mode: .run, secretProblem: Planner.readingSecrets(environment: environment, projectRoot: scratch.root))
         pipeline = try #require(project.pipeline("show"), "\(log.sorted)")
         plan = try #require(planner.plan(pipeline, log: log), "\(log.sorted)")
     }

@@ -63,11 +63,16 @@ final class TestProject {
         _ name: String = "show", environment: [String: String] = [:], mode: Planner.Mode = .validate,
         existingFiles: Set<String> = [], fonts: FontBook = .shared
     ) -> Outcome {
+        // Key files are read as a run reads them: private files in the project.
+        for path in existingFiles {
+            try? write(path, "key-\(path.count)\n")
+            _ = chmod(root.appendingPathComponent(path).path, 0o600)
+        }
         let log = DiagnosticLog()
         let project = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
         let catalogue = PlatformCatalogue(project: project)
-        let planner = Planner(catalogue: catalogue, environment: environment, mode: mode,
-                              fileExists: { existingFiles.contains($0) }, fonts: fonts, projectRoot: root)
+        let planner = Planner(catalogue: catalogue, mode: mode, secretProblem: Planner.readingSecrets(environment: environment, projectRoot: root),
+                              fonts: fonts, projectRoot: root)
         let plan = project.pipeline(name).flatMap { planner.plan($0, log: log) }
         return Outcome(project: project, plan: plan, diagnostics: log.sorted)
     }
@@ -186,7 +191,7 @@ func planShipped(_ name: String, environment: [String: String] = [:]) -> TestPro
     let project = Project.load(root: repositoryRoot, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode,
                                only: [name], log: log)
     let catalogue = PlatformCatalogue(project: project)
-    let planner = Planner(catalogue: catalogue, environment: environment, mode: .validate, fileExists: { _ in false })
+    let planner = Planner(catalogue: catalogue, mode: .validate, secretProblem: Planner.readingSecrets(environment: environment, projectRoot: repositoryRoot))
     let plan = project.pipeline(name).flatMap { planner.plan($0, log: log) }
     return TestProject.Outcome(project: project, plan: plan, diagnostics: log.sorted)
 }

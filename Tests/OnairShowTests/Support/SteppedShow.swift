@@ -1,6 +1,6 @@
 import Foundation
 import OnairConfig
-import OnairEngine
+import OnairControl
 import OnairPlanner
 import OnairShow
 import OnairTestSupport
@@ -24,9 +24,9 @@ struct SteppedShow {
         let log = DiagnosticLog()
         let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
         let spec = try #require(loaded.pipeline("show"), "\(log.sorted)")
-        var planner = Planner(catalogue: PlatformCatalogue(project: loaded), environment: [:], mode: .validate, fileExists: { _ in false },
+        var planner = Planner(catalogue: PlatformCatalogue(project: loaded), mode: .validate, secretProblem: Planner.readingSecrets(environment: [:], projectRoot: project.root),
                               projectRoot: project.root)
-        let timeline = ShowRunner.timeline(of: spec, startedAt: start, planned: nil)
+        let timeline = ShowTimeline(spec, clock: ShowClock(start: start, timeZone: ShowClock.timeZone(of: spec, fallback: .current)))
         planner.moment = ShowMoment(timeline: timeline, offsetMs: 0)
         let onAir = try #require(planner.plan(spec, log: log), "\(log.sorted)")
         let stage = SteppedStage(wall: start)

@@ -140,17 +140,7 @@ public final class StreamKeyLock: Sendable {
     }
 }
 
-/// The project's runtime folder, `.onair/run/`: what running pipelines leave for other
-/// processes (stream key locks under `locks/`). Private to the user (0700).
-public struct RuntimeFolder: Sendable {
-    /// `.onair/run` under the project.
-    public let url: URL
-
-    /// The runtime folder of the project at `projectRoot`.
-    public init(projectRoot: URL) {
-        url = projectRoot.appendingPathComponent(".onair/run", isDirectory: true)
-    }
-
+extension RuntimeFolder {
     /// `locks/`, created (0700) when missing.
     func locks() throws -> URL {
         let locks = url.appendingPathComponent("locks", isDirectory: true)

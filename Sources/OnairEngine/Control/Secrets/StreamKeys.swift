@@ -8,40 +8,31 @@ public struct StreamKeys: Sendable {
     /// Key value by destination name.
     private let values: [String: String]
 
-    /// A missing key: which destination, which reference.
+    /// A key that can't be read: which destination, and why (the one secret reader's words).
     public struct Missing: Error, CustomStringConvertible, Sendable {
         /// The destination.
         public var destination: String
-        /// Where it should have been.
-        public var reference: KeySource
-
-        public var description: String {
-            switch reference {
-            case .environment(let name): "destination '\(destination)' needs its stream key in the environment variable \(name), which is not set"
-            case .file(let path): "destination '\(destination)' needs its stream key in \(path), which can't be read"
-            }
-        }
+        /// Why, naming the key's reference, never its value.
+        public var description: String
     }
 
-    /// Resolves every output's key; throws for the first one missing (before any connection).
+    /// What a destination's key is called in messages: `the stream key of destination 'youtube'`.
+    public static func what(_ destination: String) -> String {
+        "the stream key of destination '\(destination)'"
+    }
+
+    /// Reads every output's key with the one secret reader (``KeySource/read(environment:projectRoot:what:written:)``:
+    /// a key file is private, mode 0600 or 0400); throws for the first that can't be read
+    /// (before any connection).
     public static func resolve(for plan: PipelinePlan, environment: [String: String], projectRoot: URL) throws(Missing) -> StreamKeys {
         var values: [String: String] = [:]
         for output in plan.outputs {
-            guard let reference = output.key else { continue }
-            let value: String?
-            switch reference {
-            case .environment(let name):
-                value = environment[name]
-            case .file:
-                let path = reference.filePath(inProject: projectRoot) ?? ""
-                // Read as the other secret files are (one descriptor, a small regular file), without their 0600 rule.
-                value = (try? OpenedFile.read(atPath: path, limit: SecretReference.fileLimit)).flatMap { String(validating: $0.bytes, as: UTF8.self) }?
-                    .split(whereSeparator: \.isNewline).first.map(String.init)
+            guard let source = output.key else { continue }
+            do {
+                values[output.destination] = try source.read(environment: environment, projectRoot: projectRoot, what: what(output.destination))
+            } catch {
+                throw Missing(destination: output.destination, description: error.description)
             }
-            guard let value, !value.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw Missing(destination: output.destination, reference: reference)
-            }
-            values[output.destination] = value.trimmingCharacters(in: .whitespaces)
         }
         return StreamKeys(values)
     }

@@ -1,3 +1,4 @@
+import OnairControl
 import Synchronization
 
 /// What the operator (or the schedule) has asked of the pipeline's sources beside the

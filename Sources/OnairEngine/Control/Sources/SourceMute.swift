@@ -1,3 +1,5 @@
+import OnairControl
+
 /// One source's mute over media time: muted or not at the start, then changes from given
 /// instants on (a mute or unmute of the picture, the sound, or both). A pure value: the
 /// compositor asks it, frame by frame, what a frame of the source is.

@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairPlanner
 
 /// A run's overlay fallback, as its threads share it: which combination failed on air and is

@@ -1,4 +1,6 @@
 import Foundation
+import OnairConfig
+import OnairControl
 import OnairPlanner
 import Synchronization
 

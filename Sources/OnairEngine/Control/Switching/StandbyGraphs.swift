@@ -1,5 +1,6 @@
 import Foundation
 import OnairPlanner
+import OnairProcess
 import Synchronization
 
 /// The graphs of the overlay combinations that are not on air, built ahead of time so that a

@@ -1,6 +1,8 @@
 import AVBridge
 import Foundation
+import OnairControl
 import OnairPlanner
+import OnairThreads
 import Synchronization
 
 /// What other threads may know of the combination on air: its graph is the compositor's alone.
@@ -35,7 +37,7 @@ struct OnAirGraph: Sendable {
 /// It ends when the graph has drained (its inputs ended, after ``requestStop()`` or by
 /// themselves), when the graph fails, or at once on ``abort()``; then it closes the encoders'
 /// input, so they flush and end.
-final class Compositor: RunWorker {
+final class Compositor: GraphWorker {
     private let encoders: [RenditionEncoder]
     /// What the idle compositor sleeps on.
     private let doorbell: ThreadSignal
@@ -92,6 +94,12 @@ final class Compositor: RunWorker {
 
     /// The combination on air.
     var onAir: OnAirGraph { inbox.withLock { $0.onAir } }
+
+    var onAirSummary: OnAirSummary {
+        let onAir = self.onAir
+        return OnAirSummary(overlay: onAir.overlay, inputs: onAir.inputs.map(\.health.status), failover: onAir.failover.map(\.status),
+                            readsLiveInputs: onAir.hasLiveInputs)
+    }
 
     /// Starts the thread, which starts the inputs of the combination on air.
     func start() {

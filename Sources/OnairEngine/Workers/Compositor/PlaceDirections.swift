@@ -1,4 +1,5 @@
 import AVBridge
+import OnairControl
 
 /// The run's ``SourceDirections`` as one combination's graph carries them out, input by input
 /// (an input's pads are its source's place in the graph):

@@ -1,19 +1,5 @@
+import OnairControl
 import OnairPlanner
-
-/// A change to a layer of the graph on air (shown, hidden, new text) and the media time it
-/// lands at: the first frame at or after it.
-public struct TimedLayerCommand: Sendable, Equatable {
-    /// What changes.
-    public var command: LayerCommand
-    /// Where on the output timeline.
-    public var at: MediaInstant
-
-    /// A change landing at `at`.
-    public init(_ command: LayerCommand, at: MediaInstant) {
-        self.command = command
-        self.at = at
-    }
-}
 
 /// The layer changes the compositor has handed to libavfilter and that may not have landed
 /// yet: a graph switched to before their time gets them too, since it was built as the show is

@@ -1,5 +1,6 @@
 import AVBridge
 import Foundation
+import OnairControl
 import Synchronization
 
 /// What stands in for a lost live input once its last picture has been held long enough: the

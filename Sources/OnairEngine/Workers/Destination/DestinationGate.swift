@@ -1,3 +1,5 @@
+import OnairControl
+
 /// Which of its rendition's packets a destination takes: all of them, none yet (it waits for
 /// the schedule's `start:`), those from the first video keyframe at or after a media time on
 /// (a scheduled start: the encoder makes a keyframe there), or those before a media time (a

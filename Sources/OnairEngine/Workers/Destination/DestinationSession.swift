@@ -2,6 +2,7 @@ import AVBridge
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairThreads
 
 /// One connection of a destination, from connecting to closing, on its worker's thread only:
 /// the muxer (and onair's own SRT connection), the link it samples as it writes, and how the

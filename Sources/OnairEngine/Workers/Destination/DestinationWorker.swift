@@ -1,7 +1,9 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairPlanner
+import OnairThreads
 import OnairValidation
 import Synchronization
 
@@ -13,7 +15,7 @@ import Synchronization
 /// Ending: ``requestStop()`` (its encoder has nothing more) sends what is queued and closes
 /// cleanly; ``stopConnecting()`` (the run is stopping) gives up a connection not yet made at
 /// once, since it has nothing to finish; ``abort()`` cuts everything off.
-final class DestinationWorker: RunWorker {
+final class DestinationWorker: HoldableDestination {
     let output: PlannedOutput
     let queue: PacketQueue<EncodedPacket>
     /// Interrupts its blocking libav calls (connects, writes, the trailer).
@@ -135,6 +137,17 @@ final class DestinationWorker: RunWorker {
     /// What was sent over the last second (bit/s): adaptive bitrate's view of what the link carries.
     var lastSecondBitsPerSecond: Int {
         shared.withLock { Int($0.sendRate.bitsPerSecond(over: .seconds(1), at: .now)) }
+    }
+
+    var observation: BitrateController.Observation {
+        let link = self.link
+        // libsrt takes every packet at once: what SRT holds beyond a round trip waits as much as
+        // what the queue holds, and what the link carried is what the receiver acknowledged
+        // (only SRT's sample says), not what was handed over.
+        let sent = link?.acknowledgedBitsPerSecond ?? lastSecondBitsPerSecond
+        return BitrateController.Observation(
+            destination: output.destination, required: output.required, network: isNetwork, live: state == .live,
+            queueMilliseconds: Int(queue.mediaMicros / 1000) + (link?.heldMilliseconds ?? 0), bitsPerSecond: sent, link: link)
     }
 
     /// State, counters, queue and last error, not yet redacted.

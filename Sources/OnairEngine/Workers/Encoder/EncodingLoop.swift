@@ -1,5 +1,6 @@
 import AVBridge
 import Foundation
+import OnairControl
 import OnairPlanner
 
 /// A rendition's encoders as its thread runs them: frames in, in order, with holes filled and

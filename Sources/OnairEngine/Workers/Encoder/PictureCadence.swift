@@ -1,3 +1,5 @@
+import OnairControl
+
 /// Keeps a rendition's pictures at its constant frame rate across an overlay switch.
 ///
 /// Within one filter graph the pictures are already constant-rate (the graph ends in `fps`).

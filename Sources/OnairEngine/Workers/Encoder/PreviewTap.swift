@@ -1,6 +1,8 @@
 import AVBridge
 import Foundation
+import OnairControl
 import OnairPlanner
+import OnairThreads
 import Synchronization
 
 /// Preview pictures of one rendition: what its destinations receive, after crop and layers.

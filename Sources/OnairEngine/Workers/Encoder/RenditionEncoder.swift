@@ -1,8 +1,10 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairEncoding
 import OnairPlanner
+import OnairThreads
 import Synchronization
 
 /// An encoded packet on its way to one destination (each destination gets its own reference).
@@ -31,7 +33,7 @@ final class EncodedPacket: QueuedPacket {
 ///
 /// The libav side (the encoders, the voice stage, the last picture) is an ``EncodingLoop`` that
 /// its thread owns; what other threads read or ask for is ``Shared``, behind one mutex.
-final class RenditionEncoder: RunWorker {
+final class RenditionEncoder: EncoderWorker {
     let rendition: Rendition
     /// Its input, from the compositor.
     let frames = Handoff<EncoderInput>(capacity: 4)
@@ -106,6 +108,14 @@ final class RenditionEncoder: RunWorker {
 
     /// Frames encoded and media time reached.
     var progress: Progress { shared.withLock { $0.progress } }
+
+    func status(elapsed: Double, control: BitrateControlMode) -> RenditionStatus {
+        let progress = self.progress
+        let media = Double(progress.micros) / 1_000_000
+        return RenditionStatus(id: rendition.id, width: rendition.video.width, height: rendition.video.height,
+                               fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0, speed: elapsed > 0 ? media / elapsed : 0,
+                               frames: progress.frames, repeated: progress.repeated, bitrate: currentBitrate, bitrateControl: control)
+    }
 
     /// The video bitrate in force (bit/s): the plan's, or the last one adaptive bitrate applied.
     var currentBitrate: Int { shared.withLock { $0.bitrate.current } }

@@ -1,5 +1,6 @@
 import AVBridge
 import Foundation
+import OnairControl
 import OnairPlanner
 
 /// The avatar's voice in one encoder's sound path: every sound frame passes through one

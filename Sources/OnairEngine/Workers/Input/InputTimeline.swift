@@ -1,4 +1,5 @@
 import AVBridge
+import OnairControl
 
 /// Where an input's decoded frames go on the run's timeline (µs): a pure value, fed one frame
 /// after another with the frame's own timestamp (and, for a live input, the run's clock), so it

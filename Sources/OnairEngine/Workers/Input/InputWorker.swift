@@ -1,7 +1,9 @@
 import AVBridge
 import Foundation
 import OnairConfig
+import OnairControl
 import OnairPlanner
+import OnairThreads
 import Synchronization
 
 /// A decoded frame on its way from an input to the compositor, stamped in microseconds on the
@@ -17,7 +19,7 @@ struct InputFrame {
 /// Reads one planned input on its own thread: opens it (waiting for a camera to connect, for
 /// listening inputs), decodes, puts every frame on the run's timeline (``InputTimeline``), paces
 /// files and synthetic sources at real time, loops files, and hands frames to the compositor.
-final class InputWorker: RunWorker {
+final class InputWorker: SourceReader {
     let input: PlannedInput
     let url: String
     /// Its frames, for the compositor (whose doorbell a frame or the end rings).
@@ -81,6 +83,8 @@ final class InputWorker: RunWorker {
     }
 
     var workerName: String { "input \(input.name)" }
+
+    var sourceName: String { input.name }
 
     /// Why a local input could not be read, if it could not.
     var failure: String? { life.withLock { $0.failure } }
