@@ -123,8 +123,14 @@ extension ShowRunner {
         let started = book.entries.filter { $0.dueMedia <= 0 && $0.state == .pending }
         let graph = await changeGraph(atOffset: 0, due: 0)
         let live = Set(book.timeline.state(atOffset: 0).liveDestinations)
-        for destination in plans.scheduledDestinations.intersection(live).sorted() {
-            try? await stage.startDestination(destination, at: 0)
+        for destination in plans.scheduledDestinations.sorted() {
+            // One that started with the run (``ShowPlan/heldDestinations``) is live already; its
+            // `stop:` may have come in the moment between the check and the start.
+            if live.contains(destination) {
+                try? await stage.startDestination(destination, at: 0)
+            } else {
+                try? await stage.stopDestination(destination, at: 0)
+            }
         }
         for entry in started {
             settle(entry, await carriedOutAtStart(entry, graph: graph))
@@ -285,8 +291,13 @@ public struct ShowPlan: Sendable {
         desk = ShowDesk(spec: spec, projectRoot: projectRoot, paced: paced)
     }
 
-    /// The destinations that wait for the schedule's `start:` instead of starting with the run.
-    public var heldDestinations: Set<String> { plans.scheduledDestinations }
+    /// The destinations that wait for the schedule's `start:` instead of starting with the run:
+    /// not those whose `start:` was due before it (as the timeline the run was checked with,
+    /// for a start now, has it), which start with the run, from its first picture. (Started
+    /// once the runner is going, they would begin on a keyframe a few pictures in.)
+    public var heldDestinations: Set<String> {
+        plans.scheduledDestinations.subtracting(planned.state(atOffset: 0).liveDestinations)
+    }
 
     /// The runner of the schedule on `run`, which has started: the timeline resolved at its
     /// actual start, handed to the desk.
