@@ -43,10 +43,10 @@ final class RunMetrics: Sendable {
         ("onair_overlay_available", "gauge", "overlay", "1 when the overlay combination can go on air, else 0"),
         ("onair_overlay_failed", "gauge", "overlay", "1 while the overlay combination has failed and its camera stands in for it, else 0"),
         (
-            "onair_input_state", "gauge", "input, kind, state",
-            "1 for the state the input is in (idle, waiting, connected, lost, failed, ended), else 0"
+            "onair_input_state", "gauge", "input, label, kind, state",
+            "1 for the state the input is in (idle, waiting, connected, lost, failed, ended), else 0; label tells two inputs of one source apart"
         ),
-        ("onair_input_losses_total", "counter", "input, kind", "Times the input was lost"),
+        ("onair_input_losses_total", "counter", "input, label, kind", "Times the input was lost"),
         (
             "onair_failover_on_air", "gauge", "input, member",
             "1 for the member (the input itself or one of its backups) that feeds the input's place, else 0"
@@ -145,7 +145,7 @@ final class RunMetrics: Sendable {
             gauge(&seen, "onair_overlay_failed", [("overlay", overlay.name)], status.fallback?.overlay == overlay.name ? 1 : 0)
         }
         for input in status.inputs {
-            let labels = [("input", input.name), ("kind", input.kind)]
+            let labels = [("input", input.name), ("label", input.label), ("kind", input.kind)]
             for inputState in InputState.allCases {
                 gauge(&seen, "onair_input_state", labels + [("state", inputState.rawValue)], input.state == inputState ? 1 : 0)
             }

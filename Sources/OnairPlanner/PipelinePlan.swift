@@ -143,6 +143,14 @@ public struct PlannedInput: Codable, Equatable, Sendable {
     /// Options of its video decoder (`flags=low_delay`), nil for libavcodec's defaults.
     public var decoderOptions: [FormatOption]? = nil
 
+    /// What tells it from the plan's other inputs, for people (the status, events, the
+    /// dashboard): its name, and `camera (sound)` for one that reads only a source's sound. A
+    /// test source's tone is an input of its own beside the one that draws its pictures, and
+    /// both serve `camera`; any other source is one input, assets and clips are named apart.
+    public var label: String {
+        video == nil && audio != nil ? "\(name) (sound)" : name
+    }
+
     /// An input (the engine makes one for a clip played in a source's place).
     public init(index: Int, name: String, kind: Kind, options: [FormatOption] = [], video: VideoFormat?, audio: AudioFormat?,
                 realtime: Bool, lossTimeoutMs: Int, origin: SourceLocation? = nil) {

@@ -170,7 +170,8 @@ extension RunReport {
         case .inputRestored: return ("failover", "\(fields["input"] ?? ""): back on air")
         case .overlayApplied: return ("overlay", (fields["overlay"] ?? "") + " on air")
         case .overlayFailed, .overlayRestored: return ("overlay", (fields["overlay"] ?? "") + " " + kind.verb)
-        case .inputLost, .inputFailed, .inputConnected: return ("input", "\(fields["input"] ?? ""): \(kind.verb)" + reason)
+        // The label tells two inputs of one source apart (a record made before labels has none).
+        case .inputLost, .inputFailed, .inputConnected: return ("input", "\(fields["label"] ?? fields["input"] ?? ""): \(kind.verb)" + reason)
         case .destinationLive, .destinationRetrying, .destinationFailed, .destinationCongested, .destinationStopped:
             return ("destination", "\(fields["destination"] ?? ""): \(kind.verb)" + reason)
         case .sourceMuted, .sourceUnmuted, .sourceClip, .sourceClipEnded:

@@ -129,12 +129,13 @@ extension ScheduleBook {
 
     /// Where the clip whose end `entry` is (an implied `clipEnds`) comes to its end: the engine
     /// plays a clip whole from the frame it landed on, so as long after its play's landing as
-    /// `entry` is due after its play's due time. Nil when the play was not carried out.
+    /// `entry` is due after its play's due time; a clip that began before the run played on
+    /// from where it was, and ends when it was due to. Nil when the play was not carried out.
     func clipEnd(of entry: Entry) -> MediaInstant? {
         guard let play = writer(of: entry.action).flatMap(self.entry), play.applied == true, let started = play.landedMedia else {
             return nil
         }
-        return started + (entry.dueMedia - play.dueMedia)
+        return play.dueMedia < 0 ? max(started, entry.dueMedia) : started + (entry.dueMedia - play.dueMedia)
     }
 
     /// The book as the API shows it, at `nowMedia` on the run's media clock.

@@ -115,21 +115,45 @@ extension ShowRunner {
         let started = book.entries.filter { $0.dueMedia <= 0 && $0.state == .pending }
         let graph = await changeGraph(atOffset: 0, due: 0)
         let live = Set(book.timeline.state(atOffset: 0).liveDestinations)
-        for destination in plans.scheduledDestinations.intersection(live).sorted() {
-            try? await stage.startDestination(destination, at: 0)
+        for destination in plans.scheduledDestinations.sorted() {
+            // One that started with the run (``ShowPlan/heldDestinations``) is live already; its
+            // `stop:` may have come in the moment between the check and the start.
+            if live.contains(destination) {
+                try? await stage.startDestination(destination, at: 0)
+            } else {
+                try? await stage.stopDestination(destination, at: 0)
+            }
         }
         for entry in started {
-            guard entry.action.effect != .end else {
-                settle(entry, .refused("due before the run started"))
-                continue
-            }
-            var landing = entry.action.isOnSource ? await act(entry, at: 0) : graph
-            if entry.dueMedia < 0, landing.applied {
-                let what = entry.action.isOnSource ? "carried out at its start" : "on air from its start"
-                landing.reason = "due before the run started: \(what)"
-            }
-            settle(entry, landing)
+            settle(entry, await carriedOutAtStart(entry, graph: graph))
         }
+    }
+
+    /// What became of `entry`, due at or before the start (`graph`: where the graph of the
+    /// start landed). A clip that ended before the run began is skipped, with its end; one
+    /// still playing plays on from where it is (looped, where its loop is).
+    private func carriedOutAtStart(_ entry: ScheduleBook.Entry, graph: Landing) async -> Landing {
+        // How long before the start it was due (0: at the start).
+        let early = -entry.dueMedia
+        var landing: Landing, what: String
+        switch entry.action.effect {
+        case .end:
+            return .refused("due before the run started")
+        case .clipEnds:
+            return .refused("its clip ended before the run started")
+        case let .play(_, _, loop, durationMs):
+            if !loop, let durationMs, early >= MediaInstant(durationMs) * 1000 {
+                return .refused("its clip (\(Units.formatOffset(durationMs))) ended before the run started")
+            }
+            landing = await ScheduleDispatch.dispatch(entry.action.effect, at: 0, clipFrom: early, on: stage)
+            let elapsed = Units.formatOffset(Int(early / 1000))
+            what = "carried out at its start, " + (loop ? "looping as if begun \(elapsed) before it" : "\(elapsed) into the clip")
+        default:
+            landing = entry.action.isOnSource ? await act(entry, at: 0) : graph
+            what = entry.action.isOnSource ? "carried out at its start" : "on air from its start"
+        }
+        if early > 0, landing.applied { landing.reason = "due before the run started: \(what)" }
+        return landing
     }
 
     /// Carries out `group` (pending actions all due at once): prepared now, landing at their
@@ -266,8 +290,13 @@ public struct ShowPlan: Sendable {
         desk = ShowDesk(spec: spec, projectRoot: projectRoot, paced: paced)
     }
 
-    /// The destinations that wait for the schedule's `start:` instead of starting with the run.
-    public var heldDestinations: Set<String> { plans.scheduledDestinations }
+    /// The destinations that wait for the schedule's `start:` instead of starting with the run:
+    /// not those whose `start:` was due before it (as the timeline the run was checked with,
+    /// for a start now, has it), which start with the run, from its first picture. (Started
+    /// once the runner is going, they would begin on a keyframe a few pictures in.)
+    public var heldDestinations: Set<String> {
+        plans.scheduledDestinations.subtracting(planned.state(atOffset: 0).liveDestinations)
+    }
 
     /// The runner of the schedule on `stage`, a run that started at `start`: the timeline
     /// resolved at its actual start, handed to the desk.

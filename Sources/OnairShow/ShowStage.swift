@@ -24,8 +24,11 @@ public protocol ShowStage: AnyObject, Sendable {
     func setMuted(_ muted: Bool, source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError)
         -> MediaInstant
     /// Puts a clip (a plan path) in a source's place from the first frame at or after `at`
-    /// (or, as a mute, later); the media time of the frame it landed on.
-    func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> MediaInstant
+    /// (or, as a mute, later); the media time of the frame it landed on. `from` (0: its start)
+    /// is how far into the clip it is at `at`, for a clip that began before the run: it plays
+    /// on from there (looped, modulo its length); one that has ended by then is refused.
+    func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?, from: MediaInstant) async throws(SourceControlError)
+        -> MediaInstant
     /// Tells the run's subscribers what became of an action.
     func report(_ action: ScheduleEvent)
     /// Tells the run's subscribers something the operator should know.

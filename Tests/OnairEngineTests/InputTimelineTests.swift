@@ -36,6 +36,24 @@ struct InputTimelineTests {
         #expect(placed(&timeline, at: 1_040_000) == .at(micros: 1_040_000, length: picture))
     }
 
+    @Test("a file read from part-way counts from that point: what the seek brings from before it is dropped; its next pass starts where it ended")
+    func fileReadFromPartWay() {
+        var timeline = InputTimeline(isLive: false, start: 3_000_000, framesPerSecond: 25, durationMicros: nil)
+        timeline.connected(streams: 2)
+        // Moved 1.21 s into a file that starts at 0.5 s: decoding starts at the keyframe at 1.5 s.
+        timeline.skipped(to: 1_710_000)
+        #expect(placed(&timeline, at: 1_500_000) == .late)
+        #expect(placed(&timeline, .audio, at: 1_690_000, sound: 21_333) == .late, "sound that starts before the point")
+        // The picture on screen at the point (it started 10 ms before) is shown from there.
+        #expect(placed(&timeline, at: 1_700_000) == .at(micros: 2_990_000, length: picture))
+        #expect(placed(&timeline, .audio, at: 1_711_333, sound: 21_333) == .at(micros: 3_001_333, length: 21_333))
+        #expect(placed(&timeline, at: 1_740_000) == .at(micros: 3_030_000, length: picture))
+        #expect(timeline.reachedEnd(looping: true) == .loop)
+        timeline.rewound()
+        #expect(timeline.passStart == 3_070_000)
+        #expect(placed(&timeline, at: 500_000) == .at(micros: 3_070_000, length: picture), "the next pass from the file's start")
+    }
+
     @Test("a file that ends without looping ends; a looping file that gives nothing twice in a row has failed")
     func endsAndExhaustion() {
         var once = InputTimeline(isLive: false, start: 0, framesPerSecond: 25, durationMicros: nil)

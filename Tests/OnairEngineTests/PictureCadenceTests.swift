@@ -60,4 +60,16 @@ struct PictureCadenceTests {
         #expect(cadence.fill(until: 200) == 0..<0, "longer than the longest fill")
         #expect(cadence.last == 105)
     }
+
+    @Test("pictures that start at 0: a first picture later than that is repeated back to 0, as a switch at the start leaves it")
+    func holeBeforeTheFirst() {
+        var cadence = PictureCadence(longestFill: 30, first: 0)
+        #expect(cadence.fill(until: 2) == 0..<0, "nothing to repeat yet")
+        #expect(cadence.admit(2) == .encode(repeatingLastAt: 0..<2))
+        #expect(cadence.admit(3) == .encode(repeatingLastAt: 0..<0))
+        var onTime = PictureCadence(longestFill: 30, first: 0)
+        #expect(onTime.admit(0) == .encode(repeatingLastAt: 0..<0))
+        var late = PictureCadence(longestFill: 30, first: 0)
+        #expect(late.admit(31) == .encode(repeatingLastAt: 0..<0), "longer than the longest fill")
+    }
 }

@@ -110,6 +110,20 @@ final class SourceControlRun {
         return path
     }
 
+    /// A clip of `seconds` without sound that says where it is: grey pictures at 25 fps whose
+    /// luma is `16 + 100 × t` at `t` seconds in (``rampTime(ofLuma:)``).
+    func makeRamp(_ name: String, seconds: Double) async throws -> String {
+        let path = project.root.appendingPathComponent(name).path
+        let arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=320x180:r=25:d=\(seconds),format=yuv420p,geq=lum='16+100*T':cb=128:cr=128",
+                         "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", path]
+        let made = try await Subprocess.run("/usr/bin/ffmpeg", arguments, timeout: .seconds(30))
+        try #require(made.status == 0, "\(made.stderr)")
+        return path
+    }
+
+    /// Where in a ``makeRamp(_:seconds:)`` clip a picture of mean luma `y` is (s).
+    static func rampTime(ofLuma y: Double) -> Double { (y - 16) / 100 }
+
     deinit {
         project.remove()
     }
@@ -262,5 +276,58 @@ struct SourceControlTests {
         }
         let soundSteps = zip(sound, sound.dropFirst()).map { $1.time - $0.time }
         #expect(soundSteps.allSatisfy { $0 > 0 && $0 < 2.0 / 30 }, "sound timestamps monotonic, no gap over two frame intervals")
+    }
+
+    @Test("a clip already playing starts part-way, at the picture that far in, and ends that much sooner; looped, modulo its length",
+          .timeLimit(.minutes(2)))
+    func playsFromPartWay() async throws {
+        let controlled = try await SourceControlRun()
+        let run = controlled.run
+        let ramp = try await controlled.makeRamp("ramp.mp4", seconds: 2)
+        let events = EventCollector(run.subscribe(after: nil))
+        await run.start()
+        let t = await controlled.nextWholeSecond()
+        // 1.2 s into the 2 s clip at t; looped, 5.5 s into it (1.5 s, modulo its length) at t + 2.
+        let asked = [(at: t, from: 1.2, loop: false), (at: t + 2, from: 5.5, loop: true)]
+        for clip in asked {
+            _ = try await run.playClip(ramp, in: "camera", loop: clip.loop, at: SourceControlRun.at(clip.at), from: SourceControlRun.at(clip.from))
+        }
+        _ = try await run.mute(source: "camera", video: true, audio: false, at: SourceControlRun.at(t + 3))
+        var starts: [Double] = []
+        for _ in 0..<200 where starts.count < 2 {
+            try await Task.sleep(for: .milliseconds(50))
+            starts = events.all.compactMap { event -> Double? in
+                guard case .clipStarted(_, _, _, let at) = event.event.kind else { return nil }
+                return Double(at) / 1_000_000
+            }
+        }
+        try #require(starts.count == 2, "\(events.all.map(\.event.textLine))")
+        try await controlled.wait(until: t + 3.5)
+        await run.stop()
+        #expect(await run.outcome() == .completed)
+
+        // Where each clip is on its first picture: as far in as asked, and further by as much as it landed late.
+        let into = zip(asked, starts).map { clip, start in
+            let played = clip.from + start - clip.at
+            return clip.loop ? played.truncatingRemainder(dividingBy: 2) : played
+        }
+        let ends = events.all.compactMap { event -> (String, Double)? in
+            guard case .clipEnded(_, _, let at, let reason) = event.event.kind else { return nil }
+            return (reason, Double(at) / 1_000_000)
+        }
+        #expect(ends.map(\.0) == ["ended", "replaced"], "\(events.all.map(\.event.textLine))")
+        // The first one played the rest of its 2 s from where it started: its last picture (25 fps) ends there.
+        #expect(ends.first.map { abs($0.1 - (starts[0] + 2 - into[0])) <= 0.041 } == true, "ended at \(ends), began at \(starts), \(into) s in")
+        let pictures = try #require(await FFprobe.frameColours(of: controlled.recording))
+        let origin = try #require(pictures.first?.time)
+        let grey = pictures.filter { abs($0.u - 128) < 12 && abs($0.v - 128) < 12 }.map { (time: $0.time - origin, clip: SourceControlRun.rampTime(ofLuma: $0.y)) }
+        for (index, start) in starts.enumerated() {
+            let first = try #require(grey.first { $0.time >= start - 0.001 }, "no picture of the clip from \(start) s")
+            #expect(abs(first.time - start) < 0.001, "the clip's first picture at \(first.time) s, not \(start) s")
+            // Within a picture of the clip (0.04 s) and the picture's coding.
+            #expect(abs(first.clip - into[index]) <= 0.06, "clip \(index + 1) began \(first.clip) s in, not \(into[index]) s")
+        }
+        // The looped clip wraps around to its beginning half a second in.
+        #expect(grey.contains { $0.time > starts[1] + 0.6 && $0.time < t + 3 - 0.1 && $0.clip < 0.5 }, "\(grey.filter { $0.time > starts[1] })")
     }
 }

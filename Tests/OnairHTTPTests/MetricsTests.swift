@@ -34,7 +34,7 @@ struct MetricsTests {
             #expect(value("onair_destination_state", ["destination": "archive", "state": "live"]) == 0)
             #expect(value("onair_rendition_frames_total", ["rendition": "r0"]) == 1260)
             #expect(value("onair_rendition_target_bits_per_second", ["rendition": "r0"]) == 2_500_000)
-            #expect(value("onair_input_losses_total", ["input": "camera", "kind": "listen"]) == 1)
+            #expect(value("onair_input_losses_total", ["input": "camera", "label": "camera", "kind": "listen"]) == 1)
             #expect(value("onair_failover_on_air", ["input": "camera", "member": "phone"]) == 1)
             #expect(value("onair_failover_on_air", ["input": "camera", "member": "camera"]) == 0)
             #expect(value("onair_failover_switches_total", ["input": "camera"]) == 3)

@@ -18,7 +18,7 @@ extension EndToEnd {
                        ["overlay"]),
             "failover": (["input", "on_air", "backups", "switches"], ["reason"]),
             "overlay": (["name", "number", "on_air", "available"], ["reason"]),
-            "input": (["name", "kind", "state", "losses"], ["last_error"]),
+            "input": (["name", "label", "kind", "state", "losses"], ["last_error"]),
             "rendition": (["id", "width", "height", "fps", "speed", "frames", "repeated", "bitrate", "bitrate_control"], []),
             "destination": (["name", "required", "state", "stats", "queue_bytes", "queue_ms"],
                             ["platform", "attempt", "next_try_in_ms", "reason", "last_error", "latency"]),
@@ -49,6 +49,30 @@ extension EndToEnd {
                 expectShape(destination, "destination", sourceLocation: sourceLocation)
                 expectShape(destination["stats"], "stats", sourceLocation: sourceLocation)
             }
+        }
+
+        /// The demo's `room` reads the camera as two inputs, its pictures and its tone: each has
+        /// a label of its own, in `status` and in its `input.connected` event of `run`'s log (the
+        /// tone's came at the start, the pictures' at the switch to room).
+        static func expectCameraToldApart(in status: [String: Any]?, loggedBy run: OnairRun,
+                                          sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let inputs = status?["inputs"] as? [[String: Any]] ?? []
+            let labels = inputs.compactMap { $0["label"] as? String }
+            #expect(labels.count == inputs.count && Set(labels).count == labels.count, "labels not distinct: \(inputs)",
+                    sourceLocation: sourceLocation)
+            #expect(inputs.filter { $0["name"] as? String == "camera" }.compactMap { $0["label"] as? String }.sorted() == ["camera", "camera (sound)"],
+                    "\(inputs)", sourceLocation: sourceLocation)
+            var connected: [[String: Any]] = []
+            var cameraLabels: Set<String> = []
+            for _ in 0..<50 where cameraLabels.count < 2 {
+                if !connected.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+                connected = run.child.stdoutSoFar.split(separator: "\n").compactMap { line in
+                    (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+                }.filter { $0["event"] as? String == "input.connected" }
+                cameraLabels = Set(connected.filter { $0["input"] as? String == "camera" }.compactMap { $0["label"] as? String })
+            }
+            #expect(connected.allSatisfy { $0["label"] is String } && cameraLabels == ["camera", "camera (sound)"], "\(connected)",
+                    sourceLocation: sourceLocation)
         }
 
         /// The `id:` and `data:` of each message of an event stream.
@@ -140,6 +164,7 @@ extension EndToEnd {
             #expect(switched.status == 200, "\(switched.text)")
             Self.expectStatusShape(switched.json)
             #expect(switched.json?["overlay"] as? String == "room")
+            try await Self.expectCameraToldApart(in: switched.json, loggedBy: api.run)
             let unknown = try await api.get("/api/v1/overlay", method: "POST", body: #"{"name": "rooom"}"#)
             #expect(unknown.status == 404)
             #expect((unknown.json?["error"] as? String)?.contains("'rooom'") == true, "\(unknown.text)")

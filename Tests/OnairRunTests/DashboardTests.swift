@@ -66,6 +66,12 @@ extension EndToEnd {
             _ = try browser.evaluate("document.querySelector('#overlays button[data-overlay=\"room\"]').click()")
             let switched = try await browser.waitUntil("document.querySelector('#overlays button.on-air')?.dataset.overlay === 'room' && document.querySelector('#overlay-on-air').textContent === 'room'", timeout: .seconds(15))
             #expect(switched)
+            // room reads the camera as two inputs, its pictures and its tone: a row each, told apart.
+            let inputRows = "[...document.querySelectorAll('#inputs tr')].map(row => row.querySelector('td').textContent)"
+            let toldApart = try await browser.waitUntil("""
+                (rows => rows.includes('camera') && rows.includes('camera (sound)') && new Set(rows).size === rows.length)(\(inputRows))
+                """, timeout: .seconds(10))
+            #expect(toldApart, "the inputs: \(String(describing: try? browser.evaluate(inputRows)))")
             #expect(try await browser.waitUntil("document.querySelector('#events .kind').textContent === 'overlay.applied'", timeout: .seconds(10)),
                     "the newest event is first")
             let status = try await api.get("/api/v1/status")

@@ -67,6 +67,48 @@ extension EndToEnd {
                     "the sound ends at \(soundEnd) s, not within one audio frame after \(Self.seconds) s")
         }
 
+        /// A show whose clock times all came before the run: its combination, a still under
+        /// layers until then, and a recording that waits for its `start:` are both due long
+        /// before. The run starts on the still, then switches; the switch landed before the
+        /// still's graph gave out a picture, now and then, and its pictures were lost.
+        static let lateShow = """
+            sources:
+              camera: {kind: test, pattern: testsrc2, tone: 440, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
+              holding: {kind: file, path: ../holding.png, loop: true}
+            overlays:
+              waiting: {kind: real-scene, camera: holding}
+              room: {kind: real-scene, camera: camera}
+            active: waiting
+            audio: camera
+            layers:
+              - {kind: image, image: ../logo.png, position: top-right, margin: 8, scale: 0.12}
+              - {kind: text, text: "Soon", size: 48, position: center}
+            schedule:
+              - {at: "2000-01-01T00:00:00Z", overlay: room}
+              - {at: "2000-01-01T00:00:00Z", start: late}
+            """
+
+        @Test("a show started after its clock times: N × F pictures on every destination, the one that waited for its start: too",
+              .timeLimit(.minutes(2)))
+        func showStartedLate() async throws {
+            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv")),
+                                                        ("late", "{kind: record, path: ../out/late.mkv, start: scheduled}")],
+                                         scene: Self.lateShow)
+            defer { project.remove() }
+            try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=0x208020:s=\(RunProject.width)x\(RunProject.height)", "-frames:v", "1",
+                                   project.file("holding.png").path])
+            try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=white:s=100x100", "-frames:v", "1", project.file("logo.png").path])
+
+            let run = try OnairRun(project, arguments: ["--duration", "\(Self.seconds)s"])
+            let output = await run.finish(timeout: .seconds(60))
+            #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
+            let pictures = Self.seconds * RunProject.fps
+            for recording in ["out/rec.mkv", "out/late.mkv"] {
+                let video = try await decodeRecording(project, recording)
+                #expect(video.frameCount == pictures, "\(recording): \(video.frameCount) pictures, not \(pictures)")
+            }
+        }
+
         /// Runs ffmpeg to make a test file, failing the test when it can't.
         static func ffmpeg(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
             let made = try await Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + arguments, timeout: .seconds(60))

@@ -14,14 +14,15 @@ import Foundation
 public struct StatusEvent: Equatable, Sendable {
     /// What happened.
     public enum Kind: Equatable, Sendable {
-        /// An input opened; `url` is its address, when it has one.
-        case inputConnected(input: String, url: String?)
+        /// An input opened; `url` is its address, when it has one. `label`, in each input's
+        /// event, tells it from the run's other inputs (nil: its name; see ``InputStatus/label``).
+        case inputConnected(input: String, url: String?, label: String? = nil)
         /// A listening or network input is not delivering yet.
-        case inputWaiting(input: String, reason: String)
+        case inputWaiting(input: String, reason: String, label: String? = nil)
         /// An input stopped delivering (a live one is covered by its last frame, then the slate).
-        case inputLost(input: String, reason: String)
+        case inputLost(input: String, reason: String, label: String? = nil)
         /// A local input could not be read: the run can't go on.
-        case inputFailed(input: String, reason: String)
+        case inputFailed(input: String, reason: String, label: String? = nil)
         /// `to` went on air in the place of `input` (fed until now by `from`: `input` itself or
         /// another backup) because `from` failed with `reason` (`loss`, `black`, `silence`), or
         /// (`clean`) because `to` ranks above `from` and has come back clean.
@@ -114,10 +115,10 @@ public struct StatusEvent: Equatable, Sendable {
     public func redacted(_ redact: (String) -> String) -> StatusEvent {
         let kind: Kind =
             switch self.kind {
-            case .inputConnected(let input, let url): .inputConnected(input: redact(input), url: url.map(redact))
-            case .inputWaiting(let input, let reason): .inputWaiting(input: redact(input), reason: redact(reason))
-            case .inputLost(let input, let reason): .inputLost(input: redact(input), reason: redact(reason))
-            case .inputFailed(let input, let reason): .inputFailed(input: redact(input), reason: redact(reason))
+            case .inputConnected(let input, let url, let label): .inputConnected(input: redact(input), url: url.map(redact), label: label.map(redact))
+            case .inputWaiting(let input, let reason, let label): .inputWaiting(input: redact(input), reason: redact(reason), label: label.map(redact))
+            case .inputLost(let input, let reason, let label): .inputLost(input: redact(input), reason: redact(reason), label: label.map(redact))
+            case .inputFailed(let input, let reason, let label): .inputFailed(input: redact(input), reason: redact(reason), label: label.map(redact))
             case .inputFailover(let input, let from, let to, let reason):
                 .inputFailover(input: redact(input), from: redact(from), to: redact(to), reason: reason)
             case .inputRestored(let input, let from): .inputRestored(input: redact(input), from: redact(from))
@@ -179,7 +180,7 @@ extension StatusEvent {
         let kind: Kind
 
         private enum Key: String, CodingKey {
-            case input, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations, api, from, to
+            case input, label, url, reason, overlay, destination, level, message, pipeline, inputs, renditions, destinations, api, from, to
             case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition, onAir = "on_air", attempts
             case fromBitsPerSecond = "from_bps", toBitsPerSecond = "to_bps", by
             case source, video, audio, clip, loop, atMs = "at_ms"
@@ -240,11 +241,14 @@ extension StatusEvent {
         /// The keys of an input's events: the input, and what became of it.
         private func encodeInputEvent(into container: inout KeyedEncodingContainer<Key>) throws {
             switch kind {
-            case .inputConnected(let input, let url):
+            case .inputConnected(let input, let url, let label):
                 try container.encode(input, forKey: .input)
+                try container.encode(label ?? input, forKey: .label)
                 try container.encodeIfPresent(url, forKey: .url)
-            case .inputLost(let input, let reason), .inputWaiting(let input, let reason), .inputFailed(let input, let reason):
+            case .inputLost(let input, let reason, let label), .inputWaiting(let input, let reason, let label),
+                 .inputFailed(let input, let reason, let label):
                 try container.encode(input, forKey: .input)
+                try container.encode(label ?? input, forKey: .label)
                 try container.encode(reason, forKey: .reason)
             case .inputFailover(let input, let from, let to, let reason):
                 try container.encode(input, forKey: .input)
@@ -305,9 +309,10 @@ extension StatusEvent {
     /// What happened, for people, without the event's name: `youtube: retrying (attempt 2, in 2.0s)`.
     public var detail: String {
         switch kind {
-        case .inputConnected(let input, let url): input + (url.map { " \($0)" } ?? "")
-        case .inputWaiting(let input, let reason), .inputLost(let input, let reason), .inputFailed(let input, let reason):
-            "\(input): \(reason)"
+        case .inputConnected(let input, let url, let label): (label ?? input) + (url.map { " \($0)" } ?? "")
+        case .inputWaiting(let input, let reason, let label), .inputLost(let input, let reason, let label),
+             .inputFailed(let input, let reason, let label):
+            "\(label ?? input): \(reason)"
         case .inputFailover(let input, let from, let to, let reason):
             reason == "clean" ? "\(input): \(to) back on air in place of \(from)" : "\(input): \(to) on air in place of \(from) (\(reason))"
         case .inputRestored(let input, let from): "\(input): back on air (\(from) stood in)"

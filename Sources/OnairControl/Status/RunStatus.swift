@@ -117,8 +117,12 @@ public enum InputState: String, Codable, Equatable, Sendable, CaseIterable {
 
 /// One input as an operator sees it.
 public struct InputStatus: Codable, Equatable, Sendable {
-    /// The source's name (`camera`) or the asset it reads (`asset:logo.png`).
+    /// The source's name (`camera`) or the asset it reads (`asset:logo.png`). Two inputs may
+    /// serve one source (a test source's pictures and its tone).
     public var name: String
+    /// What tells it from the run's other inputs (`camera`, `camera (sound)`; see
+    /// `PlannedInput.label`).
+    public var label: String
     /// How it is opened: `file`, `lavfi`, `listen`, `network` or `device`.
     public var kind: String
     /// Where it is in its life.
@@ -128,9 +132,10 @@ public struct InputStatus: Codable, Equatable, Sendable {
     /// The last reason it was lost, waited for or failed.
     public var lastError: String?
 
-    /// An input's status.
-    public init(name: String, kind: String, state: InputState, losses: Int = 0, lastError: String? = nil) {
+    /// An input's status; its label is its name unless said.
+    public init(name: String, label: String? = nil, kind: String, state: InputState, losses: Int = 0, lastError: String? = nil) {
         self.name = name
+        self.label = label ?? name
         self.kind = kind
         self.state = state
         self.losses = losses
@@ -138,12 +143,22 @@ public struct InputStatus: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, kind, state, losses, lastError = "last_error"
+        case name, label, kind, state, losses, lastError = "last_error"
+    }
+
+    /// Reads a status written before inputs had labels too (their label is their name).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .name)
+        self.init(name: name, label: try container.decodeIfPresent(String.self, forKey: .label), kind: try container.decode(String.self, forKey: .kind),
+                  state: try container.decode(InputState.self, forKey: .state), losses: try container.decode(Int.self, forKey: .losses),
+                  lastError: try container.decodeIfPresent(String.self, forKey: .lastError))
     }
 
     package func redacted(_ redact: (String) -> String) -> InputStatus {
         var copy = self
         copy.name = redact(name)
+        copy.label = redact(label)
         copy.lastError = lastError.map(redact)
         return copy
     }

@@ -51,14 +51,16 @@ extension PipelineRun {
 
     /// Puts the clip at `clip` (a plan path) in `source`'s place as
     /// ``play(clip:in:loop:at:)`` does; the media time of the frame it landed on, which its
-    /// `source.clip` event gives too.
-    public func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError)
-        -> MediaInstant
+    /// `source.clip` event gives too. `from`: for a clip that began before (a show's, before
+    /// the run started), how far into it it is at `at`: it plays on from there (further in by
+    /// as much as it lands later; looped, modulo its length), and is refused if it has ended.
+    public func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?, from: MediaInstant = 0) async
+        throws(SourceControlError) -> MediaInstant
     {
         let name = try self.source(named: source)
         let reader = try await openClip(projectRoot.resolvingPlanPath(clip), loop: loop)
         do {
-            return try await supervisor.play(reader, in: name, path: clip, loop: loop, at: at)
+            return try await supervisor.play(reader, in: name, path: clip, loop: loop, at: at, from: from)
         } catch {
             reader.stop()
             throw error

@@ -160,16 +160,20 @@ extension RunSupervisor {
 
     /// Puts the clip `reader` reads (opened, not started) in its source's place from the output
     /// frame `at` lands on (returned); it starts reading now, ahead of that time, paced to it.
-    func play(_ reader: InputWorker, in source: String, path: String, loop: Bool, at: MediaInstant?) throws(SourceControlError) -> MediaInstant {
+    /// `from`: where in the clip it is at `at` (a clip that began before the run plays on from
+    /// there; looped, modulo its length); a clip played once that has ended by then is refused.
+    func play(_ reader: InputWorker, in source: String, path: String, loop: Bool, at: MediaInstant?, from: MediaInstant = 0)
+        throws(SourceControlError) -> MediaInstant {
         try acceptSourceControl()
         guard lifecycle.state != .preparing else { throw .refused(reason: "the run has not started") }
         let landing = parts.landing(of: at)
+        let into = try ClipCue.position(at: landing, of: reader.fileLength, asked: at, from: from, loop: loop)
         clipsPlayed += 1
         clipReaders.insert(ObjectIdentifier(reader))
-        let ends = loop ? nil : reader.fileLength.map { landing + $0 }
+        let ends = loop ? nil : reader.fileLength.map { landing + $0 - into }
         let cue = ClipCue(id: clipsPlayed, source: source, path: path, loop: loop, from: landing, ends: ends, reader: reader)
         for unstarted in parts.directions.play(cue) { unstarted.reader.stop() }
-        reader.start(at: landing)
+        reader.start(at: landing, skipping: into)
         parts.events.emit(.clipStarted(source: cue.source, clip: path, loop: loop, at: landing))
         return landing
     }

@@ -203,7 +203,8 @@ function renderInputs(inputs, failover) {
     badge.dataset.state = { connected: "live", waiting: "connecting", lost: "retrying", failed: "failed" }[input.state] || "";
     badge.textContent = input.state;
     if (input.last_error) badge.title = input.last_error;
-    return row([input.name, input.kind, badge, [input.losses, "n"], failoverRole(input.name, failover)]);
+    // Two inputs may serve one source (a test source's pictures and its tone): the label tells them apart.
+    return row([input.label || input.name, input.kind, badge, [input.losses, "n"], failoverRole(input.name, failover)]);
   }));
 }
 
@@ -275,8 +276,8 @@ const TONES = {
 
 function describe(event) {
   switch (event.event) {
-    case "input.connected": return event.input + (event.url ? " " + event.url : "");
-    case "input.waiting": case "input.lost": case "input.failed": return `${event.input}: ${event.reason}`;
+    case "input.connected": return (event.label || event.input) + (event.url ? " " + event.url : "");
+    case "input.waiting": case "input.lost": case "input.failed": return `${event.label || event.input}: ${event.reason}`;
     case "input.failover":
       return event.reason === "clean" ? `${event.input}: ${event.to} back on air in place of ${event.from}`
         : `${event.input}: ${event.to} on air in place of ${event.from} (${event.reason})`;

@@ -9,7 +9,9 @@ import Testing
 
 /// A ``ShowRunner`` of `pipeline` on a ``SteppedStage``: the pipeline is written as
 /// `Pipelines/show.yaml` of a scratch project (removed once read), planned at its start, and
-/// its timeline resolved as if the run had started at `start`. Not yet running.
+/// its timeline resolved as if the run had started at `start`, its clips as long as
+/// `clipDurations` says (ms by project-relative path; empty files stand in for them). Not yet
+/// running.
 struct SteppedShow {
     let spec: PipelineSpec
     let stage: SteppedStage
@@ -17,16 +19,19 @@ struct SteppedShow {
     /// The scratch project's folder (gone once this is made: nothing here reads files).
     let projectRoot: URL
 
-    init(_ pipeline: String, startedAt start: Date) throws {
+    init(_ pipeline: String, startedAt start: Date, clipDurations: [String: Int] = [:]) throws {
         let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Pipelines/show.yaml", pipeline)
+        // The clips are there to be found, not read.
+        for clip in clipDurations.keys { try project.write(clip, "") }
         let log = DiagnosticLog()
         let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
         let spec = try #require(loaded.pipeline("show"), "\(log.sorted)")
         var planner = Planner(catalogue: PlatformCatalogue(project: loaded), mode: .validate, secretProblem: Planner.readingSecrets(environment: [:], projectRoot: project.root),
                               projectRoot: project.root)
-        let timeline = ShowTimeline(spec, clock: ShowClock(start: start, timeZone: ShowClock.timeZone(of: spec, fallback: .current)))
+        let zone = ShowClock.timeZone(of: spec, fallback: .current)
+        let timeline = ShowTimeline(spec, clock: ShowClock(start: start, timeZone: zone), clipDurations: clipDurations)
         planner.moment = ShowMoment(timeline: timeline, offsetMs: 0)
         let onAir = try #require(planner.plan(spec, log: log), "\(log.sorted)")
         let stage = SteppedStage(wall: start)
@@ -47,12 +52,23 @@ final class SteppedStage: ShowStage {
         var media: MediaInstant
     }
 
+    /// A clip the runner played, as it asked for it.
+    struct Play: Equatable, Sendable {
+        var clip: String
+        var source: String
+        var loop: Bool
+        var at: MediaInstant?
+        /// How far into the clip it is at `at`.
+        var from: MediaInstant
+    }
+
     private struct State {
         var media: MediaInstant = 0
         var wall: Date
         var reports: [Report] = []
         var notes: [String] = []
         var landingTimes: [MediaInstant] = []
+        var plays: [Play] = []
     }
 
     private let state: Mutex<State>
@@ -65,6 +81,7 @@ final class SteppedStage: ShowStage {
     var reports: [Report] { state.withLock { $0.reports } }
     var notes: [String] { state.withLock { $0.notes } }
     var landingTimes: [MediaInstant] { state.withLock { $0.landingTimes } }
+    var plays: [Play] { state.withLock { $0.plays } }
 
     func advance(micros: MediaInstant, wallStep: TimeInterval) {
         state.withLock { state in
@@ -105,14 +122,20 @@ final class SteppedStage: ShowStage {
 
     func stop() async {}
 
-    // The stepped schedule acts on no source.
+    // The stepped schedule mutes no source.
     func setMuted(_ muted: Bool, source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError)
         -> MediaInstant
     {
         throw .refused(reason: "a stepped stage has no sources")
     }
 
-    func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> MediaInstant {
-        throw .refused(reason: "a stepped stage has no sources")
+    /// Records the play; it lands at its time, or now if that has passed.
+    func playClip(_ clip: String, in source: String, loop: Bool, at: MediaInstant?, from: MediaInstant) async throws(SourceControlError)
+        -> MediaInstant
+    {
+        state.withLock { state in
+            state.plays.append(Play(clip: clip, source: source, loop: loop, at: at, from: from))
+            return max(at ?? state.media, state.media)
+        }
     }
 }

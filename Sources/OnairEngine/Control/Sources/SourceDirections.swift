@@ -115,4 +115,19 @@ struct ClipCue: Sendable {
     var lastsUntil: Int64 { min(until ?? .max, ends ?? .max) }
     /// Reads and decodes the clip onto the run's timeline from `from` on.
     let reader: InputWorker
+
+    /// Where in a clip of `length` µs (nil: unknown) playing lands at `landing`: its start, or,
+    /// for a clip already `from` into it at `asked` (nil: at the landing), that far and as much
+    /// further as the landing is later. A looped clip wraps around; one played once that has
+    /// ended by then can't be played.
+    static func position(at landing: Int64, of length: Int64?, asked: Int64?, from: Int64, loop: Bool) throws(SourceControlError) -> Int64 {
+        guard from > 0 else { return 0 }
+        let into = from + max(0, landing - (asked ?? landing))
+        guard let length, length > 0 else { return into }
+        if loop { return into % length }
+        guard into < length else {
+            throw .refused(reason: "the clip has ended: it lasts \(length / 1000) ms, and \(into / 1000) ms of it would have played by then")
+        }
+        return into
+    }
 }

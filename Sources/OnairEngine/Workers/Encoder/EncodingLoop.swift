@@ -20,7 +20,8 @@ final class EncodingLoop {
     private let endMicros: Int64?
     /// Made at the first sound frame, in its format.
     private var voice: VoiceStage?
-    /// Holes of up to a second (an overlay switch) are filled; one tick per frame.
+    /// Holes of up to a second (an overlay switch) are filled, from the first picture's time
+    /// (media time 0) on; one tick per frame.
     private var cadence: PictureCadence
     private var lastPicture: Frame?
     /// Where the next sound frame starts (the sound's time base): late sound is moved up to it.
@@ -39,7 +40,7 @@ final class EncodingLoop {
         self.voiced = voiced
         self.audioFrameSize = audioFrameSize
         self.endMicros = endMicros
-        cadence = PictureCadence(longestFill: Int64(max(1, rendition.video.fps)))
+        cadence = PictureCadence(longestFill: Int64(max(1, rendition.video.fps)), first: 0)
     }
 
     /// Encodes what `encoder`'s frames bring until they close (then flushes) or it is aborted.
@@ -74,12 +75,12 @@ final class EncodingLoop {
         try fill(cadence.fill(until: TimeBase.microseconds.convert(micros, to: video.timeBase)))
     }
 
-    /// The last picture at each of `ticks` (video time base).
-    private func fill(_ ticks: Range<Int64>) throws {
-        guard let lastPicture, !ticks.isEmpty else { return }
+    /// The last picture (or, before the first, `first`) at each of `ticks` (video time base).
+    private func fill(_ ticks: Range<Int64>, before first: Frame? = nil) throws {
+        guard let picture = lastPicture ?? first, !ticks.isEmpty else { return }
         owner.counted(repeated: ticks.count)
         for tick in ticks {
-            let copy = try lastPicture.reference()
+            let copy = try picture.reference()
             copy.presentationTimestamp = tick
             try encode(copy, with: video)
         }
@@ -101,7 +102,7 @@ final class EncodingLoop {
             return
         }
         guard case .encode(let hole) = cadence.admit(pts) else { return }
-        try fill(hole)
+        try fill(hole, before: item.frame)
         item.frame.presentationTimestamp = pts
         if owner.isSteered { try applyPendingBitrate() }
         try encode(item.frame, with: encoder)

@@ -8,6 +8,8 @@ import Synchronization
 final class InputHealth: Sendable {
     /// The source's name (`camera`) or the asset it reads.
     let name: String
+    /// What tells it from the run's other inputs (``InputStatus/label``).
+    let label: String
     /// `file`, `lavfi`, `listen`, `network` or `device`.
     let kind: String
     private let events: EventSink
@@ -15,6 +17,7 @@ final class InputHealth: Sendable {
 
     init(input: PlannedInput, events: EventSink) {
         name = input.name
+        label = input.label
         kind = switch input.kind {
         case .file: "file"
         case .lavfi: "lavfi"
@@ -23,7 +26,7 @@ final class InputHealth: Sendable {
         case .device: "device"
         }
         self.events = events
-        current = Mutex(InputStatus(name: input.name, kind: kind, state: .idle))
+        current = Mutex(InputStatus(name: input.name, label: input.label, kind: kind, state: .idle))
     }
 
     /// A snapshot (not yet redacted).
@@ -32,13 +35,13 @@ final class InputHealth: Sendable {
     /// Frames flow (again).
     func connected() {
         guard transition(to: .connected, reason: nil) else { return }
-        events.emit(.inputConnected(input: name, url: nil))
+        events.emit(.inputConnected(input: name, url: nil, label: label))
     }
 
     /// A listening or network input is not delivering yet.
     func waiting(reason: String) {
         guard transition(to: .waiting, reason: reason) else { return }
-        events.emit(.inputWaiting(input: name, reason: reason))
+        events.emit(.inputWaiting(input: name, reason: reason, label: label))
     }
 
     /// A listening input that has never delivered waits for its camera to connect (told once:
@@ -49,7 +52,7 @@ final class InputHealth: Sendable {
             status.state = .waiting
             return true
         }
-        if isNew { events.emit(.inputWaiting(input: name, reason: "listening on \(url) for its camera")) }
+        if isNew { events.emit(.inputWaiting(input: name, reason: "listening on \(url) for its camera", label: label)) }
     }
 
     /// A delivering input stopped delivering; counted once per outage.
@@ -61,20 +64,20 @@ final class InputHealth: Sendable {
             status.losses += 1
             return true
         }
-        if isNew { events.emit(.inputLost(input: name, reason: reason)) }
+        if isNew { events.emit(.inputLost(input: name, reason: reason, label: label)) }
     }
 
     /// A live connection reached its live edge by dropping what libav had buffered while it
     /// opened (``InputTimeline``): the operator hears how much, once per connection.
     func caughtUp(_ catchUp: InputTimeline.CatchUp) {
-        events.emit(.runNote(message: "input '\(name)' joined its live edge: the \(catchUp.micros / 1000) ms buffered while it "
+        events.emit(.runNote(message: "input '\(label)' joined its live edge: the \(catchUp.micros / 1000) ms buffered while it "
                              + "connected were dropped (\(catchUp.dropped) frames)"))
     }
 
     /// A local input could not be read.
     func failed(reason: String) {
         guard transition(to: .failed, reason: reason) else { return }
-        events.emit(.inputFailed(input: name, reason: reason))
+        events.emit(.inputFailed(input: name, reason: reason, label: label))
     }
 
     /// Its reader ended (a file that does not loop, or a stop).

@@ -24,7 +24,9 @@ import OnairControl
 ///   never leads the clock by more than ``longestDrift`` anyway: further, it counts as a jump.)
 /// - A file or synthetic source starts where it is opened on the timeline (0, or the media time
 ///   reached when an overlay switch opens it) and counts from its first frame; a looping file
-///   goes on, pass after pass, from where the last pass ended.
+///   goes on, pass after pass, from where the last pass ended. A file read from part-way
+///   (``skipped(to:)``: a clip that began before the run) counts from that point instead, and
+///   what the seek brings from before it is dropped.
 /// - Pictures never go back in time: a late one is dropped rather than squeezed in.
 /// - Nor does the sound on air: an input an overlay switch opens starts where the pictures on
 ///   air have reached, but the sound on air is read a few pictures further ahead, so its sound
@@ -60,6 +62,8 @@ struct InputTimeline: Equatable {
     private var arrival: Int64 = 0
     /// Local: the stream's time of this pass's first frame.
     private var firstStream: Int64?
+    /// Local, read from part-way: frames placed before this (the pass's start) are dropped.
+    private var skippedBefore: Int64?
     /// The latest place given to any frame, and to a picture.
     private(set) var lastMicros: Int64 = -1
     private var lastPictureMicros: Int64 = -1
@@ -148,6 +152,8 @@ struct InputTimeline: Equatable {
             micros = stream - firstStream! + passStart
         }
         let length = kind == .audio ? soundLength ?? pictureMicros : pictureMicros
+        // Before the point a file was read from: a picture shown from before it, or sound that starts before it.
+        if let skippedBefore, micros < skippedBefore - (kind == .video ? pictureMicros / 2 : 0) { return .late }
         if kind == .video {
             guard micros > lastPictureMicros else { return dropped() }
             lastPictureMicros = micros
@@ -227,5 +233,14 @@ struct InputTimeline: Equatable {
     mutating func rewound() {
         passStart = endMicros
         firstStream = nil
+        skippedBefore = nil
+    }
+
+    /// A local input was moved to `stream` µs on its own clock before its first frame (a clip
+    /// played from part-way): this pass counts from there, and the frames the seek brings from
+    /// before it (decoding starts at the keyframe before) are dropped.
+    mutating func skipped(to stream: Int64) {
+        firstStream = stream
+        skippedBefore = passStart
     }
 }

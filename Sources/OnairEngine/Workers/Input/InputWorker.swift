@@ -178,10 +178,11 @@ final class InputWorker: SourceReader {
     /// Starts reading; a file or synthetic source starts at `offset` on the run's timeline (where
     /// the pictures on air have reached, for an input a switch opens). Its sound before
     /// `soundFrom` is dropped: the sound on air has gone that far already (see
-    /// ``InputTimeline``). It reports its end once its thread has left libav: a run must not end
-    /// the process while an input is still inside a library call (libsrt's cleanup at exit frees
+    /// ``InputTimeline``). A file is read from `skipping` µs into it (a clip that began before
+    /// the run). It reports its end once its thread has left libav: a run must not end the
+    /// process while an input is still inside a library call (libsrt's cleanup at exit frees
     /// what a listener still waiting for its camera uses).
-    func start(at offset: Int64, soundFrom: Int64? = nil) {
+    func start(at offset: Int64, soundFrom: Int64? = nil, skipping: Int64 = 0) {
         let handedOver = life.withLock { life -> Bool in
             let handedOver = life.phase == .handedOver
             life.phase = handedOver ? .ended : .reading
@@ -194,7 +195,7 @@ final class InputWorker: SourceReader {
             return
         }
         reports.startThread(named: "input.\(input.index)") { [self] in
-            run(from: offset, soundFrom: soundFrom)
+            run(from: offset, soundFrom: soundFrom, skipping: skipping)
             // An overlaid still is sent once and stays on air in the graph until stopped.
             let failure = life.withLock { life in
                 life.phase = .ended
@@ -273,8 +274,9 @@ extension InputWorker {
     }
 
     /// The reading thread: connection after connection until the input is done.
-    private func run(from offset: Int64, soundFrom: Int64?) {
+    private func run(from offset: Int64, soundFrom: Int64?, skipping: Int64) {
         defer { mailbox.close() }
+        var skipping = skipping
         if case .file(_, let repeats, true) = input.kind {
             runStill(repeating: repeats, from: offset)
             return
@@ -286,10 +288,26 @@ extension InputWorker {
                 if isLive { continue } else { return }
             }
             timeline.connected(streams: (media.video == nil ? 0 : 1) + (media.audio == nil ? 0 : 1), pictures: media.video != nil)
+            if skipping > 0 {
+                guard skip(media, to: skipping, on: &timeline) else { return }
+                skipping = 0
+            }
             media.keepsDemuxTimes = LatencyTrace.shared != nil
             health.connected()
             guard case .reopen = read(media, on: &timeline) else { return }
         }
+    }
+
+    /// Moves a file `micros` into it before its first frame; false when it can't (it has failed).
+    private func skip(_ media: MediaInput, to micros: Int64, on timeline: inout InputTimeline) -> Bool {
+        do {
+            try media.seek(toMicros: micros)
+        } catch {
+            fail("could not read it from \(String(format: "%.3f", Double(micros) / 1_000_000)) s in: \(error)")
+            return false
+        }
+        timeline.skipped(to: media.startMicros + micros)
+        return true
     }
 
     /// The input opened: the one ``prepare()`` opened, else a new connection. Nil when it can't
