@@ -103,14 +103,15 @@ public enum Preparation: Sendable {
 
 extension RunSession {
     /// What the run needs before it goes live: `quality: auto`'s measurement (when a destination
-    /// has a ladder) and the plan with the rungs it picked, then the run opened (inputs,
-    /// graphs, encoders; on a thread of its own: they block in libav). `note` tells the
-    /// operator what the measurement picked.
+    /// has a ladder) and the plan with the rungs it picked, starting on the combination the show
+    /// has on air at the start, then the run opened (inputs, graphs, encoders; on a thread of its
+    /// own: they block in libav). `note` tells the operator what the measurement picked.
     ///
     /// Run it in a service group a signal shuts down: a signal ends the measurement at once,
     /// and a run prepared after one never starts.
     public func prepare(note: @escaping @Sendable (String) -> Void) async throws(RunFailure) -> Preparation {
-        guard let compiled = try await measured(note: note) else { return .stoppedMeasuring }
+        guard let measured = try await measured(note: note) else { return .stoppedMeasuring }
+        let compiled = try Self.replanned(files: measured.project.files) { log in measured.startingWithTheShow(log: log) }
         let show = ShowPlan(spec: compiled.pipeline, planned: compiled.timeline, planner: compiled.planner.planner, onAir: compiled.plan,
                             projectRoot: projectRoot, paced: options.pacing)
         var options = options
@@ -146,12 +147,18 @@ extension RunSession {
         }
         guard !Task.isShuttingDownGracefully else { return nil }
         for choice in choices { note("quality auto: \(choice.destination) streams \(choice.rung) — \(choice.reason)") }
-        let log = DiagnosticLog()
         let rungs = Dictionary(choices.map { ($0.destination, $0.rung) }, uniquingKeysWith: { first, _ in first })
-        guard let picked = compiled.choosingRungs(rungs, log: log) else {
-            throw RunFailure(.configuration, "the rungs quality: auto picked do not plan",
-                             report: DiagnosticReport.render(log.sorted, format: .human, files: compiled.project.files, color: false))
+        return try Self.replanned(files: compiled.project.files) { log in compiled.choosingRungs(rungs, log: log) }
+    }
+
+    /// The pipeline `plan` plans again; a configuration failure reporting its problems (quoting
+    /// `files`) when it does not plan.
+    private static func replanned(files: [String: String], _ plan: (DiagnosticLog) -> CompiledPipeline?) throws(RunFailure) -> CompiledPipeline {
+        let log = DiagnosticLog()
+        guard let replanned = plan(log) else {
+            throw RunFailure(.configuration, "the pipeline does not plan as it starts",
+                             report: DiagnosticReport.render(log.sorted, format: .human, files: files, color: false))
         }
-        return picked
+        return replanned
     }
 }

@@ -33,4 +33,19 @@ public struct CompiledPipeline: Sendable {
         copy.plan = plan
         return copy
     }
+
+    /// The pipeline as its show has it at the run's start: when the schedule has another
+    /// combination on air then (an `overlay:` due before the start), that one, switched to live
+    /// as the show would (it keeps the starting sound), so that the run's first picture is the
+    /// show's and not `active:`'s; itself otherwise. Nil, with the problems in `log`, when it
+    /// does not plan.
+    public func startingWithTheShow(log: DiagnosticLog) -> CompiledPipeline? {
+        let combination = timeline.state(atOffset: 0).combination
+        guard combination != pipeline.active.value else { return self }
+        guard let pipeline = pipeline.switchedLive(to: combination), let plan = planner.plan(pipeline, log: log) else { return nil }
+        var copy = self
+        copy.pipeline = pipeline
+        copy.plan = plan
+        return copy
+    }
 }

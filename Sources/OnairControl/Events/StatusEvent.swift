@@ -1,4 +1,5 @@
 import Foundation
+import OnairControl
 
 /// One line of the `--log-format json` log: something that happened during a run, or the
 /// periodic statistics.
