@@ -32,7 +32,7 @@ struct RunSupervisorTests {
         run.destinations[1].end()
         #expect(await run.until { run.script.stopsRequested.contains("input camera") })
         camera.end()
-        #expect(await run.supervisor.outcome() == .completed)
+        #expect(await run.outcome() == .completed)
         let stops = run.script.all.filter { if case .start = $0 { false } else { true } }
         #expect(stops == [.requestStop("compositor"), .stopConnecting("destination main"), .stopConnecting("destination spare"),
                           .requestStop("input camera")])
@@ -57,7 +57,7 @@ struct RunSupervisorTests {
         #expect(await run.until { run.script.aborted.count == 4 })
         #expect(run.script.aborted.suffix(2) == ["destination main", "destination spare"])
         #expect(run.notes.contains("destination main had not finished 0.85 s into the stop and was cut off: what it had not sent is lost"))
-        #expect(await run.supervisor.outcome() == .completed)
+        #expect(await run.outcome() == .completed)
     }
 
     @Test("inputs that end by themselves: the encoders flush all they have, the send budget counts from their end")
@@ -76,7 +76,7 @@ struct RunSupervisorTests {
         #expect(run.script.aborted.isEmpty)
         await run.advance(by: .milliseconds(1))
         #expect(await run.until { run.script.aborted == ["destination main", "destination spare"] })
-        #expect(await run.supervisor.outcome() == .completed)
+        #expect(await run.outcome() == .completed)
     }
 
     @Test("a required destination that fails for good fails the run; an optional one does not")
@@ -93,7 +93,7 @@ struct RunSupervisorTests {
         #expect(await run.until { run.script.stopsRequested == ["compositor"] })
         run.graph.end()
         for encoder in run.encoders { encoder.end() }
-        #expect(await run.supervisor.outcome() == .failed("every required destination failed: main"))
+        #expect(await run.outcome() == .failed("every required destination failed: main"))
         #expect(await run.until { run.published.last?.kind == .runStopped(reason: "every required destination failed: main") })
     }
 
@@ -111,7 +111,7 @@ struct RunSupervisorTests {
         #expect(await run.until { run.script.stopsRequested == ["compositor"] })
         for worker in run.workers { worker.end() }
         camera.end()
-        #expect(await run.supervisor.outcome() == .failed("camera.mp4: no such file"))
+        #expect(await run.outcome() == .failed("camera.mp4: no such file"))
     }
 
     @Test("the second request cuts every worker off at once; one that never ends is given up on after its budget")
@@ -127,7 +127,7 @@ struct RunSupervisorTests {
         try await Task.sleep(for: .milliseconds(20))
         #expect(!run.notes.contains { $0.contains("given up on") })
         await run.advance(by: .milliseconds(1))
-        #expect(await run.supervisor.outcome() == .aborted)
+        #expect(await run.outcome() == .aborted)
         #expect(run.notes.contains("destination main had not ended 5.0 s after it was cut off: given up on"))
         #expect(await run.until { run.published.last?.kind == .runStopped(reason: "aborted") })
     }
@@ -142,7 +142,7 @@ struct RunSupervisorTests {
         for worker in run.workers { worker.end() }
         #expect(await run.until { run.script.stopsRequested.contains("input camera") })
         await run.advance(by: run.budget.exit)
-        #expect(await run.supervisor.outcome() == .completed)
+        #expect(await run.outcome() == .completed)
         #expect(run.notes.contains("input 'camera' did not leave libav within 5.0 s"))
     }
 
@@ -177,7 +177,7 @@ struct RunSupervisorTests {
     func stopBeforeStart() async throws {
         let run = try ScriptedRun()
         await run.supervisor.requestStop()
-        #expect(await run.supervisor.outcome() == .completed)
+        #expect(await run.outcome() == .completed)
         #expect(await run.supervisor.state == .stopped)
         #expect(run.script.all.isEmpty)
         #expect(await run.until { run.published.last?.kind == .runStopped(reason: "stopped before it started") })

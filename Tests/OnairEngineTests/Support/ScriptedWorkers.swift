@@ -244,6 +244,14 @@ final class ScriptedRun {
         await eventually(timeout: .seconds(10), every: .milliseconds(1)) { condition() }
     }
 
+    /// How the run ended, or nil when it has not within 10 s of real time (a hang guard: the
+    /// supervisor under test never waits on the real clock).
+    func outcome() async -> RunOutcome? {
+        let supervisor = supervisor
+        guard await eventually(timeout: .seconds(10), every: .milliseconds(1), { await supervisor.ended != nil }) else { return nil }
+        return await supervisor.ended
+    }
+
     /// Moves the test clock on once the loop has set what it sleeps for.
     func advance(by duration: Duration) async {
         await clock.advance(by: duration)
