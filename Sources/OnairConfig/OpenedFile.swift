@@ -12,12 +12,14 @@ import Foundation
 /// a `stat` of a path and an open of it.
 ///
 /// The one reader of files whose content is trusted or served as it is: secret files (the API
-/// token, webhook secrets) and the files of an `hls` destination the API serves.
+/// token, webhook secrets, stream keys) and the files of an `hls` destination the API serves.
 public struct OpenedFile: Sendable {
     /// The content.
     public var bytes: [UInt8]
     /// The permission bits (`0o600`).
     public var mode: Int
+    /// The owner's user id.
+    public var owner: UInt32 = 0
     /// When it was last written.
     public var modified: Date
 
@@ -68,7 +70,7 @@ public struct OpenedFile: Sendable {
         guard count <= size else { throw .cannotRead(reason: "it grew while being read") }
         bytes.removeSubrange(count...)
         let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
-        return OpenedFile(bytes: bytes, mode: Int(info.st_mode & 0o7777), modified: modified)
+        return OpenedFile(bytes: bytes, mode: Int(info.st_mode & 0o7777), owner: UInt32(info.st_uid), modified: modified)
     }
 }
 

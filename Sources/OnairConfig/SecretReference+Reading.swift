@@ -38,6 +38,15 @@ extension KeySource {
         return value.trimmingCharacters(in: .whitespaces)
     }
 
+    /// Whether a file of `mode` owned by `owner` is private: only its owner may read or write
+    /// it (0600, 0400); or, owned by root, its group may read it too (0640, 0440) — how
+    /// Kubernetes' secret volumes (group: the pod's fsGroup) and certificate managers deliver
+    /// secrets, and the rule PostgreSQL keeps for its own key file.
+    static func isPrivate(mode: Int, owner: UInt32) -> Bool {
+        let others = mode & 0o007, group = mode & 0o070
+        return others == 0 && (group == 0 || (owner == 0 && group == 0o040))
+    }
+
     /// The first line of the file at `path`, refused when others can read or write it or it is
     /// larger than ``SecretReference/fileLimit``. Opened once: the mode checked is the open
     /// file's (`fstat`).
@@ -48,7 +57,7 @@ extension KeySource {
         } catch {
             throw SecretReadProblem(description: "\(what) can't be read: \(written) \(error)")
         }
-        guard file.mode & 0o077 == 0 else {
+        guard isPrivate(mode: file.mode, owner: file.owner) else {
             throw SecretReadProblem(
                 description: "\(what) is not private: \(written) can be read by others (mode \(String(file.mode & 0o777, radix: 8))); run: chmod 600 \(written)")
         }

@@ -57,7 +57,25 @@ struct SecretFileTests {
         try folder.write("open.secret", Self.sentinel + "\n", mode: 0o644)
         #expect(Self.refusal(folder.read("open.secret"))?.contains("can be read by others (mode 644); run: chmod 600 open.secret") == true)
         try folder.write("group.secret", Self.sentinel + "\n", mode: 0o640)
-        #expect(Self.refusal(folder.read("group.secret"))?.contains("mode 640") == true)
+        // Group-readable is private only when root owns the file (a Kubernetes Secret volume).
+        let groupPath = folder.root.appendingPathComponent("group.secret").path
+        if getuid() == 0 {
+            #expect((try? folder.read("group.secret").get()) == Self.sentinel, "root's 0640 file is read")
+            #expect(chown(groupPath, 1000, 1000) == 0)
+        }
+        #expect(Self.refusal(folder.read("group.secret"))?.contains("mode 640") == true, "a user's 0640 file is refused")
+    }
+
+    @Test("private: only the owner reads it, or (owned by root) its group too, as Kubernetes' secret volumes are; never others, never group-writable")
+    func privateModes() {
+        for mode in [0o600, 0o400] { #expect(KeySource.isPrivate(mode: mode, owner: 1000), "\(String(mode, radix: 8))") }
+        for mode in [0o640, 0o440] {
+            #expect(KeySource.isPrivate(mode: mode, owner: 0), "root's \(String(mode, radix: 8))")
+            #expect(!KeySource.isPrivate(mode: mode, owner: 1000), "a user's \(String(mode, radix: 8)): the group may be anyone's")
+        }
+        for mode in [0o644, 0o604, 0o660, 0o620, 0o666] {
+            #expect(!KeySource.isPrivate(mode: mode, owner: 0) && !KeySource.isPrivate(mode: mode, owner: 1000), "\(String(mode, radix: 8))")
+        }
     }
 
     @Test("a file larger than the limit is refused, even private; at the limit it is read")
