@@ -78,7 +78,7 @@ final class LinkProbe: Sendable {
         do {
             output = try connect(pattern, sendBuffer: sendBuffer)
         } catch {
-            let reason = interruption.isStopRequested ? "stopped" : "\(error)"
+            let reason = interruption.isStopRequested ? "stopped" : error.deadlinePassed ? deadlines.noConnection : "\(error)"
             return .failed(name, "could not connect: " + redact(reason))
         }
         let connectMilliseconds = Int((ContinuousClock.now - connectStart).inSeconds * 1000)
