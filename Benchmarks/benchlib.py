@@ -1,6 +1,7 @@
 """What the benchmarks in this folder share: the binary under test, processes stopped by PID,
-timed commands with their CPU and peak memory, medians and percentiles, nginx-rtmp on loopback,
-ffprobe's reading of what was recorded, SSIM, and the header and tables of a report.
+timed commands with their CPU and peak memory, how the benchmark is scheduled, ports listened
+on, medians and percentiles, nginx-rtmp on loopback, ffprobe's reading of what was recorded,
+SSIM, and the header and tables of a report.
 
 A benchmark imports it from its own folder:
 
@@ -81,6 +82,11 @@ def build_label():
     if ONAIR == DEFAULT_ONAIR:
         return f"onair {commit()} (release build)"
     return f"onair at {ONAIR}"
+
+
+def ffmpeg_version():
+    """The version the ffmpeg CLI says it is, for a report's header."""
+    return subprocess.run(["ffmpeg", "-hide_banner", "-version"], capture_output=True, text=True).stdout.split()[2]
 
 
 def require(*tools):
@@ -225,6 +231,12 @@ class Processes:
         self.started.append(process)
         return process
 
+    def adopt(self, process):
+        """A process started with pipes (a Popen of the caller's), stopped by PID with the others."""
+        process.started_at, process.group, process.timing = time.time(), False, None
+        self.started.append(process)
+        return process
+
     def finished(self, process, block=False):
         """The command's Timing once it has ended (rusage from wait4: the process alone, or what
         it exec'd into), else None. Use this, not poll(), which would lose the rusage."""
@@ -330,6 +342,35 @@ def wait_for_port(port, host="127.0.0.1", timeout=10, alive=None):
             return False
         time.sleep(0.1)
     return False
+
+
+def listening(port, process, timeout=60, udp=False):
+    """Whether something listens on the loopback TCP `port` (or, `udp`, has bound the UDP port an
+    SRT listener waits on) within `timeout` s while `process` runs, read from /proc/net: ffmpeg's
+    `-listen 1` takes one connection only, so no probe may connect."""
+    deadline = time.time() + timeout
+    wanted = f"0100007F:{port:04X}"
+    table_path, state = ("/proc/net/udp", "07") if udp else ("/proc/net/tcp", "0A")
+    while time.time() < deadline and process.poll() is None:
+        with open(table_path) as table:
+            if any(line.split()[1] == wanted and line.split()[3] == state for line in list(table)[1:]):
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def prioritise():
+    """Schedules the benchmark (and so every process it starts) as BENCH_PRIORITY says: `rr`
+    (the default as root: SCHED_RR priority 10, which builds sharing the machine can't starve),
+    `nice` (-10) or `none`; how, for the report."""
+    wanted = os.environ.get("BENCH_PRIORITY", "rr" if os.geteuid() == 0 else "none")
+    if wanted == "rr":
+        os.sched_setscheduler(0, os.SCHED_RR, os.sched_param(10))
+        return "SCHED_RR 10"
+    if wanted == "nice":
+        os.nice(-10)
+        return "nice -10"
+    return "normal"
 
 
 # --- nginx-rtmp -------------------------------------------------------------------------------

@@ -220,109 +220,10 @@ public struct KubernetesManifests: Sendable {
         return ([projectPath] + parts.map(String.init)).joined(separator: "/")
     }
 
+    /// One pod at a time (`Recreate`), rolled when the project's files change.
     private var deployment: YAMLValue {
-        let plan = pipeline.plan
         let digest = pipeline.files.map { $0.path + "\u{0}" + $0.text }.joined(separator: "\u{0}")
-        var environment: [YAMLValue] = []
-        var mounts: [YAMLValue] = []
-        var volumes: [YAMLValue] = []
-        for entry in secretEntries {
-            if case .environment(let variable) = entry.reference {
-                environment.append(["name": .string(variable), "valueFrom": ["secretKeyRef": ["name": .string(secretName), "key": .string(entry.key)]]])
-            }
-        }
-        environment.append(["name": .string(Self.tokenVariable), "valueFrom": ["secretKeyRef": ["name": .string(secretName), "key": .string(Self.tokenVariable)]]])
-        // Font caches and libraries that write under $HOME find a writable /tmp.
-        environment.append(["name": "HOME", "value": "/tmp"])
-
-        // Key files appear where the pipeline reads them, from the Secret: in the folder the
-        // ConfigMap fills when they are there (one projected volume), else in a folder of their own.
-        var keyFolders: [(folder: String, items: [YAMLValue])] = []
-        for entry in secretEntries {
-            guard case .file(let path) = entry.reference else { continue }
-            let file = Self.containerPath(path)
-            let folder = String(file[..<(file.lastIndex(of: "/") ?? file.endIndex)])
-            if let index = keyFolders.firstIndex(where: { $0.folder == folder }) {
-                keyFolders[index].items.append(["key": .string(entry.key), "path": .string(String(file.dropFirst(folder.count + 1)))])
-            } else {
-                keyFolders.append((folder, [["key": .string(entry.key), "path": .string(String(file.dropFirst(folder.count + 1)))]]))
-            }
-        }
-        let secretSource: ([YAMLValue]) -> YAMLValue = { items in
-            // Group-readable: the pod's fsGroup owns the files, root the rest.
-            ["secret": ["name": .string(self.secretName), "items": .list(items)]]
-        }
-        for (index, folder) in configFolders.enumerated() {
-            let volume = "config-\(index)"
-            let mountPath = Self.containerPath(folder.folder)
-            var sources: [YAMLValue] = [["configMap": [
-                "name": .string(name + "-project"),
-                "items": .list(folder.files.map { ["key": .string(Self.configKey($0.path)), "path": .string(String($0.path.split(separator: "/").last ?? ""))] }),
-            ]]]
-            for keys in keyFolders where keys.folder == mountPath || keys.folder.hasPrefix(mountPath + "/") {
-                let relative = keys.folder.dropFirst(mountPath.count).drop { $0 == "/" }
-                sources.append(secretSource(keys.items.map { item in
-                    guard case .mapping(let entries) = item, case .string(let path)? = entries.last?.value else { return item }
-                    return ["key": entries[0].value, "path": .string(relative.isEmpty ? path : "\(relative)/\(path)")]
-                }))
-            }
-            volumes.append(["name": .string(volume), "projected": ["defaultMode": 0o440, "sources": .list(sources)]])
-            mounts.append(["name": .string(volume), "mountPath": .string(mountPath), "readOnly": true])
-        }
-        let configPaths = configFolders.map { Self.containerPath($0.folder) }
-        for (index, keys) in keyFolders.enumerated()
-        where !configPaths.contains(where: { keys.folder == $0 || keys.folder.hasPrefix($0 + "/") }) {
-            volumes.append(["name": .string("stream-keys-\(index)"), "projected": ["defaultMode": 0o440, "sources": [secretSource(keys.items)]]])
-            mounts.append(["name": .string("stream-keys-\(index)"), "mountPath": .string(keys.folder), "readOnly": true])
-        }
-        // The runtime folder (stream key locks, the run's URL file) and /tmp: small and private.
-        volumes.append(["name": "runtime", "emptyDir": ["medium": "Memory", "sizeLimit": "1Mi"]])
-        mounts.append(["name": "runtime", "mountPath": .string(Self.projectPath + "/.onair")])
-        volumes.append(["name": "tmp", "emptyDir": ["sizeLimit": "256Mi"]])
-        mounts.append(["name": "tmp", "mountPath": "/tmp"])
-        volumes.append(["name": "recordings", "persistentVolumeClaim": ["claimName": .string(name + "-recordings")]])
-        mounts.append(["name": "recordings", "mountPath": .string(Self.projectPath + "/.onair/runs"), "subPath": .string(Self.runRecordSubPath)])
-        for folder in pipeline.recordingFolders {
-            let subPath = folder == "." ? "" : folder.split(separator: "/").filter { $0 != ".." && $0 != "." }.joined(separator: "-")
-            var mount: [(key: String, value: YAMLValue)] = [("name", "recordings"), ("mountPath", .string(Self.containerPath(folder)))]
-            if !subPath.isEmpty { mount.append(("subPath", .string(subPath))) }
-            mounts.append(.mapping(mount))
-        }
-
-        var ports: [YAMLValue] = [["name": "http", "containerPort": .integer(options.httpPort), "protocol": "TCP"]]
-        for port in pipeline.listenPorts {
-            ports.append(["name": .string(Self.portName(port)), "containerPort": .integer(port.port), "protocol": .string(port.transport)])
-        }
-        func probe(_ path: String, period: Int, failures: Int) -> YAMLValue {
-            ["httpGet": ["path": .string(path), "port": "http"], "periodSeconds": .integer(period), "timeoutSeconds": 2, "failureThreshold": .integer(failures)]
-        }
-        let container: YAMLValue = [
-            "name": "onair",
-            "image": .string(options.image),
-            "args": .list(["run", .string(plan.pipeline), "--project", .string(Self.projectPath),
-                           "--http", .string("0.0.0.0:\(options.httpPort)"), "--log-format", "json"]),
-            "env": .list(environment),
-            "ports": .list(ports),
-            // Starting opens inputs and connects destinations: up to 60 s before liveness counts.
-            "startupProbe": probe("/healthz", period: 2, failures: 30),
-            "livenessProbe": probe("/healthz", period: 10, failures: 3),
-            // Not ready while a required destination is not live (and at once when draining).
-            "readinessProbe": probe("/readyz", period: 5, failures: 1),
-            "resources": [
-                "requests": ["cpu": .string(requests.cpu), "memory": .string(requests.memory)],
-                "limits": ["cpu": .string(limits.cpu), "memory": .string(limits.memory)],
-            ],
-            "securityContext": [
-                "allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "privileged": false,
-                "capabilities": ["drop": ["ALL"]],
-            ],
-            "volumeMounts": .list(mounts),
-        ]
-        let tolerations: YAMLValue = .list(["node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"].map {
-            // No tolerationSeconds: the pod is never evicted from a node that merely stopped
-            // answering (see the type's documentation).
-            ["key": .string($0), "operator": "Exists", "effect": "NoExecute"]
-        })
+        let pod = podVolumes
         return [
             "apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": metadata(name),
@@ -342,12 +243,167 @@ public struct KubernetesManifests: Sendable {
                             "fsGroup": .integer(Self.userID), "seccompProfile": ["type": "RuntimeDefault"],
                         ],
                         "tolerations": tolerations,
-                        "containers": [container],
-                        "volumes": .list(volumes),
+                        "containers": [container(mounts: pod.mounts)],
+                        "volumes": .list(pod.volumes),
                     ],
                 ],
             ],
         ]
+    }
+
+    /// The pod's tolerations: no `tolerationSeconds`, so the pod is never evicted from a node
+    /// that merely stopped answering (see the type's documentation).
+    private var tolerations: YAMLValue {
+        .list(["node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"].map {
+            ["key": .string($0), "operator": "Exists", "effect": "NoExecute"]
+        })
+    }
+
+    /// The one container: `onair run` of the pipeline, its API on every address, probed.
+    private func container(mounts: [YAMLValue]) -> YAMLValue {
+        func probe(_ path: String, period: Int, failures: Int) -> YAMLValue {
+            ["httpGet": ["path": .string(path), "port": "http"], "periodSeconds": .integer(period), "timeoutSeconds": 2, "failureThreshold": .integer(failures)]
+        }
+        return [
+            "name": "onair",
+            "image": .string(options.image),
+            "args": .list(["run", .string(pipeline.plan.pipeline), "--project", .string(Self.projectPath),
+                           "--http", .string("0.0.0.0:\(options.httpPort)"), "--log-format", "json"]),
+            "env": .list(environment),
+            "ports": .list(containerPorts),
+            // Starting opens inputs and connects destinations: up to 60 s before liveness counts.
+            "startupProbe": probe("/healthz", period: 2, failures: 30),
+            "livenessProbe": probe("/healthz", period: 10, failures: 3),
+            // Not ready while a required destination is not live (and at once when draining).
+            "readinessProbe": probe("/readyz", period: 5, failures: 1),
+            "resources": [
+                "requests": ["cpu": .string(requests.cpu), "memory": .string(requests.memory)],
+                "limits": ["cpu": .string(limits.cpu), "memory": .string(limits.memory)],
+            ],
+            "securityContext": [
+                "allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "privileged": false,
+                "capabilities": ["drop": ["ALL"]],
+            ],
+            "volumeMounts": .list(mounts),
+        ]
+    }
+
+    /// The HTTP API's port, then each source's listening port.
+    private var containerPorts: [YAMLValue] {
+        var ports: [YAMLValue] = [["name": "http", "containerPort": .integer(options.httpPort), "protocol": "TCP"]]
+        for port in pipeline.listenPorts {
+            ports.append(["name": .string(Self.portName(port)), "containerPort": .integer(port.port), "protocol": .string(port.transport)])
+        }
+        return ports
+    }
+
+    /// The stream keys read from variables and the API token, from the Secret; and HOME.
+    private var environment: [YAMLValue] {
+        var environment: [YAMLValue] = []
+        for entry in secretEntries {
+            if case .environment(let variable) = entry.reference {
+                environment.append(["name": .string(variable), "valueFrom": ["secretKeyRef": ["name": .string(secretName), "key": .string(entry.key)]]])
+            }
+        }
+        environment.append(["name": .string(Self.tokenVariable), "valueFrom": ["secretKeyRef": ["name": .string(secretName), "key": .string(Self.tokenVariable)]]])
+        // Font caches and libraries that write under $HOME find a writable /tmp.
+        environment.append(["name": "HOME", "value": "/tmp"])
+        return environment
+    }
+
+    // MARK: - Volumes
+
+    /// The pod's volumes and the container's mounts, in the order they are listed.
+    private struct PodVolumes {
+        var volumes: [YAMLValue] = []
+        var mounts: [YAMLValue] = []
+
+        mutating func add(_ volume: YAMLValue, mount: YAMLValue) {
+            volumes.append(volume)
+            mounts.append(mount)
+        }
+    }
+
+    /// The project's folders (with the key files inside them), the other key files' folders,
+    /// then the writable ones.
+    private var podVolumes: PodVolumes {
+        var pod = PodVolumes()
+        let keyFolders = self.keyFolders
+        addProjectFolders(to: &pod, keyFolders: keyFolders)
+        let configPaths = configFolders.map { Self.containerPath($0.folder) }
+        for (index, keys) in keyFolders.enumerated()
+        where !configPaths.contains(where: { keys.folder == $0 || keys.folder.hasPrefix($0 + "/") }) {
+            pod.add(["name": .string("stream-keys-\(index)"), "projected": ["defaultMode": 0o440, "sources": [secretSource(keys.items)]]],
+                    mount: ["name": .string("stream-keys-\(index)"), "mountPath": .string(keys.folder), "readOnly": true])
+        }
+        addWritableFolders(to: &pod)
+        return pod
+    }
+
+    /// A folder of key files in the container, with the Secret's items (key, file name) for it.
+    private typealias KeyFolder = (folder: String, items: [YAMLValue])
+
+    /// Key files appear where the pipeline reads them, from the Secret: in the folder the
+    /// ConfigMap fills when they are there (one projected volume), else in a folder of their
+    /// own.
+    private var keyFolders: [KeyFolder] {
+        var keyFolders: [KeyFolder] = []
+        for entry in secretEntries {
+            guard case .file(let path) = entry.reference else { continue }
+            let file = Self.containerPath(path)
+            let folder = String(file[..<(file.lastIndex(of: "/") ?? file.endIndex)])
+            if let index = keyFolders.firstIndex(where: { $0.folder == folder }) {
+                keyFolders[index].items.append(["key": .string(entry.key), "path": .string(String(file.dropFirst(folder.count + 1)))])
+            } else {
+                keyFolders.append((folder, [["key": .string(entry.key), "path": .string(String(file.dropFirst(folder.count + 1)))]]))
+            }
+        }
+        return keyFolders
+    }
+
+    /// A projected volume's source of Secret `items`.
+    private func secretSource(_ items: [YAMLValue]) -> YAMLValue {
+        // Group-readable: the pod's fsGroup owns the files, root the rest.
+        ["secret": ["name": .string(secretName), "items": .list(items)]]
+    }
+
+    /// One read-only projected volume per project folder: its files from the ConfigMap, and the
+    /// key files that belong inside it.
+    private func addProjectFolders(to pod: inout PodVolumes, keyFolders: [KeyFolder]) {
+        for (index, folder) in configFolders.enumerated() {
+            let volume = "config-\(index)"
+            let mountPath = Self.containerPath(folder.folder)
+            var sources: [YAMLValue] = [["configMap": [
+                "name": .string(name + "-project"),
+                "items": .list(folder.files.map { ["key": .string(Self.configKey($0.path)), "path": .string(String($0.path.split(separator: "/").last ?? ""))] }),
+            ]]]
+            for keys in keyFolders where keys.folder == mountPath || keys.folder.hasPrefix(mountPath + "/") {
+                let relative = keys.folder.dropFirst(mountPath.count).drop { $0 == "/" }
+                sources.append(secretSource(keys.items.map { item in
+                    guard case .mapping(let entries) = item, case .string(let path)? = entries.last?.value else { return item }
+                    return ["key": entries[0].value, "path": .string(relative.isEmpty ? path : "\(relative)/\(path)")]
+                }))
+            }
+            pod.add(["name": .string(volume), "projected": ["defaultMode": 0o440, "sources": .list(sources)]],
+                    mount: ["name": .string(volume), "mountPath": .string(mountPath), "readOnly": true])
+        }
+    }
+
+    /// The runtime folder (stream key locks, the run's URL file) and /tmp, small and private;
+    /// the claim for the record of runs and every recording folder.
+    private func addWritableFolders(to pod: inout PodVolumes) {
+        pod.add(["name": "runtime", "emptyDir": ["medium": "Memory", "sizeLimit": "1Mi"]],
+                mount: ["name": "runtime", "mountPath": .string(Self.projectPath + "/.onair")])
+        pod.add(["name": "tmp", "emptyDir": ["sizeLimit": "256Mi"]], mount: ["name": "tmp", "mountPath": "/tmp"])
+        pod.add(["name": "recordings", "persistentVolumeClaim": ["claimName": .string(name + "-recordings")]],
+                mount: ["name": "recordings", "mountPath": .string(Self.projectPath + "/.onair/runs"),
+                        "subPath": .string(Self.runRecordSubPath)])
+        for folder in pipeline.recordingFolders {
+            let subPath = folder == "." ? "" : folder.split(separator: "/").filter { $0 != ".." && $0 != "." }.joined(separator: "-")
+            var mount: [(key: String, value: YAMLValue)] = [("name", "recordings"), ("mountPath", .string(Self.containerPath(folder)))]
+            if !subPath.isEmpty { mount.append(("subPath", .string(subPath))) }
+            pod.mounts.append(.mapping(mount))
+        }
     }
 
     /// A port name: at most 15 characters, letters, digits and `-`.

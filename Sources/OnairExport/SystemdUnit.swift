@@ -85,27 +85,60 @@ public struct SystemdUnit: Sendable {
     public func render() -> String {
         let plan = pipeline.plan
         let drain = options.drain.delivering(to: pipeline.notify)
-        let environmentKeys = pipeline.keyReferences.compactMap { reference -> String? in
+        let lines = installNotes(drain: drain).map { "# " + $0 } + [
+            "",
+            "[Unit]",
+            "Description=onair pipeline \(plan.pipeline)",
+            "Wants=network-online.target",
+            "After=network-online.target",
+            "StartLimitIntervalSec=10min",
+            "StartLimitBurst=20",
+            "",
+            "[Service]",
+        ] + serviceSettings(drain: drain) + sandbox + [
+            "",
+            "[Install]",
+            "WantedBy=multi-user.target",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The stream keys read from variables, each with the destinations that use it.
+    private var environmentKeys: [String] {
+        pipeline.keyReferences.compactMap { reference -> String? in
             if case .environment(let name) = reference.key { return "\(name)=…   (\(reference.destinations.joined(separator: ", ")))" }
             return nil
         }
+    }
+
+    /// Whether the API token is needed: an address that does not parse is taken as reachable
+    /// from elsewhere.
+    private var needsToken: Bool {
+        options.http.map { ListenAddress($0)?.isLoopback != true } ?? false
+    }
+
+    /// Whether the unit reads an `EnvironmentFile` (keys, or the token).
+    private var hasEnvironmentFile: Bool { !environmentKeys.isEmpty || needsToken }
+
+    /// The comment at the top: how to install the unit, what the environment file holds, the
+    /// key files, the cost and the stop.
+    private func installNotes(drain: DrainBudget) -> [String] {
+        let plan = pipeline.plan
         let fileKeys = pipeline.keyReferences.compactMap { reference -> String? in
             if case .file(let path) = reference.key { return path }
             return nil
         }
-        // An address that does not parse is taken as reachable from elsewhere: it gets the token.
-        let needsToken = options.http.map { ListenAddress($0)?.isLoopback != true } ?? false
         var header = [
             "\(fileName): onair pipeline '\(plan.pipeline)' (onair export systemd \(plan.pipeline)).",
             "Install:",
             "  useradd --system --home-dir \(options.projectPath) --shell /usr/sbin/nologin \(options.user)",
             "  install -d -o \(options.user) -g \(options.user) -m 0750 \(writablePaths.joined(separator: " "))",
         ]
-        if !environmentKeys.isEmpty || needsToken {
+        if hasEnvironmentFile {
             header.append("  install -m 0600 -o root -g root /dev/null \(environmentFile)   # then write the keys into it")
         }
         header.append("  cp \(fileName) /etc/systemd/system/ && systemctl daemon-reload && systemctl enable --now \(fileName)")
-        if !environmentKeys.isEmpty || needsToken {
+        if hasEnvironmentFile {
             header.append("\(environmentFile) holds, one VARIABLE=value a line:")
             header += environmentKeys.map { "  " + $0 }
             if needsToken { header.append("  \(KubernetesManifests.tokenVariable)=…   (the HTTP API listens beyond loopback)") }
@@ -115,18 +148,20 @@ public struct SystemdUnit: Sendable {
         }
         header.append("Cost estimate: \(String(format: "%.2f", plan.cost.cpuCores)) CPU cores, \(plan.cost.mebibytes) MiB.")
         header.append("Stopping: \(drain.drainSeconds) s drain (\(drain.parts)), killed after \(drain.gracePeriodSeconds) s.")
+        return header
+    }
 
-        let devices = plan.inputs.compactMap { input -> String? in
-            if case .device(let path, _) = input.kind { return path }
-            return nil
-        }
-        let bindsLowPort = pipeline.listenPorts.contains { $0.port < 1024 } || ((options.http.flatMap(ListenAddress.init)?.port).map { $0 < 1024 } ?? false)
-        let memoryHigh = max(plan.cost.mebibytes, 64)
-        var service: [String] = [
+    /// `[Service]`: who runs what, restarts, the stop and memory limits.
+    private func serviceSettings(drain: DrainBudget) -> [String] {
+        let memoryHigh = max(pipeline.plan.cost.mebibytes, 64)
+        var settings = [
             "Type=exec",
             "User=\(options.user)",
             "Group=\(options.user)",
             "WorkingDirectory=\(options.projectPath)",
+        ]
+        if hasEnvironmentFile { settings.append("EnvironmentFile=\(environmentFile)") }
+        return settings + [
             "ExecStart=\(commandLine.map(Self.quote).joined(separator: " "))",
             "Restart=on-failure",
             "RestartSec=5s",
@@ -137,6 +172,18 @@ public struct SystemdUnit: Sendable {
             "UMask=0027",
             "MemoryHigh=\(Int((Double(memoryHigh) * 1.5).rounded(.up)))M",
             "MemoryMax=\(memoryHigh * 2)M",
+        ]
+    }
+
+    /// `[Service]`'s hardening: a read-only system but the writable paths, capture devices
+    /// only when read, the low-port capability only when a port below 1024 is bound.
+    private var sandbox: [String] {
+        let devices = pipeline.plan.inputs.compactMap { input -> String? in
+            if case .device(let path, _) = input.kind { return path }
+            return nil
+        }
+        let bindsLowPort = pipeline.listenPorts.contains { $0.port < 1024 } || ((options.http.flatMap(ListenAddress.init)?.port).map { $0 < 1024 } ?? false)
+        return [
             "NoNewPrivileges=yes",
             "ProtectSystem=strict",
             "ReadWritePaths=\(writablePaths.joined(separator: " "))",
@@ -160,25 +207,6 @@ public struct SystemdUnit: Sendable {
             "CapabilityBoundingSet=\(bindsLowPort ? "CAP_NET_BIND_SERVICE" : "")",
             "AmbientCapabilities=\(bindsLowPort ? "CAP_NET_BIND_SERVICE" : "")",
         ]
-        if !environmentKeys.isEmpty || needsToken {
-            service.insert("EnvironmentFile=\(environmentFile)", at: 4)
-        }
-        let lines = header.map { "# " + $0 } + [
-            "",
-            "[Unit]",
-            "Description=onair pipeline \(plan.pipeline)",
-            "Wants=network-online.target",
-            "After=network-online.target",
-            "StartLimitIntervalSec=10min",
-            "StartLimitBurst=20",
-            "",
-            "[Service]",
-        ] + service + [
-            "",
-            "[Install]",
-            "WantedBy=multi-user.target",
-        ]
-        return lines.joined(separator: "\n") + "\n"
     }
 
     /// A command-line word for `ExecStart=`: quoted when it holds spaces or quotes; `%` and

@@ -59,15 +59,49 @@ extension FontFace {
     /// index, and FreeType rounds to whole pixels, scaled down below 25 pixels), tabs to the
     /// next multiple of four spaces, one line per newline.
     public func extent(of text: DrawnText, size: Int) -> TextExtent {
-        let scale = FixedPoint.divide(size * 64, unitsPerEm)
-        func pixels(_ units: Int) -> Int { FixedPoint.round(FixedPoint.multiply(units, scale)) >> 6 }
-        func kern(_ left: Unicode.Scalar, _ right: Unicode.Scalar) -> Int {
-            var delta = FixedPoint.multiply(kerning(left: Int(left.value), right: Int(right.value)), scale)
-            if size < 25 { delta = FixedPoint.multiplyDivide(delta, size, 25) }
-            return FixedPoint.round(delta) >> 6
-        }
-        let space = pixels(advance(ofGlyph: glyph(for: " ")))
-        let tab = 4 * space
+        let face = ScaledFace(self, size: size)
+        let (width, lines) = face.widestLine(of: text)
+        guard let lineHeight = face.lineHeight(of: text) else { return TextExtent(width: width, height: 0) }
+        return TextExtent(width: width, height: lines * lineHeight)
+    }
+}
+
+/// A face at one size, measured in whole pixels as FreeType and drawtext 5.1 measure it.
+private struct ScaledFace {
+    let face: FontFace
+    let size: Int
+    /// Font units to 26.6 pixels, in 16.16.
+    let scale: Int
+
+    init(_ face: FontFace, size: Int) {
+        self.face = face
+        self.size = size
+        scale = FixedPoint.divide(size * 64, face.unitsPerEm)
+    }
+
+    func pixels(_ units: Int) -> Int { FixedPoint.round(FixedPoint.multiply(units, scale)) >> 6 }
+
+    /// The hinted advance of `scalar`'s glyph.
+    func advance(_ scalar: Unicode.Scalar) -> Int { pixels(face.advance(ofGlyph: face.glyph(for: scalar))) }
+
+    /// Kerning from the `kern` table, rounded to whole pixels, scaled down below 25 pixels.
+    func kern(_ left: Unicode.Scalar, _ right: Unicode.Scalar) -> Int {
+        var delta = FixedPoint.multiply(face.kerning(left: Int(left.value), right: Int(right.value)), scale)
+        if size < 25 { delta = FixedPoint.multiplyDivide(delta, size, 25) }
+        return FixedPoint.round(delta) >> 6
+    }
+
+    /// The kerning between two slots: the widest over what they may hold.
+    func kern(_ previous: DrawnText.Slot, _ slot: DrawnText.Slot) -> Int {
+        if case .character(let left) = previous, case .character(let right) = slot { return kern(left, right) }
+        var widest = Int.min
+        for left in previous.candidates { for right in slot.candidates { widest = max(widest, kern(left, right)) } }
+        return widest
+    }
+
+    /// The width of the widest line of `text`, and how many lines it has.
+    func widestLine(of text: DrawnText) -> (width: Int, lines: Int) {
+        let tab = 4 * advance(" ")
         var width = 0, lines = 1, x = 0
         var previous: DrawnText.Slot?
         var previousScalar: Unicode.Scalar?
@@ -83,30 +117,26 @@ extension FontFace {
                 // drawtext 5.1 kerns a line's first glyph against the last glyph of the line before.
                 continue
             }
-            if hasKerning, let previous {
-                if case .character(let left) = previous, let scalar {
-                    x += kern(left, scalar)
-                } else {
-                    var widest = Int.min
-                    for left in previous.candidates { for right in slot.candidates { widest = max(widest, kern(left, right)) } }
-                    x += widest
-                }
-            }
+            if face.hasKerning, let previous { x += kern(previous, slot) }
             if scalar == "\t", tab > 0 {
                 x = (x / tab + 1) * tab
             } else if let scalar {
-                x += pixels(advance(ofGlyph: glyph(for: scalar)))
+                x += advance(scalar)
             } else {
-                x += slot.candidates.map { pixels(advance(ofGlyph: glyph(for: $0))) }.max() ?? 0
+                x += slot.candidates.map(advance).max() ?? 0
             }
             previous = slot
         }
-        width = max(width, x)
-        // A line is as high as the tallest span of any glyph of the whole text, line breaks
-        // included (drawtext loads a glyph for them too); hinting may move an edge by a pixel.
+        return (max(width, x), lines)
+    }
+
+    /// How high a line is: the tallest span of any glyph of the whole text, line breaks
+    /// included (drawtext loads a glyph for them too), and two pixels for hinting, which may
+    /// move an edge by one; nil when no glyph has a span.
+    func lineHeight(of text: DrawnText) -> Int? {
         var low = Int.max, high = Int.min
         func include(_ scalar: Unicode.Scalar) {
-            let bounds = verticalBounds(ofGlyph: glyph(for: scalar))
+            let bounds = face.verticalBounds(ofGlyph: face.glyph(for: scalar))
             low = min(low, bounds.low)
             high = max(high, bounds.high)
         }
@@ -118,9 +148,8 @@ extension FontFace {
             }
         }
         if digits { DrawnText.Slot.digits.forEach(include) }
-        guard low <= high else { return TextExtent(width: width, height: 0) }
-        let lineHeight = FixedPoint.ceilPixels(FixedPoint.multiply(high, scale)) - FixedPoint.floorPixels(FixedPoint.multiply(low, scale)) + 2
-        return TextExtent(width: width, height: lines * lineHeight)
+        guard low <= high else { return nil }
+        return FixedPoint.ceilPixels(FixedPoint.multiply(high, scale)) - FixedPoint.floorPixels(FixedPoint.multiply(low, scale)) + 2
     }
 }
 

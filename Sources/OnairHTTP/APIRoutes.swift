@@ -29,7 +29,6 @@ struct APIRoutes: Sendable {
         // Order matters: a middleware only wraps the routes added after it.
         router.add(middleware: JSONErrors(redact: redact))
         if let token = settings.token { router.add(middleware: BearerAuthentication(token: token, open: ["/healthz", "/readyz"])) }
-        let metrics = RunMetrics()
         let json = JSONBodies(redact: redact)
 
         router.get("/healthz") { _, _ in
@@ -69,14 +68,26 @@ struct APIRoutes: Sendable {
             return json.response(.accepted, await run.status())
         }
         PreviewRoute(control: control, planned: settings.plannedPreviews).add(to: router)
+        addMetricsRoute(to: router)
+        RunReportPage(run: settings.recordedRun).add(to: router)
+        HLSFiles(folders: settings.hlsFolders).add(to: router, json: json)
+        addDocumentRoutes(to: router)
+        return router
+    }
+
+    /// `GET /metrics`, from one ``RunMetrics`` for the server's life.
+    private func addMetricsRoute(to router: Router<BasicRequestContext>) {
+        let metrics = RunMetrics()
         router.get("/metrics") { _, _ in
             let text = redact(metrics.exposition(of: try await control.run().status(), notifications: settings.notifyCounts?() ?? []))
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))
         }
-        RunReportPage(run: settings.recordedRun).add(to: router)
-        HLSFiles(folders: settings.hlsFolders).add(to: router, json: json)
+    }
+
+    /// `GET /openapi.yaml` and the dashboard's files.
+    private func addDocumentRoutes(to router: Router<BasicRequestContext>) {
         router.get("/openapi.yaml") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/yaml"],
@@ -85,7 +96,6 @@ struct APIRoutes: Sendable {
         for file in Dashboard.files {
             router.get(RouterPath(file.path)) { request, _ in file.response(to: request) }
         }
-        return router
     }
 
     /// `POST /api/v1/renditions/{id}/bitrate`: what changed, or why not as a 4xx.

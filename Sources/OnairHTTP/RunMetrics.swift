@@ -132,7 +132,22 @@ final class RunMetrics: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// Brings every series of the run up to `status`, and the process's own.
     private func update(_ seen: inout Seen, from status: RunStatus) {
+        updateRun(&seen, from: status)
+        updateInputs(&seen, from: status)
+        for rendition in status.renditions { update(&seen, rendition) }
+        for destination in status.destinations { update(&seen, destination) }
+        let usage = ProcessUsage.now()
+        counter(&seen, "onair_process_cpu_seconds_total", [], usage.cpuSeconds)
+        gauge(&seen, "onair_process_resident_memory_bytes", [], Double(usage.residentBytes))
+        if let allocated = usage.allocatedBytes {
+            gauge(&seen, "onair_process_allocated_memory_bytes", [], Double(allocated))
+        }
+    }
+
+    /// The run's state and times, and the overlay combinations.
+    private func updateRun(_ seen: inout Seen, from status: RunStatus) {
         let run = [("pipeline", status.pipeline)]
         for runState in RunState.allCases {
             gauge(&seen, "onair_run_state", run + [("state", runState.rawValue)], status.state == runState ? 1 : 0)
@@ -144,6 +159,10 @@ final class RunMetrics: Sendable {
             gauge(&seen, "onair_overlay_available", [("overlay", overlay.name)], overlay.available ? 1 : 0)
             gauge(&seen, "onair_overlay_failed", [("overlay", overlay.name)], status.fallback?.overlay == overlay.name ? 1 : 0)
         }
+    }
+
+    /// The inputs and their failover groups.
+    private func updateInputs(_ seen: inout Seen, from status: RunStatus) {
         for input in status.inputs {
             let labels = [("input", input.name), ("label", input.label), ("kind", input.kind)]
             for inputState in InputState.allCases {
@@ -157,44 +176,42 @@ final class RunMetrics: Sendable {
             }
             counter(&seen, "onair_failover_switches_total", [("input", group.input)], Double(group.switches))
         }
-        for rendition in status.renditions {
-            let labels = [("rendition", rendition.id)]
-            counter(&seen, "onair_rendition_frames_total", labels, Double(rendition.frames))
-            counter(&seen, "onair_rendition_repeated_frames_total", labels, Double(rendition.repeated))
-            gauge(&seen, "onair_rendition_frames_per_second", labels, rendition.fps)
-            gauge(&seen, "onair_rendition_speed_ratio", labels, rendition.speed)
-            gauge(&seen, "onair_rendition_target_bits_per_second", labels, Double(rendition.bitrate))
-            gauge(&seen, "onair_rendition_width_pixels", labels, Double(rendition.width))
-            gauge(&seen, "onair_rendition_height_pixels", labels, Double(rendition.height))
+    }
+
+    /// A rendition's counts, rate and picture.
+    private func update(_ seen: inout Seen, _ rendition: RenditionStatus) {
+        let labels = [("rendition", rendition.id)]
+        counter(&seen, "onair_rendition_frames_total", labels, Double(rendition.frames))
+        counter(&seen, "onair_rendition_repeated_frames_total", labels, Double(rendition.repeated))
+        gauge(&seen, "onair_rendition_frames_per_second", labels, rendition.fps)
+        gauge(&seen, "onair_rendition_speed_ratio", labels, rendition.speed)
+        gauge(&seen, "onair_rendition_target_bits_per_second", labels, Double(rendition.bitrate))
+        gauge(&seen, "onair_rendition_width_pixels", labels, Double(rendition.width))
+        gauge(&seen, "onair_rendition_height_pixels", labels, Double(rendition.height))
+    }
+
+    /// A destination's state, counts, queue and link.
+    private func update(_ seen: inout Seen, _ destination: DestinationStatus) {
+        let labels = [("destination", destination.name)]
+        for name in DestinationState.names {
+            gauge(&seen, "onair_destination_state", labels + [("state", name)], destination.state.name == name ? 1 : 0)
         }
-        for destination in status.destinations {
-            let labels = [("destination", destination.name)]
-            for name in DestinationState.names {
-                gauge(&seen, "onair_destination_state", labels + [("state", name)], destination.state.name == name ? 1 : 0)
+        gauge(&seen, "onair_destination_required", labels, destination.required ? 1 : 0)
+        let stats = destination.stats
+        counter(&seen, "onair_destination_sent_bytes_total", labels, Double(stats.bytesSent))
+        counter(&seen, "onair_destination_sent_packets_total", labels, Double(stats.packetsSent))
+        counter(&seen, "onair_destination_dropped_packets_total", labels, Double(stats.packetsDropped))
+        counter(&seen, "onair_destination_dropped_gops_total", labels, Double(stats.gopsDropped))
+        counter(&seen, "onair_destination_reconnects_total", labels, Double(stats.reconnects))
+        gauge(&seen, "onair_destination_send_bits_per_second", labels, stats.bitsPerSecond)
+        gauge(&seen, "onair_destination_queue_bytes", labels, Double(destination.queueBytes))
+        gauge(&seen, "onair_destination_queue_seconds", labels, Double(destination.queueMilliseconds) / 1000)
+        if let link = destination.link {
+            gauge(&seen, "onair_destination_round_trip_seconds", labels, link.roundTripMilliseconds / 1000)
+            if let retransmitted = link.retransmittedPackets {
+                counter(&seen, "onair_destination_srt_retransmitted_packets_total", labels, Double(retransmitted))
             }
-            gauge(&seen, "onair_destination_required", labels, destination.required ? 1 : 0)
-            let stats = destination.stats
-            counter(&seen, "onair_destination_sent_bytes_total", labels, Double(stats.bytesSent))
-            counter(&seen, "onair_destination_sent_packets_total", labels, Double(stats.packetsSent))
-            counter(&seen, "onair_destination_dropped_packets_total", labels, Double(stats.packetsDropped))
-            counter(&seen, "onair_destination_dropped_gops_total", labels, Double(stats.gopsDropped))
-            counter(&seen, "onair_destination_reconnects_total", labels, Double(stats.reconnects))
-            gauge(&seen, "onair_destination_send_bits_per_second", labels, stats.bitsPerSecond)
-            gauge(&seen, "onair_destination_queue_bytes", labels, Double(destination.queueBytes))
-            gauge(&seen, "onair_destination_queue_seconds", labels, Double(destination.queueMilliseconds) / 1000)
-            if let link = destination.link {
-                gauge(&seen, "onair_destination_round_trip_seconds", labels, link.roundTripMilliseconds / 1000)
-                if let retransmitted = link.retransmittedPackets {
-                    counter(&seen, "onair_destination_srt_retransmitted_packets_total", labels, Double(retransmitted))
-                }
-                if let dropped = link.lateDroppedPackets { counter(&seen, "onair_destination_srt_dropped_packets_total", labels, Double(dropped)) }
-            }
-        }
-        let usage = ProcessUsage.now()
-        counter(&seen, "onair_process_cpu_seconds_total", [], usage.cpuSeconds)
-        gauge(&seen, "onair_process_resident_memory_bytes", [], Double(usage.residentBytes))
-        if let allocated = usage.allocatedBytes {
-            gauge(&seen, "onair_process_allocated_memory_bytes", [], Double(allocated))
+            if let dropped = link.lateDroppedPackets { counter(&seen, "onair_destination_srt_dropped_packets_total", labels, Double(dropped)) }
         }
     }
 

@@ -53,94 +53,136 @@ final class LinkProbe: Sendable {
         interruption.requestStop()
     }
 
+    /// The connection's deadlines, as a destination's own connections keep them.
+    private var deadlines: OutputDeadlines { OutputDeadlines(target.retry, interruption: interruption) }
+
+    /// The lowest video bitrate the pattern is padded to.
+    private static let lowestVideoBitrate = 100_000
+
+    /// Connects, pushes the pattern for the test's length, and says what the link took.
     private func measure() -> LinkMeasurement {
         let name = target.destination
         let ramp = target.ramp(over: duration)
-        let audioBitrate = target.audio?.bitrate ?? 0
         let pattern: TestPattern
         do {
-            pattern = try TestPattern(video: target.video, audio: target.audio, bitrate: max(100_000, ramp.start - audioBitrate))
+            pattern = try TestPattern(video: target.video, audio: target.audio, bitrate: videoBitrate(ramp.start))
         } catch {
             return .failed(name, "could not make the test pattern: \(error)")
         }
         // 125 ms at the ceiling, at least 16 KiB; the kernel doubles it.
         let sendBuffer = max(16 << 10, target.ceiling / 8 / 8)
-        let options = target.options.map { ($0.key, $0.value) } + [("send_buffer_size", String(sendBuffer)), ("flush_packets", "1")]
         let connectStart = ContinuousClock.now
         let output: MediaOutput
         do {
-            interruption.arm(timeout: .milliseconds(target.retry.connectTimeoutMs))
-            defer { interruption.disarm() }
-            output = try MediaOutput(url: target.url, format: target.format, options: options, streams: pattern.streams, interruption: interruption)
+            output = try connect(pattern, sendBuffer: sendBuffer)
         } catch {
-            let reason = interruption.isStopRequested ? "stopped" : interruption.deadlinePassed
-                ? "no connection within \(target.retry.connectTimeoutMs) ms" : "\(error)"
+            let reason = interruption.isStopRequested ? "stopped" : error.deadlinePassed ? deadlines.noConnection : "\(error)"
             return .failed(name, "could not connect: " + redact(reason))
         }
         let connectMilliseconds = Int((ContinuousClock.now - connectStart).inSeconds * 1000)
         defer {
             pattern.finish()
             // Closing flushes what is buffered: bounded like any write.
-            interruption.arm(timeout: .seconds(1))
-            output.close()
-            interruption.disarm()
+            deadlines.finishing(within: .seconds(1)) { output.close() }
         }
-
-        var windows: [ThroughputWindow] = []
-        var window = (start: ContinuousClock.now, bytes: 0, blocked: 0.0)
-        let start = ContinuousClock.now
-        var failure: String?
-        var videoBitrate = max(100_000, ramp.start - audioBitrate)
-        while !interruption.isStopRequested {
-            let elapsed = (ContinuousClock.now - start).inSeconds
-            if elapsed >= duration { break }
-            let media = pattern.videoSeconds
-            if media > elapsed { Thread.sleep(forTimeInterval: min(0.05, media - elapsed)); continue }
-            let wanted = max(100_000, ramp.bitrate(at: media) - audioBitrate)
-            // A write still blocked half a second past the end of the test ends it (the link is
-            // full: what it carried is known); one blocked for the write timeout before then is
-            // a stall.
-            let remaining = duration + 0.5 - (ContinuousClock.now - start).inSeconds
-            let endsTest = remaining * 1000 < Double(target.retry.writeTimeoutMs)
-            var deadlinePassed = false
-            do {
-                if wanted != videoBitrate {
-                    try pattern.setVideoBitrate(wanted)
-                    videoBitrate = wanted
-                }
-                for (packet, stream) in try pattern.nextPackets() {
-                    let bytes = packet.size
-                    let before = ContinuousClock.now
-                    interruption.arm(timeout: endsTest ? .milliseconds(max(1, Int(remaining * 1000))) : .milliseconds(target.retry.writeTimeoutMs))
-                    do {
-                        try output.write(packet, stream: stream)
-                    } catch {
-                        deadlinePassed = interruption.deadlinePassed
-                        interruption.disarm()
-                        throw error
-                    }
-                    interruption.disarm()
-                    window.blocked += (ContinuousClock.now - before).inSeconds
-                    window.bytes += bytes
-                }
-            } catch {
-                if !interruption.isStopRequested, !(endsTest && deadlinePassed) {
-                    failure = deadlinePassed ? "stalled: no progress for \(target.retry.writeTimeoutMs) ms" : redact("\(error)")
-                }
-                break
-            }
-            let now = ContinuousClock.now
-            let length = (now - window.start).inSeconds
-            if length >= 0.5 {
-                windows.append(ThroughputWindow(seconds: length, bytes: window.bytes, blockedSeconds: window.blocked,
-                                                lagSeconds: (now - start).inSeconds - pattern.videoSeconds))
-                window = (now, 0, 0)
-            }
-        }
+        let (windows, failure) = push(pattern, to: output, ramp: ramp)
         // The doubled send buffer, and a few packets the muxer holds to interleave.
         let analysis = ThroughputAnalysis(windows, hiddenBytes: 2 * sendBuffer + (16 << 10))
         return LinkMeasurement(destination: name, connectMilliseconds: connectMilliseconds, sustainedBitrate: analysis.sustained,
                                carriedBitrate: analysis.carried, encoderLimited: analysis.encoderLimited,
                                failure: failure.map { "the connection failed after \(windows.count / 2) s: \($0)" })
+    }
+
+    /// The video bitrate that makes `total` with the sound.
+    private func videoBitrate(_ total: Int) -> Int {
+        max(Self.lowestVideoBitrate, total - (target.audio?.bitrate ?? 0))
+    }
+
+    /// Connects to the ingest within the connect timeout, with a send buffer of `sendBuffer`
+    /// bytes and every packet handed to the socket at once.
+    private func connect(_ pattern: TestPattern, sendBuffer: Int) throws(OutputDeadlines.Failure) -> MediaOutput {
+        let options = target.options.map { ($0.key, $0.value) } + [("send_buffer_size", String(sendBuffer)), ("flush_packets", "1")]
+        return try deadlines.connecting { () throws(LibavError) in
+            try MediaOutput(url: target.url, format: target.format, options: options, streams: pattern.streams, interruption: interruption)
+        }
+    }
+
+    /// Pushes the pattern at real time along `ramp` until the test's end, a stop, or a failure:
+    /// the windows measured, and why the connection failed.
+    private func push(_ pattern: TestPattern, to output: MediaOutput, ramp: BitrateRamp)
+        -> (windows: [ThroughputWindow], failure: String?)
+    {
+        var windows = WindowRecorder()
+        var bitrate = videoBitrate(ramp.start)
+        while !interruption.isStopRequested {
+            let elapsed = windows.elapsed
+            if elapsed >= duration { break }
+            let media = pattern.videoSeconds
+            if media > elapsed { Thread.sleep(forTimeInterval: min(0.05, media - elapsed)); continue }
+            // A write still blocked half a second past the end of the test ends it (the link is
+            // full: what it carried is known); one blocked for the write timeout before then is
+            // a stall.
+            let remaining = duration + 0.5 - windows.elapsed
+            let endsTest = remaining * 1000 < Double(target.retry.writeTimeoutMs)
+            do {
+                let wanted = videoBitrate(ramp.bitrate(at: media))
+                if wanted != bitrate {
+                    try pattern.setVideoBitrate(wanted)
+                    bitrate = wanted
+                }
+                let timeout: Duration? = endsTest ? .milliseconds(max(1, Int(remaining * 1000))) : nil
+                try write(pattern.nextPackets(), to: output, within: timeout, &windows)
+            } catch {
+                let deadlinePassed = (error as? OutputDeadlines.Failure)?.deadlinePassed ?? false
+                if interruption.isStopRequested || (endsTest && deadlinePassed) { break }
+                return (windows.windows, deadlinePassed ? deadlines.stalled : redact("\(error)"))
+            }
+            windows.close(lag: pattern.videoSeconds)
+        }
+        return (windows.windows, nil)
+    }
+
+    /// Writes `packets`, each within `timeout` (the write timeout when nil), counting what the
+    /// connection took and how long it held each write.
+    private func write(_ packets: [(Packet, Int)], to output: MediaOutput, within timeout: Duration?,
+                       _ windows: inout WindowRecorder) throws(OutputDeadlines.Failure) {
+        for (packet, stream) in packets {
+            let bytes = packet.size
+            let before = ContinuousClock.now
+            try deadlines.write(packet, stream: stream, to: output, within: timeout)
+            windows.wrote(bytes: bytes, blocked: (ContinuousClock.now - before).inSeconds)
+        }
+    }
+}
+
+/// What the connection took, in windows of half a second of wall time.
+private struct WindowRecorder {
+    private(set) var windows: [ThroughputWindow] = []
+    private var window: (start: ContinuousClock.Instant, bytes: Int, blocked: Double)
+    private let start: ContinuousClock.Instant
+
+    init() {
+        window = (ContinuousClock.now, 0, 0)
+        start = ContinuousClock.now
+    }
+
+    /// Seconds since the pushing started.
+    var elapsed: Double { (ContinuousClock.now - start).inSeconds }
+
+    /// `bytes` were written, after a write blocked for `blocked` seconds.
+    mutating func wrote(bytes: Int, blocked: Double) {
+        window.blocked += blocked
+        window.bytes += bytes
+    }
+
+    /// Ends the current window once it has lasted half a second; `media` is how far the
+    /// stream has reached, seconds.
+    mutating func close(lag media: Double) {
+        let now = ContinuousClock.now
+        let length = (now - window.start).inSeconds
+        guard length >= 0.5 else { return }
+        windows.append(ThroughputWindow(seconds: length, bytes: window.bytes, blockedSeconds: window.blocked,
+                                        lagSeconds: (now - start).inSeconds - media))
+        window = (now, 0, 0)
     }
 }

@@ -30,7 +30,7 @@ private var toolsAvailable: Bool {
 @Suite struct FFmpegRunTests {
     /// The demo's ffmpeg equivalent really records: both files exist afterwards, at the planned
     /// sizes, with 2 s of 30 fps pictures each.
-    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .hangGuard)
     func demoCommandRecordsBothRenditions() async throws {
         let project = try ScratchProject(shipped: true)
         defer { project.remove() }
@@ -55,7 +55,7 @@ private var toolsAvailable: Bool {
 
     /// One encode to three outputs goes through the tee muxer, whose parser treats quotes,
     /// backslashes, `|`, `:` and brackets specially: paths containing them arrive intact.
-    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .hangGuard)
     func teeOutputsWithAwkwardPathsAreWrittenWhereTheyAreNamed() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
@@ -92,7 +92,7 @@ private var toolsAvailable: Bool {
 
     /// The avatar's voice is in the command as onair applies it: 440 Hz comes out of ffmpeg at
     /// about 349 Hz (-4 semitones), through the same rubberband settings.
-    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .hangGuard)
     func theVoiceIsPitchedByTheCommandToo() async throws {
         let project = try ScratchProject()
         defer { project.remove() }

@@ -230,7 +230,6 @@ struct PacketQueueTests {
         let queue = PacketQueue<TestPacket>(capacityBytes: 100)
         let outcome = Mutex<(returned: Bool, packet: TestPacket?)>((false, nil))
         let done = DispatchSemaphore(value: 0)
-        let start = ContinuousClock.now
         Thread.detachNewThread {
             let packet = queue.pop(timeout: .seconds(60))
             outcome.withLock { $0 = (true, packet) }
@@ -239,10 +238,10 @@ struct PacketQueueTests {
         Thread.sleep(forTimeInterval: 0.1)
         #expect(!outcome.withLock { $0 }.returned)
         queue.close()
+        // Far below the pop's own 60 s: the close woke it.
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(outcome.withLock { $0 }.returned)
         #expect(outcome.withLock { $0 }.packet == nil)
-        #expect(ContinuousClock.now - start < .seconds(30))
         #expect(queue.isClosed)
     }
 

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("A real RTMP ingest (nginx-rtmp) and ffprobe reading it back")
 struct RTMPTestServerTests {
-    @Test("a published test pattern reads back as h264 640x360 30 fps with aac, keyframes every 2 s", .timeLimit(.minutes(2)))
+    @Test("a published test pattern reads back as h264 640x360 30 fps with aac, keyframes every 2 s", .hangGuard)
     func publishAndProbe() async throws {
         let server = try await OwnThread.run { try RTMPTestServer(record: true) }
         defer { server.stop() }
@@ -57,7 +57,7 @@ struct RTMPTestServerTests {
         #expect(!LoopbackPort.acceptsConnections(port))
     }
 
-    @Test("restart brings the ingest back on the same port", .timeLimit(.minutes(1)))
+    @Test("restart brings the ingest back on the same port", .hangGuard)
     func restart() async throws {
         let server = try await OwnThread.run { try RTMPTestServer() }
         defer { server.stop() }
@@ -82,7 +82,7 @@ struct RTMPTestServerTests {
         #expect(LoopbackPort.acceptsConnections(port))
     }
 
-    @Test("a server whose test process died is stopped by the next one; live owners' servers are not", .timeLimit(.minutes(1)))
+    @Test("a server whose test process died is stopped by the next one; live owners' servers are not", .hangGuard)
     func orphansAreReaped() async throws {
         let orphan = try await OwnThread.run { try RTMPTestServer() }
         defer { orphan.stop() }

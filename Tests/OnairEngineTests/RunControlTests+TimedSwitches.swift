@@ -2,6 +2,7 @@ import Foundation
 @testable import OnairEngine
 import OnairControl
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// In the run-control suite (its runs go one at a time: libav's log is the process's): a timed
@@ -10,7 +11,7 @@ import Testing
 /// second waited a frame more for a picture whose end, in whole microseconds, fell a
 /// microsecond short of it.
 extension RunControlTests {
-    @Test("timed switches asked ahead land on the first frame at or after their time", .timeLimit(.minutes(1)))
+    @Test("timed switches asked ahead land on the first frame at or after their time", .hangGuard)
     func timedSwitchesLandOnTheirFrame() async throws {
         let controlled = try await ControlledRun()
         let run = controlled.run

@@ -115,7 +115,7 @@ final class EventCollector: Sendable {
 
 @Suite("RunControl: one way to watch and steer a run", .serialized)
 struct RunControlTests {
-    @Test("status, readiness, events, switching by name and number, refusals, stop", .timeLimit(.minutes(2)))
+    @Test("status, readiness, events, switching by name and number, refusals, stop", .hangGuard)
     func controlsARun() async throws {
         let controlled = try await ControlledRun()
         let run = controlled.run
@@ -203,7 +203,7 @@ struct RunControlTests {
         #expect(late.all.map(\.id) == events.suffix(2).map(\.id))
     }
 
-    @Test("a second stop aborts: the run ends at once as aborted, and says so", .timeLimit(.minutes(1)))
+    @Test("a second stop aborts: the run ends at once as aborted, and says so", .hangGuard)
     func secondStopAborts() async throws {
         let controlled = try await ControlledRun()
         let run = controlled.run
@@ -219,7 +219,7 @@ struct RunControlTests {
         #expect(stopped?.event.detail == "aborted", "\(String(describing: stopped))")
     }
 
-    @Test("a run stopped before it started has ended: start does nothing, and waiting returns at once", .timeLimit(.minutes(1)))
+    @Test("a run stopped before it started has ended: start does nothing, and waiting returns at once", .hangGuard)
     func stoppedBeforeStart() async throws {
         let controlled = try await ControlledRun()
         let run = controlled.run
@@ -239,7 +239,7 @@ struct RunControlTests {
         #expect(await run.readiness().ready == false)
     }
 
-    @Test("a preview shows what a destination receives: its rendition's aspect, scaled down, the colour on air", .timeLimit(.minutes(1)))
+    @Test("a preview shows what a destination receives: its rendition's aspect, scaled down, the colour on air", .hangGuard)
     func previews() async throws {
         let controlled = try await ControlledRun()
         let run = controlled.run

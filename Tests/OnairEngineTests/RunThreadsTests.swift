@@ -13,7 +13,7 @@ struct RunThreadsTests {
     /// What a thread's work captures (its worker, in a run).
     private final class Part: Sendable {}
 
-    @Test("a thread counts until it has dropped its work and what the work captured", .timeLimit(.minutes(1)))
+    @Test("a thread counts until it has dropped its work and what the work captured", .hangGuard)
     func countsUntilLetGo() async throws {
         let (letGo, said) = AsyncStream.makeStream(of: Void.self)
         let threads = RunThreads(letGo: { said.yield() })
@@ -36,7 +36,7 @@ struct RunThreadsTests {
         #expect(held == nil, "the thread still held its work's part after it said it let go")
     }
 
-    @Test("once a run that built standby graphs has ended, none of its threads is still at work", .timeLimit(.minutes(1)))
+    @Test("once a run that built standby graphs has ended, none of its threads is still at work", .hangGuard)
     func runEndsAfterItsThreads() async throws {
         let controlled = try await ControlledRun()
         await controlled.run.start()

@@ -9,7 +9,7 @@ import Glibc
 @Suite("A shaped link: a network namespace, a veth pair, tc and nginx-rtmp inside", .serialized)
 struct ShapedLinkTests {
     @Test("ffmpeg pushing 6 Mb/s through a 3 Mb/s link gets 3 Mb/s across, then 1.5 once the rate is lowered; stop removes everything",
-          .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
+          .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
     func throughput() async throws {
         let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40)) }
         defer { link.stop() }
@@ -57,7 +57,7 @@ struct ShapedLinkTests {
     }
 
     @Test("what a killed test process left behind (namespace, veth pair, a process inside, folder) is removed by the next link's reaping",
-          .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(1)))
+          .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
     func orphans() async throws {
         let id = "0rphan" + String(Int.random(in: 10...99))
         let namespace = "onair-link-\(id)", interface = "oa\(id)h"

@@ -10,7 +10,7 @@ struct UplinkTests {
     private static let sentinel = "sk_live_SENTINEL_0123456789"
 
     @Test("a 3 Mb/s link measures about 3 Mb/s sustained: 720p30 3000k doesn't fit with 30 % to spare, 1500k does",
-          .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
+          .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
     func narrowLink() async throws {
         let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40)) }
         defer { link.stop() }
@@ -37,7 +37,7 @@ struct UplinkTests {
     }
 
     @Test("two destinations measured together share the link; an ingest that isn't there fails without the key in the message",
-          .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
+          .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
     func sharedLinkAndFailure() async throws {
         let link = try await OwnThread.run { try ShapedLink(rate: 4_000_000) }
         defer { link.stop() }

@@ -44,7 +44,7 @@ extension EndToEnd {
         }
 
         @Test("with a token: a request without it or with a wrong one gets 401, the probes need none; onair status sends it; it never shows",
-              .timeLimit(.minutes(2)))
+              .hangGuard)
         func tokenRequired() async throws {
             let project = try Self.project(http: "{token: {env: ONAIR_TEST_TOKEN}}")
             defer { project.remove() }
@@ -103,7 +103,7 @@ extension EndToEnd {
         }
 
         @Test("schemathesis against docs/openapi.yaml on a live run, from a fresh seed: no 5xx, no answer that breaks the schema; POST /stop last",
-              .timeLimit(.minutes(5)))
+              .hangGuard)
         func fuzzed() async throws {
             // A fresh seed every run, printed (and named on failure); ONAIR_TEST_SEED replays one.
             let seed = TestSeed(for: "APISecurity.fuzzed (schemathesis --seed)")

@@ -87,7 +87,7 @@ extension EndToEnd {
         }
 
         @Test("the demo: every endpoint answers as documented; events match the JSON log; onair status and switch; POST /stop ends the run",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func demo() async throws {
             let project = try ScratchProject(shipped: true)
             defer { project.remove() }
@@ -199,7 +199,7 @@ extension EndToEnd {
         }
 
         @Test("/readyz goes 503 → 200 → 503 → 200 as the only required destination's ingest is away, up, killed, restarted; counters only grow; the key never shows",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func readiness() async throws {
             let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }
@@ -259,7 +259,7 @@ extension EndToEnd {
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
         }
 
-        @Test("a switch through POST /api/v1/overlay changes what is recorded", .timeLimit(.minutes(2)))
+        @Test("a switch through POST /api/v1/overlay changes what is recorded", .hangGuard)
         func switchChangesTheRecording() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunProject.redAndBlueScene)
             defer { project.remove() }
@@ -285,7 +285,7 @@ extension EndToEnd {
             #expect(segments.allSatisfy { $0.frames >= 2 * RunProject.fps }, "\(segments)")
         }
 
-        @Test("a registration left by a killed run is ignored; a second run of a running pipeline is refused", .timeLimit(.minutes(2)))
+        @Test("a registration left by a killed run is ignored; a second run of a running pipeline is refused", .hangGuard)
         func registration() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
             defer { project.remove() }

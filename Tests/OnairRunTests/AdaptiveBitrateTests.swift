@@ -36,7 +36,7 @@ extension EndToEnd {
         }
 
         @Test("4.5 Mb/s through 3 → 1.5 → 6 Mb/s: the bitrate steps down after each narrowing and back up after the widening, with no disconnect, and nginx's recording reads back",
-              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(3)))
+              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
         func followsTheLink() async throws {
             let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40), record: true) }
             defer { link.stop() }
@@ -90,7 +90,7 @@ extension EndToEnd {
         }
 
         @Test("SRT: 4.5 Mb/s on a link narrowed from 8 to 3 Mb/s, cut from libsrt's view of the link (round trip, send buffer) with no disconnect; back up after it widens; ffmpeg's recording reads back",
-              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(3)))
+              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
         func followsAnSRTLink() async throws {
             let link = try await OwnThread.run { try ShapedLink(rate: 8_000_000, delay: .milliseconds(40)) }
             defer { link.stop() }
@@ -139,7 +139,7 @@ extension EndToEnd {
         }
 
         @Test("two destinations to one nginx port, each with its own adaptive rendition: narrowing one's connection (tc on its source port, from the status) cuts only that one's rendition; the other stays at its plan",
-              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
+              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
         func cutsOnlyTheNarrowedConnection() async throws {
             let link = try await OwnThread.run { try ShapedLink(rate: 40_000_000, delay: .milliseconds(20)) }
             defer { link.stop() }

@@ -12,7 +12,7 @@ extension EndToEnd {
         private static let key = "SENTINEL-" + UUID().uuidString.prefix(8)
 
         @Test("pinned at 600k over HTTP the stream nginx records drops to it and stays there on a wide link; onair bitrate clamps, refuses clearly, and hands back to adaptive bitrate, which climbs",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func pinHoldsUntilAuto() async throws {
             let server = try await OwnThread.run { try RTMPTestServer(record: true) }
             defer { server.stop() }

@@ -10,7 +10,7 @@ extension EndToEnd {
         static let screenshot = repositoryRoot.appendingPathComponent(".build/screenshots/dashboard.png")
 
         @Test("one tile per destination with its state and its preview loaded; overlay buttons; the event timeline; a screenshot is kept",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func rendered() async throws {
             let project = try ScratchProject(shipped: true)
             defer { project.remove() }
@@ -86,7 +86,7 @@ extension EndToEnd {
         }
 
         @Test("an hls destination plays in the dashboard's <video>: playback starts and its time advances while the run goes on",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func hlsPlayer() async throws {
             let project = try RunProject(destinations: [("web", "{kind: hls, directory: ../out/web, segment: 1s, playlist_size: 6}")])
             defer { project.remove() }
@@ -114,7 +114,7 @@ extension EndToEnd {
         }
 
         @Test("before a destination is live its tile shows the picture onair preview draws, labelled planned, then nothing stops the run",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func plannedPreview() async throws {
             // Nothing listens on the port: the run stays starting, retrying its one destination.
             let port = try LoopbackPort.free()
@@ -144,7 +144,7 @@ extension EndToEnd {
         }
 
         @Test("the schedule's strip shows fired, pending and cancelled actions and the next one's countdown moves between polls",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func schedule() async throws {
             let scene = RunProject.redAndBlueScene + """
 

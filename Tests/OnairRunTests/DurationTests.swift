@@ -21,7 +21,7 @@ extension EndToEnd {
             var testDescription: String { rawValue }
         }
 
-        @Test("the last picture and the sound up to the end are recorded", .serialized, .timeLimit(.minutes(2)),
+        @Test("the last picture and the sound up to the end are recorded", .serialized, .hangGuard,
               arguments: Camera.allCases, [true, false])
         func lastPicture(camera: Camera, paced: Bool) async throws {
             let size = "\(RunProject.width)x\(RunProject.height)"

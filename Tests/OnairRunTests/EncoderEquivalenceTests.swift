@@ -12,7 +12,7 @@ extension EndToEnd {
         /// The demo's renditions (fixed CBR, zerolatency: its 16:9 and 9:16 recordings), and one
         /// pipeline of the demo's scene recorded with a VBR quality without a tune (x264's
         /// preset decides the B-frames), a quality with `x264_params`, and an adaptive one.
-        @Test("the x264 options of every rendition are the same in both outputs", .timeLimit(.minutes(5)))
+        @Test("the x264 options of every rendition are the same in both outputs", .hangGuard)
         func sameX264Options() async throws {
             let onair = try #require(OnairBinary.path, "\(OnairBinary.notFound)")
             let project = try ScratchProject(shipped: true)

@@ -9,7 +9,7 @@ extension EndToEnd {
         static let threeRetries = "{max_attempts: 3, initial_delay: 200ms, max_delay: 500ms}"
 
         @Test("an optional destination that never connects fails after 3 retries; the run goes on to its duration and exits 0",
-              .timeLimit(.minutes(1)))
+              .hangGuard)
         func optionalDestinationFails() async throws {
             let nobody = try LoopbackPort.free()
             let project = try RunProject(destinations: [
@@ -46,7 +46,7 @@ extension EndToEnd {
             expectContinuous(recorded, seconds: 6, tolerance: 0, "the recording")
         }
 
-        @Test("the only required destination never connects: the run ends early with exit code 3", .timeLimit(.minutes(1)))
+        @Test("the only required destination never connects: the run ends early with exit code 3", .hangGuard)
         func requiredDestinationFails() async throws {
             let nobody = try LoopbackPort.free()
             let project = try RunProject(destinations: [
@@ -55,12 +55,11 @@ extension EndToEnd {
             ])
             defer { project.remove() }
             let run = try OnairRun(project, keys: ["KEY_A": "stream-a"], arguments: ["--duration", "60s"])
+            // Three retries take about 1.1 s; ending within half of the 60 s duration, it did
+            // not wait for it.
             let output = await run.finish(timeout: .seconds(30))
-            let ranFor = seconds(from: run.startedAt, to: Date())
             #expect(!output.timedOut, "the run went on although its only required destination failed")
             #expect(output.status == 3 && !output.signaled, "\(output)")
-            // Three retries take about 1.1 s; 60 s is the duration it did not wait for.
-            #expect(ranFor < 15, "exited after \(ranFor) s")
             #expect(run.states(of: "a").last == "failed", "\(run.states(of: "a"))")
             let stopped = run.events.last { $0.event == "run.stopped" }
             #expect(stopped?.reason?.contains("every required destination failed: a") == true, "\(String(describing: stopped))")
@@ -68,7 +67,7 @@ extension EndToEnd {
         }
 
         @Test("a missing stream key: exit 1 before any connection, naming the destination and the variable",
-              .timeLimit(.minutes(1)))
+              .hangGuard)
         func missingKey() async throws {
             let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }

@@ -14,7 +14,7 @@ extension EndToEnd {
     /// once it has been clean for `clear`.
     @Suite("Input failover", .serialized)
     struct Failover {
-        @Test("a killed camera: the phone at once, the camera back after clear, one event each way", .timeLimit(.minutes(2)))
+        @Test("a killed camera: the phone at once, the camera back after clear, one event each way", .hangGuard)
         func loss() async throws {
             let peers = try Peers()
             defer { peers.remove() }
@@ -61,7 +61,7 @@ extension EndToEnd {
             #expect(segments.frames(of: "green", at: 0) >= 3 * 30, "\(segments.all)")
         }
 
-        @Test("a black camera: the phone after `after`, the camera back once its picture has been clean for clear", .timeLimit(.minutes(2)))
+        @Test("a black camera: the phone after `after`, the camera back once its picture has been clean for clear", .hangGuard)
         func black() async throws {
             let peers = try Peers()
             defer { peers.remove() }
@@ -74,7 +74,7 @@ extension EndToEnd {
         }
 
         @Test("a silent camera: the phone (picture and sound) after `after`, the camera back once it sounds again for clear",
-              .timeLimit(.minutes(2)))
+              .hangGuard)
         func silence() async throws {
             let peers = try Peers()
             defer { peers.remove() }

@@ -8,7 +8,7 @@ extension EndToEnd {
         /// Two RTMP destinations and a recording share one encoder. While the run is live,
         /// ffprobe (a real player) reads each stream back; afterwards the recording is decoded.
         @Test("two RTMP destinations and a recording: h264 640x360 30 fps + aac 48 kHz stereo, a keyframe every 2 s",
-              .timeLimit(.minutes(2)))
+              .hangGuard)
         func twoDestinationsAndARecording() async throws {
             let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }

@@ -9,7 +9,7 @@ extension EndToEnd {
         /// a live camera keeps a steady frame rate without the scene's `fps` filter, and that the
         /// latency trace sees each picture pass every stage in order.
         @Test("a live camera with latency: low: a picture every frame interval, each traced through every stage",
-              .timeLimit(.minutes(1)))
+              .hangGuard)
         func steadyAndTraced() async throws {
             let port = try LoopbackPort.free()
             let scene = """

@@ -9,7 +9,7 @@ extension EndToEnd {
     @Suite("Muting a source of a running pipeline")
     struct MuteCommand {
         @Test("onair mute mutes the picture (the slate shows), --off unmutes; an unknown source gets a did-you-mean",
-              .timeLimit(.minutes(2)))
+              .hangGuard)
         func muteAndUnmute() async throws {
             let scene = RunProject.redAndBlueScene + "\ninput_loss: {slate: {color: \"#00C000\"}}\n"
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)

@@ -22,7 +22,7 @@ extension EndToEnd {
         }
 
         @Test("alerts reach a live receiver, signed, with no key in any body; a dead receiver beside it does not slow the run",
-              .timeLimit(.minutes(2)))
+              .hangGuard)
         func alerts() async throws {
             let receiver = try WebhookReceiver()
             try await receiver.start()
@@ -61,7 +61,7 @@ extension EndToEnd {
         }
 
         @Test("onair notify --test: one signed test message per target; a target that does not take it fails the command",
-              .timeLimit(.minutes(1)))
+              .hangGuard)
         func testMessage() async throws {
             let receiver = try WebhookReceiver()
             try await receiver.start()
@@ -84,7 +84,7 @@ extension EndToEnd {
             #expect(!output.stdout.contains(String(Self.secret.dropFirst(6))) && !output.stdout.contains("/hook"), "no secret, no webhook path")
         }
 
-        @Test("every run keeps a record: onair runs lists it, onair report summarizes it, even after kill -9", .timeLimit(.minutes(2)))
+        @Test("every run keeps a record: onair runs lists it, onair report summarizes it, even after kill -9", .hangGuard)
         func record() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
             defer { project.remove() }

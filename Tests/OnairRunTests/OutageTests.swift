@@ -9,7 +9,7 @@ extension EndToEnd {
         /// on the same port). Its destination retries and comes back; the other destination and
         /// the recording don't lose a frame.
         @Test("an ingest that goes down for 3 s: its destination retries and comes back, the others lose nothing",
-              .timeLimit(.minutes(2)))
+              .hangGuard)
         func ingestRestart() async throws {
             let flaky = try await OwnThread.run { try RTMPTestServer() }
             defer { flaky.stop() }

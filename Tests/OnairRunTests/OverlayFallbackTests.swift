@@ -25,7 +25,7 @@ extension EndToEnd {
         }
 
         @Test("the avatar video becomes unreadable mid-run: the camera with the logo goes on air at once, overlay.failed, and the avatar returns once the file is back",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func avatarVideoFails() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }

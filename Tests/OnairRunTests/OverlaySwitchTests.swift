@@ -6,7 +6,7 @@ extension EndToEnd {
     @Suite("Switching the overlay combination on air")
     struct OverlaySwitch {
         @Test("a line on stdin, then onair switch, put another combination on air; the recording goes on without a hole",
-              .timeLimit(.minutes(2)))
+              .hangGuard)
         func switchMidRun() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunProject.redAndBlueScene)
             defer { project.remove() }
@@ -63,7 +63,7 @@ extension EndToEnd {
         }
 
         @Test("a listening camera one combination shows and another only hears stays connected through switches, without a hole",
-              .timeLimit(.minutes(2)))
+              .hangGuard)
         func listeningCameraSharedForSound() async throws {
             let port = try LoopbackPort.free()
             let scene = """

@@ -11,7 +11,7 @@ extension EndToEnd {
         /// is held — names the first, and exits 1 (which the unit doesn't restart). Once the
         /// first stops, the key is free. (A second pipeline with the same key is refused by the
         /// key's lock: StreamKeyLockTests.)
-        @Test("the second publisher of a stream key is refused while the first holds it", .timeLimit(.minutes(2)))
+        @Test("the second publisher of a stream key is refused while the first holds it", .hangGuard)
         func secondPublisherIsRefused() async throws {
             let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }

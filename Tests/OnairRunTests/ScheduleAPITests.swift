@@ -19,7 +19,7 @@ extension EndToEnd {
             """
 
         @Test("GET shows the timeline; POST adds an action that fires and lands at or after its time; DELETE cancels one that never fires; problems located",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func throughTheAPI() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }

@@ -10,7 +10,7 @@ extension EndToEnd {
     @Suite("onair schedule on a running pipeline")
     struct ScheduleCommand {
         @Test("onair schedule lists the timeline (text and json), adds an action written as in the pipeline, cancels one by id",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func command() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: ScheduleAPI.scene)
             defer { project.remove() }

@@ -29,7 +29,7 @@ extension EndToEnd {
         static let late = 0.5
 
         @Test("switches and layers land on the first frame at or after their time; start/stop cut a recording; end ends the run",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func carriedOut() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv")),
                                                         ("late", "{kind: record, path: ../out/late.mkv, start: scheduled}")],

@@ -25,7 +25,7 @@ extension EndToEnd {
 
             """
 
-        @Test("each schedule.fired lands where its source.* event and the recording say", .timeLimit(.minutes(3)))
+        @Test("each schedule.fired lands where its source.* event and the recording say", .hangGuard)
         func landings() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }

@@ -9,7 +9,7 @@ extension EndToEnd {
         /// refused, then the run fails), in both log formats; none of it may print a key, and
         /// the running process's command line doesn't hold one either.
         @Test("sentinel keys appear nowhere: stdout, stderr (text and json), errors, /proc/PID/cmdline",
-              .timeLimit(.minutes(1)), arguments: ["text", "json"])
+              .hangGuard, arguments: ["text", "json"])
         func keysNeverShow(format: String) async throws {
             let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }

@@ -22,7 +22,7 @@ extension EndToEnd {
         private static let token = "SENTINEL-" + UUID().uuidString.prefix(8)
 
         @Test("test-connection on a 3 Mb/s link: about 3 Mb/s sustained, 540p30 doesn't fit with 30 % to spare, 360p30 does; exit 4; no key printed",
-              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
+              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
         func testConnectionText() async throws {
             let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40)) }
             defer { link.stop() }
@@ -45,7 +45,7 @@ extension EndToEnd {
         }
 
         @Test("test-connection --json: the figures as JSON; an ingest that is not there makes it exit 3",
-              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
+              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
         func testConnectionJSON() async throws {
             let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000) }
             defer { link.stop() }
@@ -86,7 +86,7 @@ extension EndToEnd {
         }
 
         @Test("quality: auto at run start: the 3 Mb/s link gets 360p30, the 12 Mb/s one 540p30, that is what arrives, and the schedule switches with those rungs",
-              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .timeLimit(.minutes(2)))
+              .enabled(if: ShapedLink.canBeMade, "needs root, iproute2 and network namespaces"), .hangGuard)
         func autoQuality() async throws {
             let narrow = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40), record: true) }
             defer { narrow.stop() }

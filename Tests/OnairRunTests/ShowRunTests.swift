@@ -12,7 +12,7 @@ extension EndToEnd {
     @Suite("a whole show on a timeline, recorded and read back frame by frame")
     struct ShowRun {
         @Test("each phase of the show is on the recording from the frame its action landed on, its sound continuous",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func wholeShow() async throws {
             let show = try ShowProject()
             defer { show.project.remove() }

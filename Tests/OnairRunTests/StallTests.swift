@@ -13,7 +13,7 @@ extension EndToEnd {
         /// 12 Mb/s, so that the kernel's socket buffers (several MB on loopback) fill within
         /// about 2 s rather than a minute.
         @Test("a frozen ingest: its destination drops GOPs and retries, the others keep every frame, memory stays bounded",
-              .timeLimit(.minutes(2)))
+              .hangGuard)
         func frozenIngest() async throws {
             let frozen = try await OwnThread.run { try RTMPTestServer() }
             defer { frozen.stop() }
@@ -59,12 +59,11 @@ extension EndToEnd {
                 Issue.record("no stats line 6 s into the stall")
             }
 
+            // A hang guard. That a destination still reconnecting when the run ends does not hold
+            // the exit is UnansweringPeer's to check, with a connect timeout far longer than a run.
             let output = await run.finish(timeout: .seconds(40))
             let samples = memory.stop()
-            let stoppedAfter = seconds(from: run.startedAt, to: Date())
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
-            // A destination still reconnecting when the run ends must not hold the exit.
-            #expect(stoppedAfter < duration + 8, "onair took \(stoppedAfter) s for a \(duration) s run")
 
             let final = try #require(run.lastStats, "no stats line")
             let a = try #require(final.stats(of: "a"))

@@ -18,7 +18,7 @@ extension EndToEnd {
             """
 
         @Test("440 Hz goes out at about 349 Hz while the avatar is on air (-4 semitones), at 440 Hz before and after, with no gap or jump in the sound",
-              .timeLimit(.minutes(3)))
+              .hangGuard)
         func pitchFollowsTheCombination() async throws {
             let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }

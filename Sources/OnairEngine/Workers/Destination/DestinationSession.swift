@@ -58,9 +58,8 @@ final class DestinationSession {
 
     /// Writes the queue's packets until it ends, a write fails or stalls, or the run stops it.
     func send(for destination: DestinationWorker) -> Ending {
-        let queue = destination.queue, interruption = destination.interruption
-        let timeout = destination.output.retry.writeTimeoutMs
-        while !interruption.isStopRequested {
+        let queue = destination.queue, deadlines = destination.deadlines
+        while !deadlines.interruption.isStopRequested {
             guard let item = queue.pop(timeout: .milliseconds(250)) else {
                 if queue.isClosed { return .drained }
                 continue
@@ -68,14 +67,10 @@ final class DestinationSession {
             // Read before the write: the muxer takes the packet's data.
             let bytes = item.packet.size
             let traced = LatencyTrace.shared != nil && item.stream == 0 ? item.packet.presentationTimestamp.map { item.packet.timeBase.convert($0, to: .microseconds) } : nil
-            do {
-                if destination.isNetwork { interruption.arm(timeout: .milliseconds(timeout)) }
-                try media.write(item.packet, stream: item.stream)
-                interruption.disarm()
+            do throws(OutputDeadlines.Failure) {
+                try deadlines.write(item.packet, stream: item.stream, to: media)
             } catch {
-                let stalled = interruption.deadlinePassed
-                interruption.disarm()
-                return .lost(stalled ? "stalled: no progress for \(timeout) ms" : srt?.failure ?? "\(error)")
+                return .lost(error.deadlinePassed ? deadlines.stalled : srt?.failure ?? "\(error)")
             }
             if let traced { LatencyTrace.shared?.note(.written, micros: traced) }
             destination.sent(bytes: bytes)
@@ -102,22 +97,20 @@ final class DestinationSession {
     /// write timeout passed) and closes.
     func finish(for destination: DestinationWorker) throws(LibavError) {
         defer { srt?.close() }
-        let interruption = destination.interruption
         // A stalled peer must not hold the trailer for good either.
-        if destination.isNetwork { interruption.arm(timeout: .milliseconds(destination.output.retry.writeTimeoutMs)) }
-        defer { interruption.disarm() }
-        try media.finish()
-        srt?.drain(timeout: .milliseconds(destination.output.retry.writeTimeoutMs))
+        try destination.deadlines.finishing { () throws(LibavError) in
+            try media.finish()
+            srt?.drain(timeout: .milliseconds(destination.output.retry.writeTimeoutMs))
+        }
     }
 
     /// Closes a connection that failed or was cut off. Closing flushes what is buffered and says
     /// goodbye to the server, which blocks for good on a connection that stalled: it gets the
     /// write timeout too.
     func close(for destination: DestinationWorker) {
-        let interruption = destination.interruption
-        if destination.isNetwork { interruption.arm(timeout: .milliseconds(destination.output.retry.writeTimeoutMs)) }
-        media.close()
-        srt?.close()
-        interruption.disarm()
+        destination.deadlines.finishing {
+            media.close()
+            srt?.close()
+        }
     }
 }

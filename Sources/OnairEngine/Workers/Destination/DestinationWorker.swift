@@ -20,6 +20,8 @@ final class DestinationWorker: HoldableDestination {
     let queue: PacketQueue<EncodedPacket>
     /// Interrupts its blocking libav calls (connects, writes, the trailer).
     let interruption = Interruption()
+    /// Its connect and write timeouts, armed on ``interruption`` (a network output's only).
+    let deadlines: OutputDeadlines
     /// The URL with the key filled in, or the file it writes (an `hls` destination's playlist).
     let target: String
     private let streams: [StreamParameters]
@@ -78,6 +80,8 @@ final class DestinationWorker: HoldableDestination {
         self.events = events
         self.reports = reports
         queue = PacketQueue(capacityBytes: queueBytes)
+        // Network outputs only (``isNetwork``): a recording's writes are not timed.
+        deadlines = OutputDeadlines(output.retry, interruption: interruption, bounded: output.kind == .rtmp || output.kind == .srt)
         // The URL as written (`{key}` unfilled): what a key holds says nothing of the options.
         foreignSRTOptions = output.kind == .srt ? SRTConnection.unsupportedOptions(in: output.target) : []
     }
@@ -390,17 +394,19 @@ extension DestinationWorker {
             do { return try open(path) } catch { throw ConnectionFailure(description: "\(error)") }
         }
         let deadline = monotonicSeconds() + Double(output.retry.connectTimeoutMs) / 1000
-        interruption.arm(timeout: .milliseconds(output.retry.connectTimeoutMs))
-        defer { interruption.disarm() }
-        while true {
-            do {
-                return try open(path)
-            } catch where error.code == .timedOut && monotonicSeconds() < deadline - 0.05 && !isEnding {
-                continue
-            } catch {
-                let timedOut = interruption.deadlinePassed || error.code == .timedOut
-                throw ConnectionFailure(description: timedOut && !isEnding ? "no connection within \(output.retry.connectTimeoutMs) ms" : "\(error)")
+        do throws(OutputDeadlines.Failure) {
+            return try deadlines.connecting { () throws(LibavError) in
+                while true {
+                    do throws(LibavError) {
+                        return try open(path)
+                    } catch where error.code == .timedOut && monotonicSeconds() < deadline - 0.05 && !isEnding {
+                        continue
+                    }
+                }
             }
+        } catch {
+            let timedOut = error.deadlinePassed || error.error.code == .timedOut
+            throw ConnectionFailure(description: timedOut && !isEnding ? deadlines.noConnection : "\(error)")
         }
     }
 
