@@ -9,12 +9,10 @@ public enum LibAV {
     private static let setUp: Void = {
         avdevice_register_all()
         LibavLog.installCapture()
-        _ = ConnectWatch.isAvailable
     }()
 
     /// Prepares libav for use: registers the capture devices (which also provide the
-    /// `lavfi` input format), routes libav's log through ``LibavLog`` and watches which TCP
-    /// connection each output makes (``MediaOutput/connection``).
+    /// `lavfi` input format) and routes libav's log through ``LibavLog``.
     ///
     /// Idempotent and thread safe: call it as often as convenient; only the first call does work.
     /// Every entry point of this module that talks to libav calls it for you.
