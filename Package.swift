@@ -58,9 +58,10 @@ let package = Package(
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         // C bodies a system library target can't hold (the av_log va_list trampoline).
         .target(name: "CFFmpegLog", dependencies: ["CFFmpeg"]),
-        // Watches libavformat's own calls to connect() and close() (its global offset table's
-        // entries), so that an RTMP output knows the very socket libavformat connected for it.
-        .target(name: "CConnectWatch", dependencies: ["CFFmpeg"]),
+        // connect() and close() of the executable, which libavformat's calls bind to (symbol
+        // interposition: FFmpeg 5.1 has no API naming an RTMP output's socket), so that an RTMP
+        // output knows the very socket libavformat connected for it.
+        .target(name: "CConnectWatch"),
         // Per-pixel kernels libavfilter does too slowly for live 1080p (chroma key, auto lighting);
         // plain C on plane pointers, no FFmpeg.
         .target(name: "CFrameKernels"),

@@ -1,11 +1,11 @@
 import CConnectWatch
 
 /// Which TCP connection libavformat makes while an output opens, on the opening thread
-/// (CConnectWatch: libavformat's own calls to `connect` and `close` are noted, nobody else's).
+/// (CConnectWatch: the executable's own `connect` and `close`, which libavformat's calls bind
+/// to; libavformat's calls are noted, nobody else's).
 enum ConnectWatch {
-    /// Whether libavformat's calls can be watched here; installs the watch on first use
-    /// (``LibAV/initialize()`` does, before any libav call).
-    static let isAvailable: Bool = connect_watch_install() != 0
+    /// Whether libavformat's calls reach the watch in this process.
+    static let isAvailable: Bool = connect_watch_available() != 0
 
     /// Runs `open` and returns the TCP connection libavformat made during it on this thread and
     /// kept open (checked to be the very connection it made, see `connect_watch_end`), or nil.

@@ -4,8 +4,8 @@ import CFFmpeg
 /// pictures made once per frame.
 ///
 /// A 1080p plane allocated for every frame costs a 3 MiB malloc and free per frame, and page
-/// faults whenever the freed memory has been handed back to the system (see
-/// ``LibAV/returnLargeBuffersToTheSystem()``). A pooled plane comes back to the pool when the
+/// faults whenever the allocator has handed the freed memory back to the system (jemalloc does
+/// after a second, see `CAllocator`). A pooled plane comes back to the pool when the
 /// last frame using it is freed, on whichever thread, and is handed out again; the pool holds
 /// no more planes than were in use at once.
 final class FramePool {

@@ -61,8 +61,7 @@ public final class Interruption: Sendable {
     }
 }
 
-/// An `AVDictionary` built from key/value options, freed on deinit; what is left after a call
-/// are the options nobody recognised.
+/// An `AVDictionary` built from key/value options, freed on deinit.
 final class OptionDictionary {
     var pointer: OpaquePointer?
 
@@ -72,16 +71,5 @@ final class OptionDictionary {
 
     deinit {
         av_dict_free(&pointer)
-    }
-
-    /// Keys still in the dictionary (not consumed by the call it was passed to).
-    var remainingKeys: [String] {
-        var keys: [String] = []
-        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
-        while let next = av_dict_get(pointer, "", entry, AV_DICT_IGNORE_SUFFIX) {
-            keys.append(String(cString: next.pointee.key))
-            entry = next
-        }
-        return keys
     }
 }

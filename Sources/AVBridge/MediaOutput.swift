@@ -13,8 +13,8 @@ public final class MediaOutput {
     /// The TCP connection libavformat made for this output and kept (an RTMP or RTMPS
     /// ingest's), known for certain: the one it connected on the opening thread, still
     /// connected as it was made. Nil for a file, an ``SRTConnection``, a protocol of libsrt's,
-    /// and where it can't be watched (see `CConnectWatch`). Its descriptor is valid while the
-    /// output is open.
+    /// and where libavformat's calls can't be watched (see `CConnectWatch`). Its descriptor is
+    /// valid while the output is open.
     public private(set) var connection: TCPConnection?
     private var streamTimeBases: [TimeBase] = []
     /// The streams that have had a packet written (see ``writesAsEncoded``).

@@ -3,46 +3,40 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <link.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <libavformat/version.h>
-
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x)
-
-/// The library whose calls are watched: the major version onair was built against.
-static const char library_name[] = "libavformat.so." STRINGIFY(LIBAVFORMAT_VERSION_MAJOR);
-
-#if __ELF_NATIVE_CLASS == 64
-#define RELOCATION_TYPE ELF64_R_TYPE
-#define RELOCATION_SYMBOL ELF64_R_SYM
-#else
-#define RELOCATION_TYPE ELF32_R_TYPE
-#define RELOCATION_SYMBOL ELF32_R_SYM
-#endif
-
-#if defined(__x86_64__)
-enum { CALL_RELOCATION = R_X86_64_JUMP_SLOT, ADDRESS_RELOCATION = R_X86_64_GLOB_DAT };
-#elif defined(__aarch64__)
-enum { CALL_RELOCATION = R_AARCH64_JUMP_SLOT, ADDRESS_RELOCATION = R_AARCH64_GLOB_DAT };
-#else
-#define CONNECT_WATCH_UNSUPPORTED 1
-#endif
+// Why interposition (the executable's own connect() and close()) and nothing else, for
+// FFmpeg 5.1: libavformat.so.59 exports no function that names a protocol's socket (no ff*
+// symbol at all), RTMP's protocol has no get-file-handle entry, and its TCP connection is a
+// field of private structures (URLContext, RTMPContext, TCPContext) whose layouts would have to
+// be copied by hand. A custom AVIOContext sits above the protocol: RTMP's handshake and chunks
+// would be onair's to write. The dynamic linker, instead, binds libavformat's calls to connect
+// and close to the first definition in the process's global scope, and the executable comes
+// first — `onair` as much as the test bundle, which is an executable on Linux too.
+// connect_watch_available() checks that binding at run time, so it is never assumed.
 
 typedef int (*connect_function)(int, const struct sockaddr *, socklen_t);
 typedef int (*close_function)(int);
 
-/// What libavformat's entries held before: the functions the recorders pass every call on to.
-static connect_function previous_connect;
-static close_function previous_close;
-static int installed;
+// A sanitizer linked statically into the executable defines connect and close too, weakly: the
+// definitions below replace its interceptors, so they call them (nil without a sanitizer).
+extern int __interceptor_connect(int, const struct sockaddr *, socklen_t) __attribute__((weak));
+extern int __interceptor_close(int) __attribute__((weak));
+
+/// The function the next object in the search order (libc, or a sanitizer's shared runtime)
+/// defines as `name`, found once.
+static void *next_definition(void **cache, const char *name) {
+    void *found = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!found) {
+        found = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, found, __ATOMIC_RELEASE);
+    }
+    return found;
+}
 
 // MARK: - What a watching thread notes
 
@@ -128,23 +122,40 @@ static int still_connected(const made_connection *connection) {
         && endpoint_now(connection->fd, 1, &peer) && memcmp(&peer, &connection->peer, sizeof peer) == 0;
 }
 
-// MARK: - The recorders
+/// Whether the code at `caller` is libavformat's: only its own calls are noted, not those of
+/// whatever else runs on the thread meanwhile (the interrupt and log callbacks it calls).
+static int called_by_libavformat(const void *caller) {
+    static void *library;
+    Dl_info info;
+    if (!__atomic_load_n(&library, __ATOMIC_ACQUIRE) && dladdr(dlsym(RTLD_DEFAULT, "avformat_version"), &info)) {
+        __atomic_store_n(&library, info.dli_fbase, __ATOMIC_RELEASE);
+    }
+    return dladdr(caller, &info) && info.dli_fbase == __atomic_load_n(&library, __ATOMIC_ACQUIRE);
+}
 
-static int watched_connect(int fd, const struct sockaddr *address, socklen_t length) {
-    connect_function next = __atomic_load_n(&previous_connect, __ATOMIC_ACQUIRE);
-    int result = next(fd, address, length);
+// MARK: - The process's connect() and close()
+
+int connect(int fd, const struct sockaddr *address, socklen_t length) {
+    static void *next;
+    connect_function call = __interceptor_connect ? __interceptor_connect : (connect_function)next_definition(&next, "connect");
+    int result = call(fd, address, length);
     if (watching && address && (result == 0 || errno == EINPROGRESS)) {
         int saved = errno;
-        remember(fd, address, length);
+        if (called_by_libavformat(__builtin_return_address(0))) remember(fd, address, length);
         errno = saved;
     }
     return result;
 }
 
-static int watched_close(int fd) {
-    close_function next = __atomic_load_n(&previous_close, __ATOMIC_ACQUIRE);
+int close(int fd) {
+    static void *next;
+    close_function call = __interceptor_close ? __interceptor_close : (close_function)next_definition(&next, "close");
     if (watching) forget(fd);
-    return next(fd);
+    return call(fd);
+}
+
+int connect_watch_available(void) {
+    return dlsym(RTLD_DEFAULT, "connect") == (void *)connect && dlsym(RTLD_DEFAULT, "close") == (void *)close;
 }
 
 void connect_watch_begin(void) {
@@ -160,120 +171,4 @@ int connect_watch_end(void) {
     }
     made_count = 0;
     return kept;
-}
-
-// MARK: - Pointing libavformat's entries at the recorders
-
-#ifndef CONNECT_WATCH_UNSUPPORTED
-
-typedef struct {
-    const char *name;
-    void *recorder;
-    void **previous;
-} watched_function;
-
-/// Whether `address` lies in one of `object`'s loaded segments.
-static int inside(const struct dl_phdr_info *object, uintptr_t address) {
-    for (int i = 0; i < object->dlpi_phnum; i++) {
-        const ElfW(Phdr) *header = &object->dlpi_phdr[i];
-        uintptr_t start = object->dlpi_addr + header->p_vaddr;
-        if (header->p_type == PT_LOAD && address >= start && address < start + header->p_memsz) return 1;
-    }
-    return 0;
-}
-
-/// Points `slot` at `function`'s recorder, keeping what it pointed to. An entry that still
-/// points into the library itself has not been bound yet (lazy binding): what it will call is
-/// looked up as the loader would. A read-only entry (RELRO) is made writable for the store.
-static void replace(const struct dl_phdr_info *object, uintptr_t relro_start, uintptr_t relro_end, void **slot,
-                    const watched_function *function) {
-    void *current = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (current == function->recorder) return;
-    if (inside(object, (uintptr_t)current)) current = dlsym(RTLD_DEFAULT, function->name);
-    if (!current) return;
-    long page = sysconf(_SC_PAGESIZE);
-    void *start = (void *)((uintptr_t)slot & ~(uintptr_t)(page - 1));
-    int read_only = (uintptr_t)slot >= relro_start && (uintptr_t)slot < relro_end;
-    if (read_only && mprotect(start, (size_t)page, PROT_READ | PROT_WRITE) != 0) return;
-    if (!*function->previous) __atomic_store_n(function->previous, current, __ATOMIC_RELEASE);
-    __atomic_store_n(slot, function->recorder, __ATOMIC_RELEASE);
-    if (read_only) mprotect(start, (size_t)page, PROT_READ);
-}
-
-/// The loader has already relocated the addresses in the dynamic section on most platforms;
-/// where it has not, they are relative to the load address.
-static uintptr_t absolute(const struct dl_phdr_info *object, uintptr_t address) {
-    return address < object->dlpi_addr ? address + object->dlpi_addr : address;
-}
-
-static void patch(const struct dl_phdr_info *object, const watched_function *functions, int count) {
-    const ElfW(Dyn) *dynamic = NULL;
-    uintptr_t relro_start = 0, relro_end = 0;
-    for (int i = 0; i < object->dlpi_phnum; i++) {
-        const ElfW(Phdr) *header = &object->dlpi_phdr[i];
-        if (header->p_type == PT_DYNAMIC) dynamic = (const ElfW(Dyn) *)(object->dlpi_addr + header->p_vaddr);
-        if (header->p_type == PT_GNU_RELRO) {
-            relro_start = object->dlpi_addr + header->p_vaddr;
-            relro_end = relro_start + header->p_memsz;
-        }
-    }
-    if (!dynamic) return;
-    uintptr_t symbols = 0, strings = 0, calls = 0, calls_size = 0, data = 0, data_size = 0;
-    long call_kind = 0;
-    for (const ElfW(Dyn) *entry = dynamic; entry->d_tag != DT_NULL; entry++) {
-        switch (entry->d_tag) {
-        case DT_SYMTAB: symbols = absolute(object, entry->d_un.d_ptr); break;
-        case DT_STRTAB: strings = absolute(object, entry->d_un.d_ptr); break;
-        case DT_JMPREL: calls = absolute(object, entry->d_un.d_ptr); break;
-        case DT_PLTRELSZ: calls_size = entry->d_un.d_val; break;
-        case DT_PLTREL: call_kind = (long)entry->d_un.d_val; break;
-        case DT_RELA: data = absolute(object, entry->d_un.d_ptr); break;
-        case DT_RELASZ: data_size = entry->d_un.d_val; break;
-        }
-    }
-    if (!symbols || !strings) return;
-    // Calls (the PLT's entries) and, should the library take a function's address, data.
-    const struct { uintptr_t start, size; } tables[] = {{call_kind == DT_RELA ? calls : 0, calls_size}, {data, data_size}};
-    for (int t = 0; t < 2; t++) {
-        const ElfW(Rela) *relocation = (const ElfW(Rela) *)tables[t].start;
-        for (size_t i = 0; relocation && i < tables[t].size / sizeof *relocation; i++) {
-            unsigned long type = RELOCATION_TYPE(relocation[i].r_info);
-            if (type != CALL_RELOCATION && type != ADDRESS_RELOCATION) continue;
-            const ElfW(Sym) *symbol = (const ElfW(Sym) *)symbols + RELOCATION_SYMBOL(relocation[i].r_info);
-            const char *name = (const char *)strings + symbol->st_name;
-            for (int f = 0; f < count; f++) {
-                if (strcmp(name, functions[f].name) != 0) continue;
-                replace(object, relro_start, relro_end, (void **)(object->dlpi_addr + relocation[i].r_offset), &functions[f]);
-            }
-        }
-    }
-}
-
-static int patch_if_libavformat(struct dl_phdr_info *object, size_t size, void *context) {
-    (void)size;
-    (void)context;
-    const char *slash = strrchr(object->dlpi_name, '/');
-    if (strcmp(slash ? slash + 1 : object->dlpi_name, library_name) != 0) return 0;
-    const watched_function functions[] = {
-        {"connect", (void *)watched_connect, (void **)&previous_connect},
-        {"close", (void *)watched_close, (void **)&previous_close},
-    };
-    patch(object, functions, 2);
-    return 1;
-}
-
-#endif
-
-static pthread_once_t install_once = PTHREAD_ONCE_INIT;
-
-static void install(void) {
-#ifndef CONNECT_WATCH_UNSUPPORTED
-    dl_iterate_phdr(patch_if_libavformat, NULL);
-    installed = __atomic_load_n(&previous_connect, __ATOMIC_ACQUIRE) != NULL;
-#endif
-}
-
-int connect_watch_install(void) {
-    pthread_once(&install_once, install);
-    return installed;
 }

@@ -5,9 +5,6 @@
 
 #include <errno.h>
 #include <stdint.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include <libavformat/avformat.h>
 #include <libavformat/avio.h>
@@ -51,14 +48,6 @@ static inline int cffmpeg_averror_encoder_not_found(void) { return AVERROR_ENCOD
 static inline int cffmpeg_averror_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
 static inline int cffmpeg_averror_input_changed(void) { return AVERROR_INPUT_CHANGED; }
 static inline int cffmpeg_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
-
-/// Returns the free memory of every malloc heap to the system (`malloc_trim`); nothing where
-/// not glibc.
-static inline void cffmpeg_trim_freed_memory(void) {
-#if defined(__GLIBC__)
-    malloc_trim(0);
-#endif
-}
 
 /// Size of a buffer large enough for any `av_strerror` message.
 static inline int cffmpeg_error_max_string_size(void) { return AV_ERROR_MAX_STRING_SIZE; }

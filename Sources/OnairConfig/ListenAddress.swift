@@ -47,11 +47,6 @@ public struct ListenAddress: Hashable, Sendable, CustomStringConvertible {
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
-    /// Whether it listens on every interface (`0.0.0.0`, `::`).
-    public var isWildcard: Bool {
-        host == "0.0.0.0" || host == "::" || host == "0:0:0:0:0:0:0:0"
-    }
-
     /// The host a client on this machine connects to: the wildcard's loopback, or the host.
     public var reachableHost: String {
         switch host {

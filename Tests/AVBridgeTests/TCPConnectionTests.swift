@@ -1,4 +1,4 @@
-import AVBridge
+@testable import AVBridge
 import Foundation
 import OnairEncoding
 import OnairTestSupport
@@ -51,6 +51,41 @@ struct TCPConnectionTests {
         defer { close(udp) }
         #expect(TCPConnection(descriptor: udp) == nil)
         #expect(TCPConnection(descriptor: listener) == nil, "listening, not connected")
+    }
+
+    @Test("only libavformat's own connect() is noted: libavformat connects an input between two connections the same thread's other code makes and keeps; the watch names libavformat's, the one its listener accepted")
+    func onlyLibavformatsConnectionIsTaken() async throws {
+        try #require(ConnectWatch.isAvailable, "libavformat's connect() and close() do not reach the executable's")
+        let (others, othersPort) = try LoopbackPort.bound(Int32(SOCK_STREAM.rawValue))
+        defer { close(others) }
+        let (listener, port) = try LoopbackPort.bound(Int32(SOCK_STREAM.rawValue))
+        defer { close(listener) }
+        try #require(listen(others, 4) == 0 && listen(listener, 1) == 0)
+        async let served = OwnThread.run { Self.answerWithSilence(on: listener) }
+        let (found, decoys) = try await OwnThread.run { () throws -> (TCPConnection?, [Int32]) in
+            var decoys: [Int32] = []
+            var input: MediaInput?
+            let interruption = Interruption()
+            interruption.arm(timeout: .seconds(10))
+            let found = try ConnectWatch.connection { () throws(LibavError) in
+                // Other code's connect(), as an interrupt or log callback libavformat calls could make.
+                decoys.append((try? LoopbackPort.connected(to: othersPort)) ?? -1)
+                // An input, whose open has no watch of its own (an output's would replace this one):
+                // raw sound read 32 bytes at most before it counts as open.
+                input = try MediaInput(url: "tcp://127.0.0.1:\(port)", format: "s16le", options: [("probesize", "32")], wantVideo: false,
+                                       interruption: interruption)
+                decoys.append((try? LoopbackPort.connected(to: othersPort)) ?? -1)
+            }
+            withExtendedLifetime(input) {}
+            return (found, decoys)
+        }
+        defer { for decoy in decoys { close(decoy) } }
+        let accepted = try #require(await served, "the input did not connect")
+        defer { close(accepted.socket) }
+        #expect(decoys.allSatisfy { TCPConnection(descriptor: $0) != nil }, "the other code's connections were made")
+        let connection = try #require(found, "no connection known")
+        #expect(connection.peer == TCPConnection.Endpoint(host: "127.0.0.1", port: port), "\(connection)")
+        #expect(connection.local.port == accepted.peerPort, "\(connection) against the accepted peer port \(accepted.peerPort)")
     }
 
     @Test("two outputs to the same port, opened at once from two threads, 10 times: each names a connection the server accepted, they differ, and closing one ends exactly the connection it names")
@@ -113,13 +148,26 @@ struct TCPConnectionTests {
 
     /// Accepts one connection within 5 s: the socket and the peer's port.
     private static func acceptOne(on listener: Int32) throws -> (socket: Int32, peerPort: Int) {
+        try #require(accepted(on: listener), "no connection to accept")
+    }
+
+    /// Accepts one connection within 5 s: the socket and the peer's port, nil when none came.
+    private static func accepted(on listener: Int32) -> (socket: Int32, peerPort: Int)? {
         var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-        try #require(poll(&ready, 1, 5000) == 1, "no connection to accept")
+        guard poll(&ready, 1, 5000) == 1 else { return nil }
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let socket = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &length) } }
-        try #require(socket >= 0)
-        return (socket, Int(UInt16(bigEndian: address.sin_port)))
+        return socket >= 0 ? (socket, Int(UInt16(bigEndian: address.sin_port))) : nil
+    }
+
+    /// Accepts one connection (``accepted(on:)``) and sends it 64 KiB of silence, raw sound for
+    /// an input to find its stream in.
+    private static func answerWithSilence(on listener: Int32) -> (socket: Int32, peerPort: Int)? {
+        guard let connection = accepted(on: listener) else { return nil }
+        let silence = [UInt8](repeating: 0, count: 64 << 10)
+        _ = silence.withUnsafeBytes { send(connection.socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return connection
     }
 
     /// Reads and drops what `socket` receives until the peer closes (true) or `timeout` passes.

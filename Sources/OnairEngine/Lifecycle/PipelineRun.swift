@@ -85,7 +85,6 @@ public final class PipelineRun: RunControl {
         self.combinations = combinations
         let events = EventSink(keys: keys, detach: { LibavLog.setHandler(nil) })
         LibAV.initialize()
-        LibAV.returnLargeBuffersToTheSystem()
         LibavLog.setHandler { line in
             guard line.level >= .warning else { return }
             events.emit(.libav(level: "\(line.level)", message: (line.context.map { "[\($0)] " } ?? "") + line.message))
