@@ -1,6 +1,3 @@
-import Foundation
-import Synchronization
-
 /// One event of a run with its place in the run's sequence: ids start at 1 and grow by one, so
 /// a client that saw id N can ask for what came after it (SSE's `Last-Event-ID`).
 public struct RunEvent: Sendable, Equatable {

@@ -1,5 +1,4 @@
 import Foundation
-import OnairControl
 
 /// One line of the `--log-format json` log: something that happened during a run, or the
 /// periodic statistics.

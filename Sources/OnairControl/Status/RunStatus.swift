@@ -1,5 +1,4 @@
 import Foundation
-import OnairControl
 
 /// A snapshot of a running broadcast: what runs, where it is in its life, which overlay
 /// combination is on air, how each input, rendition and destination is doing.
