@@ -199,7 +199,7 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(name: "OnairControlTests", dependencies: ["OnairControl", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig"], resources: [.copy("FuzzFindings")], swiftSettings: strictness),
+        .testTarget(name: "OnairConfigTests", dependencies: ["OnairConfig", "OnairTestSupport"], resources: [.copy("FuzzFindings")], swiftSettings: strictness),
         .testTarget(name: "OnairFontsTests", dependencies: ["OnairFonts", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairPlannerTests", dependencies: ["OnairPlanner", "OnairFonts", "OnairTestSupport"], exclude: ["Golden"],
                     swiftSettings: strictness),

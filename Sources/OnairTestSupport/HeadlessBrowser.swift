@@ -205,16 +205,13 @@ public final class HeadlessBrowser: Sendable {
     /// Evaluates `expression` every 200 ms until it is `true`; false after `timeout`. An
     /// expression that throws (the page is still loading) counts as false.
     public func waitUntil(_ expression: String, timeout: Duration) throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        try eventually(timeout: timeout, every: .milliseconds(200)) {
             do {
-                if try evaluate(expression) as? Bool == true { return true }
+                return try evaluate(expression) as? Bool == true
             } catch let failure as Failure where failure.description.hasPrefix(expression) {
-                // A script error while the page loads: try again.
+                return false  // A script error while the page loads: try again.
             }
-            Thread.sleep(forTimeInterval: 0.2)
         }
-        return try evaluate(expression) as? Bool == true
     }
 
     /// The rendered DOM, as HTML.

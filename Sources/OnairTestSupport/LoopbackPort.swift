@@ -60,13 +60,12 @@ public enum LoopbackPort {
 
     /// Polls until `host`:`port` accepts connections, `giveUp` returns true, or `timeout` passes.
     public static func waitUntilAccepting(_ port: Int, host: String = "127.0.0.1", timeout: Duration, giveUp: () -> Bool = { false }) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if acceptsConnections(port, host: host) { return true }
-            if giveUp() { return false }
-            Thread.sleep(forTimeInterval: 0.05)
+        var accepting = false
+        _ = eventually(timeout: timeout, every: .milliseconds(50)) {
+            accepting = acceptsConnections(port, host: host)
+            return accepting || giveUp()
         }
-        return acceptsConnections(port, host: host)
+        return accepting
     }
 
     /// Why a port could not be found.

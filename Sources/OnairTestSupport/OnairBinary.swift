@@ -37,3 +37,7 @@ public enum OnairBinary {
         """
     }
 }
+
+/// The sanitizer `scripts/sanitize` built this test run and its `onair` with (`thread`,
+/// `address`), nil in a regular build.
+public var sanitizer: String? { ProcessInfo.processInfo.environment["ONAIR_SANITIZER"] }

@@ -114,12 +114,7 @@ public final class RTMPTestServer: Sendable {
 
     /// Waits until nginx has logged a publisher on `name`; false after `timeout`.
     public func waitForPublisher(stream name: String, timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if errorLog.contains("publish: name='\(name)'") { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return false
+        eventually(timeout: timeout, every: .milliseconds(50)) { errorLog.contains("publish: name='\(name)'") }
     }
 
     /// ``waitForPublisher(stream:timeout:)`` from async code, polling on a thread of its own.
@@ -222,11 +217,7 @@ public final class RTMPTestServer: Sendable {
                     kill(process, SIGKILL)
                 }
                 // Until they are gone, a worker may still hold the listening socket.
-                let deadline = ContinuousClock.now + .seconds(5)
-                while processes.contains(where: { ProcessIdentity.statFields(of: $0).map { $0.first != "Z" } ?? false }),
-                      ContinuousClock.now < deadline {
-                    Thread.sleep(forTimeInterval: 0.02)
-                }
+                ProcessIdentity.waitUntilGone(processes)
                 stopped += 1
             }
             try? files.removeItem(at: directory)
@@ -284,6 +275,14 @@ public struct ProcessIdentity: Equatable, CustomStringConvertible {
 
     static func isZombie(_ pid: pid_t) -> Bool {
         statFields(of: pid)?.first == "Z"
+    }
+
+    /// Waits, on the calling thread and for at most `timeout`, until every one of `pids` has
+    /// exited (gone, or a zombie its parent has yet to reap) after it was killed.
+    static func waitUntilGone(_ pids: [pid_t], timeout: Duration = .seconds(5)) {
+        _ = eventually(timeout: timeout, every: .milliseconds(20)) {
+            pids.allSatisfy { pid in statFields(of: pid).map { $0.first == "Z" } ?? true }
+        }
     }
 
     /// The command line of `pid`, arguments separated by spaces; nil when it does not exist.

@@ -78,17 +78,15 @@ public final class SRTTestReceiver: Sendable {
     /// Polls ffmpeg's own view of its network namespace (`/proc/PID/net/udp`) until a socket is
     /// bound to the port.
     private func waitUntilBound(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
         let local = String(format: ":%04X ", port)
-        while ContinuousClock.now < deadline, child.isRunning {
-            for table in ["udp", "udp6"] {
-                if let text = try? String(contentsOfFile: "/proc/\(child.pid)/net/\(table)", encoding: .utf8),
-                   text.split(separator: "\n").dropFirst().contains(where: { $0.split(separator: " ").dropFirst().first.map { "\($0) ".hasSuffix(local) } ?? false }) {
-                    return true
-                }
+        var bound = false
+        _ = eventually(timeout: timeout, every: .milliseconds(50)) {
+            bound = ["udp", "udp6"].contains { table in
+                guard let text = try? String(contentsOfFile: "/proc/\(child.pid)/net/\(table)", encoding: .utf8) else { return false }
+                return text.split(separator: "\n").dropFirst().contains { $0.split(separator: " ").dropFirst().first.map { "\($0) ".hasSuffix(local) } ?? false }
             }
-            Thread.sleep(forTimeInterval: 0.05)
+            return bound || !child.isRunning
         }
-        return false
+        return bound
     }
 }

@@ -289,10 +289,7 @@ public final class ShapedLink: Sendable {
                 kill(pid, SIGCONT)
                 kill(pid, SIGKILL)
             }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while pids.contains(where: { ProcessIdentity.statFields(of: $0).map { $0.first != "Z" } ?? false }), ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
+            ProcessIdentity.waitUntilGone(pids)
         }
         // Deleting one end of a veth pair deletes the other, inside the namespace.
         if let interface { _ = try? command(ip, ["link", "del", interface]) }

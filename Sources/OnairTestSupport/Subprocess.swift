@@ -159,12 +159,7 @@ public final class Subprocess: Sendable {
     /// pool (see ``OwnThread``); true when the child exited within `timeout`.
     @discardableResult
     public func exited(within timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while child.isRunning {
-            if ContinuousClock.now >= deadline { return false }
-            do { try await Task.sleep(for: .milliseconds(10)) } catch { return !child.isRunning }
-        }
-        return true
+        await eventually(timeout: timeout) { !child.isRunning }
     }
 
     /// Sends `signal` to the child's PID, if it is still running.

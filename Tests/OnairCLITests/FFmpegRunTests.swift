@@ -21,16 +21,10 @@ private func probe(_ path: String) async throws -> ProbedVideo {
     return ProbedVideo(width: stream["width"] as? Int ?? 0, height: stream["height"] as? Int ?? 0, frames: frames)
 }
 
-/// Whether ffmpeg and ffprobe are on the PATH (as `command -v` finds them).
-private var toolsAvailable: Bool {
-    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-    return ["ffmpeg", "ffprobe"].allSatisfy { tool in folders.contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") } }
-}
-
 @Suite struct FFmpegRunTests {
     /// The demo's ffmpeg equivalent really records: both files exist afterwards, at the planned
     /// sizes, with 2 s of 30 fps pictures each.
-    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .hangGuard)
+    @Test(.requires(tools: "ffmpeg", "ffprobe"), .hangGuard)
     func demoCommandRecordsBothRenditions() async throws {
         let project = try ScratchProject(shipped: true)
         defer { project.remove() }
@@ -55,7 +49,7 @@ private var toolsAvailable: Bool {
 
     /// One encode to three outputs goes through the tee muxer, whose parser treats quotes,
     /// backslashes, `|`, `:` and brackets specially: paths containing them arrive intact.
-    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .hangGuard)
+    @Test(.requires(tools: "ffmpeg", "ffprobe"), .hangGuard)
     func teeOutputsWithAwkwardPathsAreWrittenWhereTheyAreNamed() async throws {
         let project = try ScratchProject()
         defer { project.remove() }
@@ -92,7 +86,7 @@ private var toolsAvailable: Bool {
 
     /// The avatar's voice is in the command as onair applies it: 440 Hz comes out of ffmpeg at
     /// about 349 Hz (-4 semitones), through the same rubberband settings.
-    @Test(.enabled(if: toolsAvailable, "needs ffmpeg and ffprobe"), .hangGuard)
+    @Test(.requires(tools: "ffmpeg", "ffprobe"), .hangGuard)
     func theVoiceIsPitchedByTheCommandToo() async throws {
         let project = try ScratchProject()
         defer { project.remove() }

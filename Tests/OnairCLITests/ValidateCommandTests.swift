@@ -141,7 +141,7 @@ import Testing
         #expect(!plan.stderr.contains("\u{1B}"), "escape characters in plan errors written to a file")
     }
 
-    @Test(.enabled(if: Subprocess.scriptTool != nil, "needs util-linux script for a pseudo-terminal"))
+    @Test(.requires(Subprocess.scriptTool != nil, "script (bsdutils), for a pseudo-terminal"))
     func colourOnATerminalUnlessNoColor() async throws {
         let binary = try OnairBinary.require()
         let project = try ScratchProject()

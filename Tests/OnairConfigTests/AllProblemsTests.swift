@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -44,6 +45,7 @@ struct AllProblemsTests {
 
     @Test func sixMistakesGiveSixDiagnosticsInFileOrder() throws {
         let project = try Fixtures.project(pipeline: Self.brokenPipeline)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.count == Self.expected.count, "\(loaded.dump)")
         #expect(loaded.codes == Self.expected.map(\.code))
@@ -65,6 +67,7 @@ struct AllProblemsTests {
             overlays:
               keyed: {kind: virtual-background, person: camera, background: {color: green}}
             """])
+        defer { project.remove() }
         let first = project.load(), second = project.load()
         #expect(first.diagnostics == second.diagnostics)
         #expect(first.report(.human) == second.report(.human))

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -32,6 +33,7 @@ struct BooleanTests {
                       ("Yes", "true"), ("OFF", "false"), ("y", "true"), ("n", "false")])
     func refusedInABooleanField(word: String, meant: String) throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(required: word))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.count == 1, "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -49,6 +51,7 @@ struct BooleanTests {
     @Test(arguments: [("yes", "true"), ("on", "true"), ("no", "false"), ("off", "false")])
     func refusedInATextField(word: String, meant: String) throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(title: word))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.count == 1, "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -61,6 +64,7 @@ struct BooleanTests {
 
     @Test func refusedInABooleanOrNumberField() throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(autoLighting: "on"))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["yaml11-boolean"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.location == at(10, 20))
@@ -70,6 +74,7 @@ struct BooleanTests {
     @Test(arguments: ["\"yes\"", "'yes'", "\"on\"", "'off'"])
     func quotedWordsAreText(title: String) throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(title: title))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let pipeline = try #require(loaded.project.pipeline("show"))
@@ -80,6 +85,7 @@ struct BooleanTests {
     @Test(arguments: [("true", true), ("false", false), ("True", true), ("FALSE", false)])
     func realBooleansAreAccepted(word: String, value: Bool) throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(required: word))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         #expect(loaded.project.pipeline("show")?.destinations.first?.required == value)
@@ -88,6 +94,7 @@ struct BooleanTests {
     @Test(arguments: [("True", 0.5), ("FALSE", nil), ("0.25", 0.25)])
     func booleanOrNumberReadsBooleansLikeABooleanField(word: String, strength: Double?) throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(autoLighting: word))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let overlay = try #require(loaded.project.pipeline("show")?.overlay("room"))
@@ -97,6 +104,7 @@ struct BooleanTests {
 
     @Test func quotedBooleanInABooleanFieldIsTheWrongType() throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(required: "\"yes\""))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["wrong-type"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.message == "'required' in destination 'archive' must be true or false, found 'yes'")

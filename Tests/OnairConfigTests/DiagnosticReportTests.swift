@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -198,6 +199,7 @@ struct DiagnosticReportTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv, bitrat: 3000k}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.report(.human) == """
             Pipelines/show.yaml:9:57: error: unknown key 'bitrat' in destination 'archive' [unknown-key]

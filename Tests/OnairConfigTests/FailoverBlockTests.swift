@@ -13,7 +13,7 @@ struct FailoverBlockTests {
     }
 
     static func load(_ sources: String, inputLoss: String = "") throws -> Loaded {
-        try Fixtures.project(pipeline: pipeline(sources, inputLoss: inputLoss)).load()
+        try Fixtures.loading(pipeline: pipeline(sources, inputLoss: inputLoss))
     }
 
     @Test("the issue's example decodes: backups in order, all three conditions, 1 s and 3 s")

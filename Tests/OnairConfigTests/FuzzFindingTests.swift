@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -43,9 +44,10 @@ struct FuzzFindingTests {
     /// is now an error where it is written, and the platform has no such limit.
     @Test(arguments: ["video: {codecs: []}", "video: {profiles: []}", "audio: {codecs: []}", "audio: {sample_rates: []}"])
     func anEmptyListOfWhatAPlatformAcceptsIsAnError(limits: String) throws {
-        let project = try TempProject([
+        let project = try ScratchProject(files: [
             "Presets/platforms.yaml": "platforms:\n  odd:\n    ingest: {rtmp: \"rtmp://odd.example/{key}\"}\n    \(limits)\n",
         ])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["empty-list"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.location.file == "Presets/platforms.yaml")
@@ -59,7 +61,8 @@ struct FuzzFindingTests {
     /// end of line 1, where the report can quote it.
     @Test(arguments: ["---", "---\n", "a: 1\n---"])
     func anEmptyDocumentAtTheEndIsInsideTheFile(text: String) throws {
-        let project = try TempProject(["Presets/p.yaml": text])
+        let project = try ScratchProject(files: ["Presets/p.yaml": text])
+        defer { project.remove() }
         let loaded = project.load()
         let lines = text.sourceLines
         #expect(!loaded.diagnostics.isEmpty)

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -38,6 +39,7 @@ struct HTTPBlockTests {
     @Test("listen and token are decoded")
     func decoded() throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(http: #"{listen: "0.0.0.0:8750", token: {env: ONAIR_API_TOKEN}}"#))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.filter { $0.severity == .error }.isEmpty, "\(loaded.dump)")
         let http = try #require(loaded.project.pipeline("show")?.http)
@@ -48,7 +50,7 @@ struct HTTPBlockTests {
 
     @Test("anything but loopback without a token is a warning at listen: (the run still finds one in ONAIR_API_TOKEN, or refuses)")
     func tokenRequired() throws {
-        let loaded = try Fixtures.project(pipeline: Self.pipeline(http: #"{listen: "0.0.0.0:8750"}"#)).load()
+        let loaded = try Fixtures.loading(pipeline: Self.pipeline(http: #"{listen: "0.0.0.0:8750"}"#))
         #expect(loaded.codes == ["http-token"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
         #expect(diagnostic.location == at(10, 16))
@@ -56,24 +58,24 @@ struct HTTPBlockTests {
         #expect(diagnostic.message == "listening on 0.0.0.0:8750 lets other machines steer the run, so it needs a token")
         #expect(diagnostic.suggestion == "add token: {env: ONAIR_API_TOKEN} (or {file: PATH}, mode 0600) to http:, "
             + "or set ONAIR_API_TOKEN where it runs, or listen on 127.0.0.1")
-        #expect(try Fixtures.project(pipeline: Self.pipeline(http: #"{listen: "127.0.0.1:8750"}"#)).load().codes.isEmpty)
+        #expect(try Fixtures.loading(pipeline: Self.pipeline(http: #"{listen: "127.0.0.1:8750"}"#)).codes.isEmpty)
     }
 
     @Test("a malformed address is located, with how to write it")
     func malformed() throws {
-        let loaded = try Fixtures.project(pipeline: Self.pipeline(http: #"{listen: "localhost"}"#)).load()
+        let loaded = try Fixtures.loading(pipeline: Self.pipeline(http: #"{listen: "localhost"}"#))
         #expect(loaded.codes == ["wrong-type"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
         #expect(diagnostic.location == at(10, 16))
         #expect(diagnostic.message == #"'listen' in http must be an address and port such as "127.0.0.1:8750", found 'localhost'"#)
         #expect(diagnostic.suggestion == #"add the port, e.g. "localhost:8750""#)
-        #expect(try Fixtures.project(pipeline: Self.pipeline(http: "{lisen: x}")).load().codes == ["unknown-key"])
+        #expect(try Fixtures.loading(pipeline: Self.pipeline(http: "{lisen: x}")).codes == ["unknown-key"])
     }
 
     @Test("a literal token is an error that never repeats it; a token file is a reference")
     func literalToken() throws {
         let sentinel = "TOKEN-SENTINEL-77aa9f"
-        let loaded = try Fixtures.project(pipeline: Self.pipeline(http: "{token: \(sentinel)}")).load()
+        let loaded = try Fixtures.loading(pipeline: Self.pipeline(http: "{token: \(sentinel)}"))
         #expect(loaded.codes == ["literal-key"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
         #expect(diagnostic.message == "http has a literal API token; tokens must not be written in configuration files")
@@ -84,7 +86,7 @@ struct HTTPBlockTests {
         #expect(diagnostic.hidesSource)
         SecretTests.expectNoSecret(in: loaded, sentinel)
 
-        let file = try Fixtures.project(pipeline: Self.pipeline(http: "{token: {file: ../secrets/api.token}}")).load()
+        let file = try Fixtures.loading(pipeline: Self.pipeline(http: "{token: {file: ../secrets/api.token}}"))
         #expect(file.codes.isEmpty, "\(file.dump)")
         guard case .file(let path)? = file.project.pipeline("show")?.http?.token?.origin else {
             Issue.record("no token file")

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -32,6 +33,7 @@ struct HostileInputTests {
 
     @Test func aliasBombInAPipelineIsTheOnlyProblemReported() throws {
         let project = try Fixtures.project(pipeline: Self.aliasBomb().joined(separator: "\n") + "\n")
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["yaml-too-large"], "\(loaded.dump)")
         #expect(loaded.project.pipelines.isEmpty)
@@ -77,7 +79,8 @@ struct HostileInputTests {
 
     /// A 50 MB file is refused from its size alone: the message gives the size.
     @Test func fiftyMegabyteFileIsRefusedBySize() throws {
-        let project = try TempProject()
+        let project = try ScratchProject()
+        defer { project.remove() }
         let url = project.url("huge.yaml")
         let line = "key: " + String(repeating: "v", count: 58) + "\n"
         #expect(line.utf8.count == 64)
@@ -101,6 +104,7 @@ struct HostileInputTests {
 
     @Test func oversizedPipelineFileInAProjectIsOneErrorAndNotQuoted() throws {
         let project = try Fixtures.project(pipeline: Fixtures.validPipeline)
+        defer { project.remove() }
         let line = "# padding padding padding padding padding padding padding paddi\n"
         #expect(line.utf8.count == 64)
         try project.write("Pipelines/huge.yaml", String(repeating: line, count: 32_768))  // 2 MiB
@@ -208,7 +212,8 @@ struct HostileInputTests {
     }
 
     @Test func tenThousandDeepBlockNestingOnDiskIsRefusedBySize() throws {
-        let project = try TempProject()
+        let project = try ScratchProject()
+        defer { project.remove() }
         var text = ""
         for level in 0..<10_000 { text += String(repeating: " ", count: level) + "a:\n" }
         try project.write("deep.yaml", text)

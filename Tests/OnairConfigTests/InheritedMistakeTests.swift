@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -31,7 +32,7 @@ struct InheritedMistakeTests {
         """
 
     @Test func aQualityPresetsMistakeIsReportedOnceThroughAChainOfPresets() throws {
-        let project = try TempProject([
+        let project = try ScratchProject(files: [
             "Presets/quality.yaml": Self.chainedQualityPresets,
             "Pipelines/p.yaml": """
                 sources:
@@ -44,6 +45,7 @@ struct InheritedMistakeTests {
                   rec: {kind: record, path: ../out/rec.mkv}
                 """,
         ])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.map(\.description) == [
             "Presets/quality.yaml:2:41: error: 'fps' in quality preset 'base' is 500; it must be from 1 to 120 [out-of-range]",
@@ -60,23 +62,24 @@ struct InheritedMistakeTests {
                   room: {kind: real-scene, camera: camera, \(roomKey): true}
                 """)
         }
-        let loaded = try TempProject(["Pipelines/p.yaml": pipeline("auto_lightin")]).load()
+        let loaded = try ScratchProject.loading(["Pipelines/p.yaml": pipeline("auto_lightin")])
         #expect(loaded.diagnostics.map(\.description) == [
             "Pipelines/p.yaml:6:44: error: unknown key 'auto_lightin' in overlay combination 'room' [unknown-key] — did you mean 'auto_lighting'?",
         ], "\(loaded.dump)")
 
-        let fixed = try TempProject(["Pipelines/p.yaml": pipeline("auto_lighting")]).load()
+        let fixed = try ScratchProject.loading(["Pipelines/p.yaml": pipeline("auto_lighting")])
         #expect(fixed.diagnostics.isEmpty, "\(fixed.dump)")
         #expect(fixed.project.pipeline("p")?.overlays.map(\.name) == ["alt", "wide", "room"], "written order is kept")
     }
 
     @Test func anInlineQualityExtendingTheChainDoesNotRepeatTheMistake() throws {
-        let project = try TempProject([
+        let project = try ScratchProject(files: [
             "Presets/quality.yaml": Self.chainedQualityPresets,
             "Pipelines/show.yaml": Self.pipeline(
                 quality: "other",
                 destinations: "archive: {kind: record, path: ../recordings/show.mkv, quality: {extends: other, width: 1920, height: 1080}}"),
         ])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.map(\.message) == ["'fps' in quality preset 'base' is 500; it must be from 1 to 120"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.location == at(2, 41, "Presets/quality.yaml"))
@@ -97,6 +100,7 @@ struct InheritedMistakeTests {
         let project = try Fixtures.project(pipeline: pipeline, extra: [
             "Presets/destinations.yaml": destinations, "Pipelines/second.yaml": pipeline,
         ])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.map(\.message) == ["unknown key 'requried' in destination 'archive'"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.location == at(5, 5, "Presets/destinations.yaml"))
@@ -119,6 +123,7 @@ struct InheritedMistakeTests {
                   calm: {extends: keyed, key: {blend: 0.2}}
                   bright: {extends: calm, key: {spill: 0.5}}
                 """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.map(\.message) == ["unknown key 'similarty' in 'key' of overlay combination 'keyed'"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.location == at(6, 11, "Presets/overlays.yaml"))
@@ -136,6 +141,7 @@ struct InheritedMistakeTests {
                   keyed: {extends: ingest, key: {env: INGEST_KEY}}
                   backup: {extends: keyed, required: false}
                 """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.map(\.message) == ["destination 'keyed' has a key but its URL has no {key}"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.location == at(2, 28, "Presets/destinations.yaml"))
@@ -157,6 +163,7 @@ struct InheritedMistakeTests {
                       capped: {extends: fast, video: {max_bitrate: 3000k}}
                     """,
             ])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.map(\.message) == [
             "bitrate 6000k is above max_bitrate 3000k (set at Presets/capped.yaml:2:48)",
@@ -175,6 +182,7 @@ struct InheritedMistakeTests {
                 destinations:
                   archive: {kind: record, path: ../recordings/show.mkv, retry: {max_delay: 20s}}
                 """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.map(\.message) == ["max_delay is shorter than initial_delay in retry of destination 'archive'"],
                 "\(loaded.dump)")
@@ -187,6 +195,7 @@ struct InheritedMistakeTests {
               hub: {title: Hub, ingest: {rtmp: "rtmp://ingest.example.com/live/{key}"}, video: {max_fps: 1000}}
               eu: {extends: hub, title: Hub EU}
             """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.map(\.message) == ["'max_fps' in 'video' of platform 'hub' is 1000; it must be from 1 to 240"],
                 "\(loaded.dump)")

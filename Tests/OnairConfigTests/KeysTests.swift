@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -16,6 +17,7 @@ struct KeysTests {
                   bitrat: 3000k
                   max_bitrate: 3000k
             """])
+        defer { project.remove() }
         let loaded = project.load()
         let unknown = try #require(loaded.with(code: "unknown-key").first)
         #expect(loaded.with(code: "unknown-key").count == 1)
@@ -41,6 +43,7 @@ struct KeysTests {
             destination:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["missing-key", "unknown-key"], "\(loaded.dump)")
         let missing = loaded.diagnostics[0], unknown = loaded.diagnostics[1]
@@ -69,6 +72,7 @@ struct KeysTests {
                 path: ../recordings/show.mkv
                 segment: 2s
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unknown-key", "unknown-key"], "\(loaded.dump)")
         #expect(loaded.diagnostics[0].message == "unknown key 'url' in source 'camera'")
@@ -93,6 +97,7 @@ struct KeysTests {
                 path: ../recordings/vertical.mkv
                 canvas: {aspect: "9:16", fokus: 0.5}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unknown-key"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -107,6 +112,7 @@ struct KeysTests {
             qualty:
               1080p30: {width: 1920, height: 1080, fps: 30, video: {bitrate: 4500k}}
             """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unknown-key"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.message == "unknown key 'qualty' in preset file")
@@ -131,6 +137,7 @@ struct KeysTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         // No unknown-key or missing-key noise for a mapping whose kind is unknown.
         #expect(loaded.codes == ["unknown-kind"], "\(loaded.dump)")
@@ -154,6 +161,7 @@ struct KeysTests {
             destinations:
               archive: {kind: recording, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unknown-kind", "unknown-kind"], "\(loaded.dump)")
         #expect(loaded.diagnostics[0].message == "unknown kind 'txt' for layer 1")
@@ -175,6 +183,7 @@ struct KeysTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["missing-key"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -197,6 +206,7 @@ struct KeysTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["missing-key"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -216,6 +226,7 @@ struct KeysTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["missing-key"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.message == "test source 'camera' needs 'size:'")
@@ -225,6 +236,7 @@ struct KeysTests {
 
     @Test func pipelineWithOnlyATitleMissesEveryRequiredKey() throws {
         let project = try Fixtures.project(pipeline: "title: Nothing yet\n")
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == Array(repeating: "missing-key", count: 5), "\(loaded.dump)")
         #expect(Set(loaded.diagnostics.map(\.message)) == [
@@ -248,6 +260,7 @@ struct KeysTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unknown-key"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.message == "unknown key 'extends' in source 'camera'")
@@ -266,6 +279,7 @@ struct KeysTests {
             destinations:
               archive: record
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["wrong-type", "unknown-reference", "wrong-type", "wrong-type"], "\(loaded.dump)")
         let sources = loaded.diagnostics[0]

@@ -1,5 +1,6 @@
 import Foundation
 import OnairControl
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -14,10 +15,10 @@ struct NotifyBlockTests {
 
     @Test("url, events, format, secret, timeout and queue are decoded")
     func decoded() throws {
-        let loaded = try Fixtures.project(pipeline: Self.pipeline(notify: """
+        let loaded = try Fixtures.loading(pipeline: Self.pipeline(notify: """
               ops: {url: "https://hooks.example.com/x", events: [destination.failed, "input.*"], format: slack, secret: {env: OPS_WEBHOOK_SECRET}, timeout: 5s, queue: 20}
               pager: {url: "http://127.0.0.1:9000/onair", events: ["*"]}
-            """)).load()
+            """))
         #expect(loaded.errors.isEmpty, "\(loaded.dump)")
         let targets = try #require(loaded.project.pipeline("show")?.notify)
         #expect(targets.map(\.name) == ["ops", "pager"])
@@ -32,9 +33,9 @@ struct NotifyBlockTests {
     @Test("every event a run publishes is one notify: accepts by name (schedule.skipped, source.clip… were refused before)")
     func everyEventAccepted() throws {
         let names = EventName.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        let loaded = try Fixtures.project(pipeline: Self.pipeline(notify: """
+        let loaded = try Fixtures.loading(pipeline: Self.pipeline(notify: """
               ops: {url: "https://hooks.example.com/x", events: [\(names), "schedule.*", "source.*"]}
-            """)).load()
+            """))
         #expect(loaded.errors.isEmpty, "\(loaded.dump)")
         let filter = try #require(loaded.project.pipeline("show")?.notify.first?.events)
         #expect(EventName.allCases.allSatisfy { filter.selects($0.rawValue) })
@@ -42,9 +43,9 @@ struct NotifyBlockTests {
 
     @Test("an event name that is no event is an error at its place, with did-you-mean")
     func unknownEvent() throws {
-        let loaded = try Fixtures.project(pipeline: Self.pipeline(notify: """
+        let loaded = try Fixtures.loading(pipeline: Self.pipeline(notify: """
               ops: {url: "https://hooks.example.com/x", events: [destination.faild, run.stopped, "imput.*"]}
-            """)).load()
+            """))
         #expect(loaded.codes == ["unknown-event", "unknown-event"], "\(loaded.dump)")
         let first = try #require(loaded.diagnostics.first)
         #expect(first.message == "'destination.faild' in the events of notify target 'ops' names no event")
@@ -65,11 +66,11 @@ struct NotifyBlockTests {
 
     @Test("a url that is not http(s), no events, a literal secret: located errors")
     func mistakes() throws {
-        let loaded = try Fixtures.project(pipeline: Self.pipeline(notify: """
+        let loaded = try Fixtures.loading(pipeline: Self.pipeline(notify: """
               a: {url: "ftp://example.com/x", events: [run.stopped]}
               b: {url: "https://example.com/x", events: []}
               c: {url: "https://example.com/x", events: [run.stopped], secret: whsec-SENTINEL-9c1e}
-            """)).load()
+            """))
         #expect(loaded.codes == ["bad-url", "no-events", "literal-key"], "\(loaded.dump)")
         #expect(!loaded.report(.human).contains("SENTINEL"))
         #expect(loaded.diagnostics[2].message == "notify target 'c' has a literal webhook secret; secrets must not be written in configuration files")
@@ -84,6 +85,7 @@ struct NotifyBlockTests {
                 notify:
                   team-slack: {url: "https://hooks.slack.com/services/T/B/X", events: ["*"], format: slack}
                 """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.errors.isEmpty, "\(loaded.dump)")
         let ops = try #require(loaded.project.pipeline("show")?.notify.first)
@@ -96,6 +98,7 @@ struct NotifyBlockTests {
             notify:
               team: {url: "https://example.com", events: [run.stoped]}
             """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unknown-event"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.location.file == "Presets/notify.yaml")
@@ -103,7 +106,8 @@ struct NotifyBlockTests {
 
     @Test("a webhook secret file is read as the API token is: only when others can't read it")
     func secretFile() throws {
-        let project = try TempProject(["hook.secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"])
+        let project = try ScratchProject(files: ["hook.secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"])
+        defer { project.remove() }
         let reference = SecretReference(origin: .file("hook.secret"), location: SourceLocation(file: "", line: 0, column: 0))
         chmod(project.url("hook.secret").path, 0o644)
         #expect(throws: SecretReadProblem.self) { try reference.read(environment: [:], projectRoot: project.root, what: "the webhook secret") }

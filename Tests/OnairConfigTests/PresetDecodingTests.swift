@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -55,8 +56,11 @@ struct PresetDecodingTests {
             """,
     ]
 
-    /// Loads `project` with a context the test keeps, to read what the load decoded.
-    static func load(_ project: TempProject) -> (loaded: Loaded, decodeCounts: [PresetLibrary.Section: [String: Int]]) {
+    /// Loads `files` as a project of their own with a context the test keeps, to read what the
+    /// load decoded; then removes the project.
+    static func load(_ files: [String: String]) throws -> (loaded: Loaded, decodeCounts: [PresetLibrary.Section: [String: Int]]) {
+        let project = try ScratchProject(files: files)
+        defer { project.remove() }
         let log = DiagnosticLog()
         let context = DecodingContext(projectRoot: project.root, log: log)
         let result = Project.load(root: project.root, displayRoot: "", builtinPlatforms: Fixtures.builtinPlatforms, context: context)
@@ -67,7 +71,7 @@ struct PresetDecodingTests {
         var files = Self.presets
         files["Pipelines/one.yaml"] = Self.pipeline
         files["Pipelines/two.yaml"] = Self.pipeline
-        let (loaded, decodeCounts) = Self.load(try TempProject(files))
+        let (loaded, decodeCounts) = try Self.load(files)
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         #expect(loaded.project.pipelines.map(\.name) == ["one", "two"])
         #expect(decodeCounts == [
@@ -84,7 +88,7 @@ struct PresetDecodingTests {
         var files = Self.presets
         files["Pipelines/one.yaml"] = Self.pipeline
         files["Pipelines/two.yaml"] = Self.pipeline
-        let (loaded, _) = Self.load(try TempProject(files))
+        let (loaded, _) = try Self.load(files)
         for name in ["one", "two"] {
             let pipeline = try #require(loaded.project.pipeline(name))
             let file = "Pipelines/\(name).yaml"
@@ -113,7 +117,7 @@ struct PresetDecodingTests {
             destinations:
               live: {kind: platform, platform: picky, key: {env: PICKY_STREAM_KEY}}
             """
-        let project = try TempProject([
+        let (loaded, decodeCounts) = try Self.load([
             "Pipelines/one.yaml": pipeline,
             "Pipelines/two.yaml": pipeline,
             "Presets/quality.yaml": """
@@ -131,7 +135,6 @@ struct PresetDecodingTests {
                     video: {max_fps: 1000}
                 """,
         ])
-        let (loaded, decodeCounts) = Self.load(project)
         #expect(loaded.codes == ["out-of-range", "out-of-range"], "\(loaded.dump)")
         #expect(loaded.diagnostics.map(\.message) == [
             "'max_fps' in 'video' of platform 'picky' is 1000; it must be from 1 to 240",

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -18,7 +19,8 @@ struct ProjectFilesTests {
 
     /// The same files on disk and in memory, loaded both ways.
     func loadBothWays(_ files: [String: String], parsed: Bool) throws -> (disk: Loaded, memory: Loaded) {
-        let project = try TempProject(files)
+        let project = try ScratchProject(files: files)
+        defer { project.remove() }
         let disk = project.load()
         let inMemory = files.reduce(into: [String: ProjectFiles.File]()) { memory, file in
             memory[file.key] = parsed ? ProjectFiles.File(parsing: Data(file.value.utf8), displayPath: file.key) : ProjectFiles.File(Data(file.value.utf8))
@@ -45,7 +47,8 @@ struct ProjectFilesTests {
 
     /// A file parsed for another display root is parsed again, as that load shows it.
     @Test func aFileParsedForAnotherDisplayPathIsParsedAgain() throws {
-        let project = try TempProject()
+        let project = try ScratchProject()
+        defer { project.remove() }
         let log = DiagnosticLog()
         _ = Project.load(root: project.root, displayRoot: "show", builtinPlatforms: nil,
                          files: .memory(["Pipelines/show.yaml": ProjectFiles.File(parsing: Data("title: [".utf8), displayPath: "Pipelines/show.yaml")]),
@@ -60,7 +63,8 @@ struct ProjectFilesTests {
         let catalogue = try #require(YAMLLoader().load(
             text: "platforms:\n  odd:\n    title: Odd\n    ingest: {rtmp: \"rtmp://odd.example/{key}\"}\n    video: {bitrate_by_format: {bogus: 6000k}}\n",
             displayPath: "<built-in>/odd.yaml", into: log))
-        let project = try TempProject()
+        let project = try ScratchProject()
+        defer { project.remove() }
         var reports: [[Diagnostic]] = []
         for _ in 0..<2 {
             reports.append(project.load(builtinPlatforms: catalogue).diagnostics)

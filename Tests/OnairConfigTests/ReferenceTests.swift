@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -31,6 +32,7 @@ struct ReferenceTests {
               youtube: {kind: platform, platform: youtub, key: {env: YOUTUBE_STREAM_KEY}}
             input_loss: {slate: {source: guest}}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         let expected: [(String, String, String?, SourceLocation)] = [
             ("unknown-reference", "unknown source 'camra' (in overlay combination 'room')", "did you mean 'camera'?", at(5, 36)),
@@ -63,6 +65,7 @@ struct ReferenceTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """, extra: ["assets/logo.png": "not really a PNG", "assets/studio.png": ""])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["missing-file", "missing-file"], "\(loaded.dump)")
         let clip = loaded.diagnostics[0], logo = loaded.diagnostics[1]
@@ -96,6 +99,7 @@ struct ReferenceTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """, extra: ["Presets/overlays.yaml": Self.overlayPresets, "assets/studio.png": ""])
+        defer { project.remove() }
         let loaded = project.load()
         let diagnostic = try #require(loaded.with(code: "unknown-reference").first)
         #expect(diagnostic.severity == .error)
@@ -115,6 +119,7 @@ struct ReferenceTests {
                 extends: a
                 fps: 50
             """])
+        defer { project.remove() }
         let loaded = project.load()
         let cycles = loaded.with(code: "extends-cycle")
         #expect(cycles.count == 2, "\(loaded.dump)")
@@ -130,6 +135,7 @@ struct ReferenceTests {
             quality:
               selfish: {extends: selfish, fps: 25}
             """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.with(code: "unknown-reference").isEmpty, "\(loaded.dump)")
         let cycles = loaded.with(code: "extends-cycle")
@@ -145,6 +151,7 @@ struct ReferenceTests {
               a: {extends: b}
               b: {extends: b}
             """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.with(code: "unknown-reference").isEmpty, "\(loaded.dump)")
         // One cycle, reported once, by the preset that closes it ('a' only reaches it).
@@ -163,6 +170,7 @@ struct ReferenceTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.with(code: "unknown-reference").isEmpty, "\(loaded.dump)")
         let cycle = try #require(loaded.with(code: "extends-cycle").first)
@@ -182,6 +190,7 @@ struct ReferenceTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """, extra: ["Presets/overlays.yaml": Self.overlayPresets, "assets/studio.png": ""])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let overlay = try #require(loaded.project.pipeline("show")?.overlay("green-screen"))
@@ -216,6 +225,7 @@ struct ReferenceTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """, extra: ["Presets/overlays.yaml": Self.overlayPresets, "assets/studio.png": ""])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let overlay = try #require(loaded.project.pipeline("show")?.overlay("softer"))
@@ -248,6 +258,7 @@ struct ReferenceTests {
                 ingest: {rtmps: "rtmps://ingest.example.com:443/live/{key}"}
                 video: {codecs: [h264], max_bitrate: 8000k, source: "contract §4"}
             """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         #expect(loaded.project.presets.names(in: .platforms) == ["my-cdn", "tiktok", "twitch", "youtube"])
@@ -272,6 +283,7 @@ struct ReferenceTests {
             quality:
               720p30: {width: 1920, height: 1080, fps: 30, video: {bitrate: 4500k}}
             """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["duplicate-preset"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -306,6 +318,7 @@ struct ReferenceTests {
                 canvas: {aspect: "9:16"}
                 required: false
             """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let destination = try #require(loaded.project.pipeline("show")?.destinations.first)

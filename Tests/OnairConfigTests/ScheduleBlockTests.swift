@@ -43,14 +43,14 @@ struct ScheduleBlockTests {
             - {at: +0s, mute: {source: camera, video: true}}
         """
 
-    static func project(_ pipeline: String = show, presets: String = opening) throws -> TempProject {
-        try Fixtures.project(pipeline: pipeline, extra: [
+    static func loading(_ pipeline: String = show, presets: String = opening) throws -> Loaded {
+        try Fixtures.loading(pipeline: pipeline, extra: [
             "Presets/schedules.yaml": presets, "assets/guest.png": "png", "assets/brb.mp4": "mp4",
         ])
     }
 
     @Test func everyActionAndTimeDecodes() throws {
-        let loaded = try Self.project().load()
+        let loaded = try Self.loading()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let pipeline = try #require(loaded.project.pipeline("show"))
         #expect(pipeline.timeZone?.value == "Europe/Paris")
@@ -104,7 +104,7 @@ struct ScheduleBlockTests {
     ] as [(String, String, String?, String?)])
     func mistakesAreLocated(action: String, code: String, message: String?, suggestion: String?) throws {
         let pipeline = Fixtures.validPipeline + "\nschedule:\n  - \(action)\n"
-        let loaded = try Self.project(pipeline).load()
+        let loaded = try Self.loading(pipeline)
         let found = try #require(loaded.with(code: code).first, "\(loaded.dump)")
         #expect(loaded.errors.count == 1, "\(loaded.dump)")
         if let message { #expect(found.message == message) }
@@ -113,7 +113,7 @@ struct ScheduleBlockTests {
     }
 
     @Test func timeZonesAreIANANames() throws {
-        let loaded = try Self.project(Fixtures.validPipeline + "\ntimezone: Europe/Pari\n").load()
+        let loaded = try Self.loading(Fixtures.validPipeline + "\ntimezone: Europe/Pari\n")
         let problem = try #require(loaded.with(code: "unknown-value").first, "\(loaded.dump)")
         #expect(problem.message == "unknown time zone 'Europe/Pari'")
         #expect(problem.suggestion == "did you mean 'Europe/Paris'?")
@@ -121,7 +121,7 @@ struct ScheduleBlockTests {
     }
 
     @Test func layerNames() throws {
-        let loaded = try Self.project(Fixtures.validPipeline + """
+        let loaded = try Self.loading(Fixtures.validPipeline + """
 
             layers:
               - {kind: text, text: "a", name: lower}
@@ -129,7 +129,7 @@ struct ScheduleBlockTests {
               - {kind: text, text: "c", name: "lower third"}
               - {kind: text, text: "d", hidden: true}
               - {kind: text, text: "{guest}"}
-            """).load()
+            """)
         #expect(loaded.codes == ["duplicate-name", "bad-name", "hidden-unnamed", "unknown-placeholder"], "\(loaded.dump)")
         #expect(loaded.with(code: "hidden-unnamed").first?.suggestion == "give it a name: the schedule shows it with show: NAME")
         #expect(loaded.with(code: "unknown-placeholder").first?.suggestion?.hasSuffix("or set it in the schedule: set: {guest: \"…\"}") == true)
@@ -146,7 +146,7 @@ struct ScheduleBlockTests {
               broken:
                 - {at: +1m, overlay: room, hide: x}
             """
-        let loaded = try Self.project(Fixtures.validPipeline + "\nschedule:\n  - {include: a}\n  - {include: broken}\n", presets: presets).load()
+        let loaded = try Self.loading(Fixtures.validPipeline + "\nschedule:\n  - {include: a}\n  - {include: broken}\n", presets: presets)
         #expect(loaded.with(code: "conflicting-keys").count == 1, "\(loaded.dump)")
         let cycles = loaded.with(code: "include-cycle")
         #expect(!cycles.isEmpty, "\(loaded.dump)")

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -46,6 +47,7 @@ struct SecretTests {
     @Test(arguments: ["\"\(sentinel)\"", "'\(sentinel)'", sentinel])
     func literalKeyIsAnErrorThatNeverRepeatsTheKey(key: String) throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(key: key))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["literal-key"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -85,6 +87,7 @@ struct SecretTests {
             destinations:
               youtube: {kind: platform, platfrom: youtube, protocol: rtmp, key: "\(Self.sentinel)"}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(Set(loaded.codes) == ["literal-key", "unknown-key", "missing-key"], "\(loaded.dump)")
         #expect(loaded.diagnostics.allSatisfy { $0.location.line == 8 })
@@ -105,6 +108,7 @@ struct SecretTests {
             "quality: 720p30",
         ].joined(separator: "\r\n") + "\r\n"
         let project = try Fixtures.project(pipeline: text)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["yaml11-boolean", "literal-key"], "\(loaded.dump)")
         #expect(loaded.diagnostics.map(\.location) == [at(1, 8), at(2, 61)])
@@ -118,6 +122,7 @@ struct SecretTests {
 
     @Test func keyFromAnEnvironmentVariable() throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(key: "{env: YOUTUBE_STREAM_KEY}"))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let key = try #require(loaded.project.pipeline("show")?.destinations.first?.key)
@@ -131,6 +136,7 @@ struct SecretTests {
     func keyFromAFile(path: String, description: String) throws {
         // The file need not exist yet when the configuration is checked.
         let project = try Fixtures.project(pipeline: Self.pipeline(key: "{file: \(path)}"))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let key = try #require(loaded.project.pipeline("show")?.destinations.first?.key)
@@ -140,6 +146,7 @@ struct SecretTests {
     @Test(arguments: ["\"MY-KEY\"", "1KEY", "\"$YOUTUBE_KEY\"", "\"KEY NAME\""])
     func badVariableName(name: String) throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(key: "{env: \(name)}"))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["bad-variable"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -154,6 +161,7 @@ struct SecretTests {
     @Test func keyPastedAsTheVariableNameIsNeverShown() throws {
         let pasted = "SENTINEL-pasted-key-not-real"
         let project = try Fixtures.project(pipeline: Self.pipeline(key: "{env: \(pasted)}"))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["bad-variable"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.location == at(11, 16))
@@ -164,6 +172,7 @@ struct SecretTests {
     @Test(arguments: ["{env: YOUTUBE_STREAM_KEY, file: ~/yt.key}", "{}"])
     func keyNeedsExactlyOneOrigin(key: String) throws {
         let project = try Fixtures.project(pipeline: Self.pipeline(key: key))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["conflicting-keys"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.message == "key of destination 'youtube' needs exactly one of 'env:' or 'file:'")
@@ -187,6 +196,7 @@ struct SecretTests {
 
     @Test func urlEndingInAKeyIsAWarningThatHidesTheLine() throws {
         let project = try Fixtures.project(pipeline: Self.urlPipeline(url: "rtmp://live.example.com/app/\(Self.sentinel)"))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["literal-key"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -204,12 +214,14 @@ struct SecretTests {
     @Test(arguments: ["rtmp://live.example.com/app/stream", "rtmps://live.example.com/app/live2", "srt://live.example.com:9000"])
     func ordinaryURLsAreNotMistakenForKeys(url: String) throws {
         let project = try Fixtures.project(pipeline: Self.urlPipeline(url: url))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
     }
 
     @Test func urlWithAKeyPlaceholder() throws {
         let project = try Fixtures.project(pipeline: Self.urlPipeline(url: "rtmps://relay.example.com/app/{key}", key: "{env: RELAY_KEY}"))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let destination = try #require(loaded.project.pipeline("show")?.destinations.first)
@@ -218,6 +230,7 @@ struct SecretTests {
 
     @Test func urlWithAKeyButNoPlaceholder() throws {
         let project = try Fixtures.project(pipeline: Self.urlPipeline(url: "rtmps://relay.example.com/app/live", key: "{env: RELAY_KEY}"))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["missing-placeholder"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.location == at(10, 10))

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -151,7 +152,8 @@ struct ShippedProjectTests {
     }
 
     @Test func builtInPipelineIsUsedOnlyWhenAskedForAndAbsent() throws {
-        let project = try TempProject(["Presets/quality.yaml": Fixtures.qualityPresets])
+        let project = try ScratchProject(files: ["Presets/quality.yaml": Fixtures.qualityPresets])
+        defer { project.remove() }
         let text = Fixtures.validPipeline
         let log = DiagnosticLog()
         let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: nil, only: ["extra"],

@@ -1,40 +1,25 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
 /// `Testing` has a `SourceLocation` too; in these tests the name means onair's.
 typealias SourceLocation = OnairConfig.SourceLocation
 
-/// A project folder (`Pipelines/`, `Presets/`, assets) in a fresh temporary directory; the
-/// directory is removed when the value is released at the end of the test.
-final class TempProject {
-    let root: URL
-
-    /// Creates the folder and writes `files` (relative path → text) into it.
-    init(_ files: [String: String] = [:]) throws {
-        root = FileManager.default.temporaryDirectory
-            .appendingPathComponent("onair-configtests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        for (path, text) in files { try write(path, text) }
-    }
-
-    deinit { try? FileManager.default.removeItem(at: root) }
-
-    func url(_ path: String) -> URL { root.appendingPathComponent(path) }
-
-    func write(_ path: String, _ text: String) throws { try write(path, data: Data(text.utf8)) }
-
-    func write(_ path: String, data: Data) throws {
-        let url = url(path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url)
-    }
-
+/// Scratch projects loaded as the CLI loads them.
+extension ScratchProject {
     /// Loads the project as the CLI does (display paths relative to the project folder).
     func load(builtinPlatforms: ConfigNode? = Fixtures.builtinPlatforms) -> Loaded {
         let log = DiagnosticLog()
         let project = Project.load(root: root, displayRoot: "", builtinPlatforms: builtinPlatforms, log: log)
         return Loaded(project: project, log: log)
+    }
+
+    /// Loads `files` (relative path → text) as a project of their own, then removes it.
+    static func loading(_ files: [String: String]) throws -> Loaded {
+        let project = try ScratchProject(files: files)
+        defer { project.remove() }
+        return project.load()
     }
 }
 
@@ -129,9 +114,16 @@ enum Fixtures {
         """
 
     /// A project holding `pipeline` as `Pipelines/show.yaml`, the quality preset, and `extra` files.
-    static func project(pipeline: String, extra: [String: String] = [:]) throws -> TempProject {
-        var files = ["Pipelines/show.yaml": pipeline, "Presets/quality.yaml": qualityPresets]
-        files.merge(extra) { _, new in new }
-        return try TempProject(files)
+    static func project(pipeline: String, extra: [String: String] = [:]) throws -> ScratchProject {
+        try ScratchProject(files: files(pipeline: pipeline, extra: extra))
+    }
+
+    /// ``project(pipeline:extra:)`` loaded, then removed.
+    static func loading(pipeline: String, extra: [String: String] = [:]) throws -> Loaded {
+        try ScratchProject.loading(files(pipeline: pipeline, extra: extra))
+    }
+
+    private static func files(pipeline: String, extra: [String: String]) -> [String: String] {
+        ["Pipelines/show.yaml": pipeline, "Presets/quality.yaml": qualityPresets].merging(extra) { _, new in new }
     }
 }

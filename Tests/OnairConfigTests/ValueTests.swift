@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -85,6 +86,7 @@ struct ValueTests {
     func qualityPresetValue(_ example: QualityCase) throws {
         let project = try Fixtures.project(pipeline: Fixtures.validPipeline,
                                            extra: ["Presets/quality.yaml": Self.qualityPreset(example.field, example.value)])
+        defer { project.remove() }
         let loaded = project.load()
         // One diagnostic, although the preset is decoded on its own and again for the pipeline.
         #expect(loaded.diagnostics.count == 1, "\(loaded.dump)")
@@ -99,6 +101,7 @@ struct ValueTests {
     @Test func validQualityPresetDecodesEveryField() throws {
         let project = try Fixtures.project(pipeline: Fixtures.validPipeline,
                                            extra: ["Presets/quality.yaml": Self.qualityPreset("fps", "30")])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let quality = try #require(loaded.project.pipeline("show")?.quality)
@@ -133,6 +136,7 @@ struct ValueTests {
                   max_bitrate: 2500k
                   bitrate: 3000k
             """])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["out-of-range"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.message == "bitrate 3000k is above max_bitrate 2500k")
@@ -150,6 +154,7 @@ struct ValueTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["out-of-range"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -169,6 +174,7 @@ struct ValueTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let quality = try #require(loaded.project.pipeline("show")?.quality)
@@ -201,6 +207,7 @@ struct ValueTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["wrong-type", "wrong-type"], "\(loaded.dump)")
         #expect(loaded.diagnostics[0].message == "'color' in layer 1 must be a colour such as \"#00FF00\", found 'green'")
@@ -226,6 +233,7 @@ struct ValueTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unquoted-color"], "\(loaded.dump)")
         #expect(loaded.diagnostics[0].location == at(9, 5))
@@ -247,6 +255,7 @@ struct ValueTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         let expected: [(String, String, String?, SourceLocation)] = [
             ("wrong-type", "'size' in source 'camera' must be a size such as 1280x720, found '1280*720'", nil, at(2, 30)),
@@ -287,6 +296,7 @@ struct ValueTests {
             destinations:
               archive: {kind: record, path: ../recordings/show.mkv}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unknown-placeholder"], "\(loaded.dump)")
         #expect(loaded.diagnostics.first?.message == "unknown placeholder '{clok}'")
@@ -314,6 +324,7 @@ struct ValueTests {
               jitter: 1.5
               max_attempts: lots
             """)
+        defer { project.remove() }
         let loaded = project.load()
         let expected: [(String, String, SourceLocation)] = [
             ("out-of-range", "'similarity' in 'key' of overlay combination 'keyed' is 2; it must be from 0.01 to 1", at(8, 23)),
@@ -353,6 +364,7 @@ struct ValueTests {
     @Test(arguments: ["9:16", "\"9:16\"", "'9:16'"])
     func aspectIsAcceptedQuotedOrNot(aspect: String) throws {
         let project = try Fixtures.project(pipeline: Self.verticalPipeline(aspect: aspect))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let canvas = try #require(loaded.project.pipeline("show")?.destinations.first?.canvas)
@@ -373,6 +385,7 @@ struct ValueTests {
             destinations:
               vertical: {kind: record, path: ../recordings/vertical.mkv, canvas: {aspect: 9:16}}
             """)
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let canvas = try #require(loaded.project.pipeline("show")?.destinations.first?.canvas)
@@ -388,6 +401,7 @@ struct ValueTests {
     ] as [(String, String?)])
     func malformedAspect(aspect: String, suggestion: String?) throws {
         let project = try Fixtures.project(pipeline: Self.verticalPipeline(aspect: aspect))
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["wrong-type"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)

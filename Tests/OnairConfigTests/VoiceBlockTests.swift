@@ -11,7 +11,7 @@ struct VoiceBlockTests {
         let pipeline = Fixtures.validPipeline.replacingOccurrences(
             of: "  room: {kind: real-scene, camera: camera}",
             with: "  room: {kind: real-scene, camera: camera}\n  avatar: {kind: scene-avatar, scene: camera, avatar: {color: \"#0000C0\"}, voice: \(voice)}")
-        return try Fixtures.project(pipeline: pipeline).load()
+        return try Fixtures.loading(pipeline: pipeline)
     }
 
     static let column = 82
@@ -63,7 +63,7 @@ struct VoiceBlockTests {
     func onlyAvatars() throws {
         let pipeline = Fixtures.validPipeline.replacingOccurrences(
             of: "  room: {kind: real-scene, camera: camera}", with: "  room: {kind: real-scene, camera: camera, voice: deep}")
-        let loaded = try Fixtures.project(pipeline: pipeline).load()
+        let loaded = try Fixtures.loading(pipeline: pipeline)
         #expect(loaded.diagnostics.contains { $0.location.line == 5 && $0.message.contains("voice") }, "\(loaded.dump)")
     }
 }

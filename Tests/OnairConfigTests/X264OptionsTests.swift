@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairConfig
 
@@ -12,6 +13,7 @@ struct X264OptionsTests {
     @Test("well-formed options reach the quality, located")
     func decoded() throws {
         let project = try Fixtures.project(pipeline: Fixtures.validPipeline, extra: ["Presets/quality.yaml": Self.preset("\"subme=0:cabac=1:deblock=-1,-1\"")])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.diagnostics.isEmpty, "\(loaded.dump)")
         let params = try #require(loaded.project.pipeline("show")?.quality.video.x264Params)
@@ -22,6 +24,7 @@ struct X264OptionsTests {
     @Test("an item that is not key=value is an error at the value", arguments: ["subme", "subme=0::cabac=1", "=0", "subme="])
     func malformed(_ params: String) throws {
         let project = try Fixtures.project(pipeline: Fixtures.validPipeline, extra: ["Presets/quality.yaml": Self.preset("\"\(params)\"")])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unknown-value"], "\(loaded.dump)")
         let diagnostic = try #require(loaded.diagnostics.first)
@@ -33,6 +36,7 @@ struct X264OptionsTests {
     @Test("options the quality's own fields decide are refused, naming the field")
     func owned() throws {
         let project = try Fixtures.project(pipeline: Fixtures.validPipeline, extra: ["Presets/quality.yaml": Self.preset("\"keyint=250:subme=0:vbv_maxrate=9000\"")])
+        defer { project.remove() }
         let loaded = project.load()
         #expect(loaded.codes == ["unknown-value", "unknown-value"], "\(loaded.dump)")
         let messages = loaded.diagnostics.map(\.message).sorted()

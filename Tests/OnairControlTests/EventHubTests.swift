@@ -64,7 +64,7 @@ struct EventHubTests {
     func cancelAndFinish() async throws {
         let hub = EventHub()
         let task = Task { await collect(hub.subscribe(after: nil)) }
-        while hub.subscriberCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(await eventually { hub.subscriberCount > 0 }, "the subscription never started")
         task.cancel()
         _ = await task.value
         #expect(hub.subscriberCount == 0)
@@ -94,16 +94,14 @@ struct EventHubTests {
             }
         }
         // The hub is not touched until the rounds are done: in a deadlock its lock is held for good.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while rounds.withLock({ $0 }) < 500, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await eventually(timeout: .seconds(30)) { rounds.withLock { $0 } >= 500 }
         let cancelled = rounds.withLock { $0 }
         try #require(cancelled == 500, "publishing and cancelling deadlocked: \(cancelled) of 500 subscribers cancelled in 30 s")
         let published = hub.lastID
         try await Task.sleep(for: .milliseconds(100))
         #expect(hub.lastID > published, "publishing stopped")
         publishing.withLock { $0 = false }
-        while hub.subscriberCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(hub.subscriberCount == 0)
+        #expect(await eventually(timeout: .seconds(30)) { hub.subscriberCount == 0 }, "\(hub.subscriberCount) subscribers left")
     }
 
     @Test("a lifecycle subscriber loses no lifecycle event under a flood of libav lines; what it drops of them is counted")

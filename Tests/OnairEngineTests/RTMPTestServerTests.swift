@@ -97,13 +97,9 @@ struct RTMPTestServerTests {
         try "\(ended.pid) 1".write(to: orphan.directory.appendingPathComponent("owner"), atomically: true, encoding: .utf8)
 
         #expect(await OwnThread.run { RTMPTestServer.reapOrphans() } >= 1)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while orphan.pid != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(orphan.pid == nil)
+        #expect(await eventually(timeout: .seconds(5), every: .milliseconds(50)) { orphan.pid == nil })
         #expect(kill(orphanPID, 0) != 0)
-        let closing = ContinuousClock.now + .seconds(5)
-        while LoopbackPort.acceptsConnections(orphanPort), ContinuousClock.now < closing { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!LoopbackPort.acceptsConnections(orphanPort))
+        #expect(await eventually(timeout: .seconds(5), every: .milliseconds(50)) { !LoopbackPort.acceptsConnections(orphanPort) })
         #expect(!FileManager.default.fileExists(atPath: orphan.directory.path))
 
         // The other server belongs to this (running) process: untouched.

@@ -73,14 +73,14 @@ final class ControlledRun {
         }
     }
 
-    /// Polls the status until `condition` holds; the last status either way.
+    /// Looks at the status until `condition` holds (``eventually(timeout:every:_:)``); the
+    /// last status either way.
     @discardableResult
     func waitForStatus(timeout: Duration = .seconds(20), _ condition: (RunStatus) -> Bool) async throws -> RunStatus {
-        let deadline = ContinuousClock.now + timeout
         var status = await run.status()
-        while !condition(status), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        _ = await eventually(timeout: timeout, every: .milliseconds(50)) {
             status = await run.status()
+            return condition(status)
         }
         return status
     }
@@ -107,9 +107,7 @@ final class EventCollector: Sendable {
     /// Waits for the subscription to end (without blocking a thread of the concurrency pool,
     /// which the collecting task needs).
     func waitForEnd(timeout: Duration) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !finished.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        return finished.withLock { $0 }
+        await eventually(timeout: timeout, every: .milliseconds(20)) { finished.withLock { $0 } }
     }
 }
 

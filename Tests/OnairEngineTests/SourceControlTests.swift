@@ -47,9 +47,14 @@ final class SourceControlRun {
         (await elapsed() + 2).rounded(.up)
     }
 
-    /// Waits for media time `seconds`.
-    func wait(until seconds: Double) async throws {
-        while await elapsed() < seconds { try await Task.sleep(for: .milliseconds(20)) }
+    /// Waits for media time `seconds` (a few seconds ahead: a minute is a hang guard).
+    func wait(until seconds: Double, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+        var now = await elapsed()
+        let reached = await eventually(timeout: .seconds(60), every: .milliseconds(20)) {
+            now = await elapsed()
+            return now >= seconds
+        }
+        try #require(reached, "the run's clock never reached \(seconds) s: \(now) s", sourceLocation: sourceLocation)
     }
 
     /// The run's clock (s).

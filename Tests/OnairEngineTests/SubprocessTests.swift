@@ -22,9 +22,8 @@ struct SubprocessTests {
         #expect(!output.stdout.contains("finished"))
         let group = try #require(Int32(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(output)")
         // The sleep went with the shell (a killed process may linger a moment as a zombie).
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !Self.livingMembers(of: group).isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(Self.livingMembers(of: group).isEmpty, "still running in the shell's group: \(Self.livingMembers(of: group))")
+        #expect(await eventually(timeout: .seconds(10), every: .milliseconds(50)) { Self.livingMembers(of: group).isEmpty },
+                "still running in the shell's group: \(Self.livingMembers(of: group))")
     }
 
     @Test("the current directory and standard input are the child's")

@@ -72,11 +72,10 @@ struct TextLayoutTests {
     private func plans(of example: String) throws -> [PipelinePlan] {
         let builtin = example.hasPrefix("<built-in>/")
         let name = builtin ? String(example.dropFirst("<built-in>/".count)) : example
-        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("onair-layout-\(UUID().uuidString)")
-        if builtin { try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true) }
-        defer { if builtin { try? FileManager.default.removeItem(at: empty) } }
+        let empty = builtin ? try ScratchProject() : nil
+        defer { empty?.remove() }
         let log = DiagnosticLog()
-        let root = builtin ? empty : repositoryRoot
+        let root = empty?.root ?? repositoryRoot
         let project = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: [name],
                                    builtinPipelines: builtin ? BuiltinPipelines.all : [:], log: log)
         let spec = try #require(project.pipeline(name), "\(log.sorted)")

@@ -19,7 +19,7 @@ struct TextMeasureTests {
         ("iiiiiiiiiiiiiiiiiiii", 13), ("WWWWWWWW", 61),
     ]
 
-    @Test("width as drawtext draws it", .enabled(if: font != nil, "needs the DejaVu Sans font (fonts-dejavu-core)"),
+    @Test("width as drawtext draws it", .requires(font != nil, "the DejaVu Sans font (fonts-dejavu-core)"),
           arguments: samples)
     func widthMatchesDrawtext(text: String, size: Int) async throws {
         let file = try #require(Self.font)
@@ -45,7 +45,7 @@ struct TextMeasureTests {
         #expect(predicted.height - box.height <= 4 * lines, "the height bound is loose: \(box.height) drawn, \(predicted.height) bound")
     }
 
-    @Test("a clock is measured at its widest", .enabled(if: font != nil, "needs the DejaVu Sans font (fonts-dejavu-core)"))
+    @Test("a clock is measured at its widest", .requires(font != nil, "the DejaVu Sans font (fonts-dejavu-core)"))
     func clockAtItsWidest() throws {
         let face = try FontBook.shared.face(in: try #require(Self.font)).get()
         var clock = DrawnText("at ")

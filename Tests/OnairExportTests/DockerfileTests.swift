@@ -9,7 +9,7 @@ import Testing
     static let dockerfile = repositoryRoot.appendingPathComponent("Dockerfile")
 
     @Test func hadolintFindsNothing() async throws {
-        let hadolint = try tool("hadolint")
+        let hadolint = try InstalledTool.require("hadolint")
         let result = try await Subprocess.run(hadolint, ["--no-color", Self.dockerfile.path], timeout: .seconds(60))
         #expect(result.status == 0 && result.stdout.isEmpty, "\(result)")
     }

@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func kubernetesValidateAcceptsEveryManifest() async throws {
-        let validate = try tool("kubernetes-validate")
+        let validate = try InstalledTool.require("kubernetes-validate")
         let project = try exportProject(unusualPipelines)
         defer { project.remove() }
         let folder = project.root.appendingPathComponent("deploy")
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func systemdAnalyzeVerifiesEveryUnit() async throws {
-        let analyze = try tool("systemd-analyze")
+        let analyze = try InstalledTool.require("systemd-analyze")
         let binary = try #require(OnairBinary.path)
         let project = try exportProject(unusualPipelines)
         defer { project.remove() }

@@ -10,14 +10,6 @@ func onair(_ arguments: [String], environment: [String: String]? = nil,
     return try await Subprocess.run(binary, arguments, environment: environment, timeout: .seconds(60))
 }
 
-/// A checker installed by scripts/ensure-deps (`kubernetes-validate`, `hadolint`,
-/// `systemd-analyze`): its path, or a failure saying how to install it. Never skipped.
-func tool(_ name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> String {
-    let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
-    let found = folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    return try #require(found, "\(name) is not installed: run scripts/ensure-deps", sourceLocation: sourceLocation)
-}
-
 /// A project with the shipped presets and assets and pipelines of the test's own.
 func exportProject(_ pipelines: [String: String]) throws -> ScratchProject {
     let project = try ScratchProject(shipped: true)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OnairFonts
+import OnairTestSupport
 import Testing
 import Synchronization
 
@@ -152,13 +153,13 @@ private func put16(_ bytes: inout [UInt8], _ offset: Int, _ value: Int) { bytes.
         #expect(book.file(forFamily: "known") == nil)
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"), "needs Debian's fonts-dejavu-core"))
+    @Test(.requires(FileManager.default.fileExists(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"), "Debian's fonts-dejavu-core"),
+          .requires(tools: "fc-match"))
     func systemFamilyIsFoundWithOrWithoutFontconfig() throws {
         #expect(FontBook.knownFile(forFamily: "DejaVu Sans")?.path == "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
-        // fontconfig, when its tools are installed, picks the same file for the default family.
-        if let chosen = FontBook.fontconfigFile(forFamily: "DejaVu Sans") {
-            #expect(chosen.path.hasSuffix("/DejaVuSans.ttf") && chosen.index == 0)
-        }
+        // fontconfig picks the same file for the default family.
+        let chosen = try #require(FontBook.fontconfigFile(forFamily: "DejaVu Sans"), "fc-match found no file for DejaVu Sans")
+        #expect(chosen.path.hasSuffix("/DejaVuSans.ttf") && chosen.index == 0)
         let face = try FontBook.shared.face(in: try #require(FontBook.shared.file(forFamily: "DejaVu Sans"))).get()
         #expect(face.unitsPerEm == 2048 && face.hasKerning)
     }

@@ -286,8 +286,8 @@ struct APIServerTests {
         run = nil
         await server.stop()
         _ = await events.value
-        try await waitUntilReleased { watched != nil }
-        #expect(watched == nil, "the stopped server still holds the run: the ended run, its workers and its events stay until exit")
+        #expect(await eventually(timeout: .seconds(5)) { watched == nil },
+                "the stopped server still holds the run: the ended run, its workers and its events stay until exit")
     }
 
     @Test("an address already in use is reported, not a crash")

@@ -10,12 +10,14 @@ struct HLSFilesTests {
     /// A project-like scratch folder: `out/web/` with a playlist and a segment, and a sentinel
     /// file beside it (and a link to it inside) that must never be served.
     struct Folder {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-hls-\(UUID().uuidString)")
+        let project: ScratchProject
+        var root: URL { project.root }
         var web: URL { root.appendingPathComponent("out/web") }
         static let sentinel = "SENTINEL-OUTSIDE-7c2e1a"
         static let playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\nsegment_00000.ts\n"
 
         init() throws {
+            project = try ScratchProject()
             try FileManager.default.createDirectory(at: web, withIntermediateDirectories: true)
             try Data(Self.playlist.utf8).write(to: web.appendingPathComponent("index.m3u8"))
             try Data([0x47, 0x40, 0x00, 0x10] + [UInt8](repeating: 0xFF, count: 184)).write(to: web.appendingPathComponent("segment_00000.ts"))
@@ -26,7 +28,7 @@ struct HLSFilesTests {
             try FileManager.default.createDirectory(at: web.appendingPathComponent("folder.ts"), withIntermediateDirectories: true)
         }
 
-        func remove() { try? FileManager.default.removeItem(at: root) }
+        func remove() { project.remove() }
     }
 
     @Test("the playlist (no-store) and its segments (no-cache) with their MIME types; the list of hls destinations")

@@ -30,8 +30,9 @@ struct OperatorLoopRouteTests {
 
     @Test("/report is this run's report (by its id, not the folder's latest), made again only when its files change")
     func report() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-http-report-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let root = project.root
         let archive = RunArchive(pipeline: "show", projectRoot: root)
         func sample(_ destination: String) -> String {
             #"{"t":1,"state":"live","cpu":0.5,"rss":1000,"renditions":[],"destinations":[{"name":"\#(destination)","state":"live","bps":2000000,"bytes":1,"reconnects":0,"gops_dropped":0,"queue_ms":0}]}"# + "\n"

@@ -77,9 +77,9 @@ struct TokenTests {
 
     @Test("a token file must be private (0600); a short token or a missing variable is refused with a reason")
     func resolving() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("onair-token-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let folder = project.root
         let file = folder.appendingPathComponent("api.token")
         try Data((Self.token + "\n").utf8).write(to: file)
         let written = SourceLocation(file: "Pipelines/show.yaml", line: 3, column: 10)

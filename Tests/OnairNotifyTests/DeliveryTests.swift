@@ -14,12 +14,10 @@ struct DeliveryTests {
                        random: seededRandom(seed))
     }
 
-    /// Waits (up to a minute, to catch a hang) until `receiver` has had `count` different alerts.
-    static func waitForDeliveries(_ count: Int, at receiver: WebhookReceiver) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while Set(receiver.deliveries.compactMap(\.note)).count < count, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+    /// Whether `receiver` comes to have had `count` different alerts (within a minute, to catch
+    /// a hang).
+    static func deliveries(_ count: Int, at receiver: WebhookReceiver) async -> Bool {
+        await eventually(timeout: .seconds(60), every: .milliseconds(50)) { Set(receiver.deliveries.compactMap(\.note)).count >= count }
     }
 
     @Test("receiver down, answering 500, slow (5 s), then back: nothing queued is lost, order kept, retries keep their id")
@@ -38,7 +36,7 @@ struct DeliveryTests {
         try await receiver.start()
         run.notes(6...10)
         // The run goes on while the receiver fails and recovers; it ends once all are in.
-        try await Self.waitForDeliveries(10, at: receiver)
+        #expect(await Self.deliveries(10, at: receiver), "\(receiver.deliveries.count) deliveries")
         run.hub.finish()
         try await running.value
         await receiver.stop()
@@ -122,7 +120,7 @@ struct DeliveryTests {
                 run.hub.publish(StatusEvent(.runNote(message: "n\(number)")))
             }
         }
-        try await Self.waitForDeliveries(notes, at: receiver)
+        #expect(await Self.deliveries(notes, at: receiver), "\(receiver.deliveries.count) deliveries")
         await run.stop()
         try await running.value
         #expect(receiver.deliveries.compactMap(\.note) == (1...notes).map { "n\($0)" })
@@ -182,7 +180,7 @@ struct DeliveryTests {
         })
         let running = Task { try await notifier.run() }
         run.hub.publish(StatusEvent(.runNote(message: "notify 'ops': written by hand")))
-        try await Self.waitForDeliveries(1, at: receiver)
+        #expect(await Self.deliveries(1, at: receiver), "nothing was delivered")
         // Time for a note about the 500s to come back and be sent, were it sent.
         try await Task.sleep(for: .seconds(1))
         run.hub.finish()

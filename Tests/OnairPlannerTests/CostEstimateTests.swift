@@ -1,6 +1,7 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// The cost estimate follows the plan: pixels through the graph, encoders by preset, stills
@@ -8,7 +9,7 @@ import Testing
 /// `Benchmarks/calibrate-cost`, not here: timings never decide a unit test.)
 @Suite struct CostEstimateTests {
     private func plan(_ yaml: String) throws -> PipelinePlan {
-        let outcome = try TestProject.planning(yaml, assets: ["logo.png", "studio.png", "person.png"])
+        let outcome = try ScratchProject.planning(yaml, assets: ["logo.png", "studio.png", "person.png"])
         return try #require(outcome.plan, "\(outcome.diagnostics.map(\.description))")
     }
 

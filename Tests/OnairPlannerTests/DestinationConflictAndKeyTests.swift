@@ -1,12 +1,13 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// Rules between destinations, and stream keys.
 @Suite struct DestinationConflictTests {
     @Test func sameKeyVariableOnTwoDestinations() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               youtube: {kind: platform, platform: youtube, key: {env: SHARED_KEY}}
@@ -26,7 +27,7 @@ import Testing
     }
 
     @Test func differentKeyVariablesDoNotConflict() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               youtube: {kind: platform, platform: youtube, key: {env: YT_KEY}}
@@ -38,7 +39,7 @@ import Testing
     }
 
     @Test func twoRecordingsToTheSamePath() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         // Spelled differently, the same file once normalised.
         try project.pipeline(YAML.pipeline(destinations: """
@@ -57,7 +58,7 @@ import Testing
     }
 
     @Test func recordingsToDifferentPathsAreFine() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               archive: {kind: record, path: ../recordings/show.mkv}
@@ -78,7 +79,7 @@ import Testing
         """)
 
     @Test func missingVariableIsAWarningWhenValidating() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(yaml)
         let outcome = project.plan(environment: [:], mode: .validate)
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func missingVariableIsAnErrorWhenRunning() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(yaml)
         let outcome = project.plan(environment: [:], mode: .run)
@@ -102,7 +103,7 @@ import Testing
     }
 
     @Test func emptyVariableCountsAsMissing() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(yaml)
         let outcome = project.plan(environment: ["YT_KEY": ""], mode: .run)
@@ -111,7 +112,7 @@ import Testing
 
     @Test(arguments: [Planner.Mode.validate, .run])
     func presentVariableReportsNothing(mode: Planner.Mode) throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(yaml)
         let outcome = project.plan(environment: ["YT_KEY": "secret"], mode: mode)
@@ -122,7 +123,7 @@ import Testing
 
     @Test("a key file is checked as the run reads it: there, private, not empty")
     func keyFileIsReadAsTheRunReadsIt() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               youtube:
@@ -154,7 +155,7 @@ import Testing
     private let sentinel = "SENTINEL-9f8e7d"
 
     @Test func keyValueAppearsInNoRendering() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               youtube:
@@ -195,7 +196,7 @@ import Testing
     }
 
     @Test func keyFileBecomesAShellReadNotItsContent() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               twitch:
@@ -211,7 +212,7 @@ import Testing
 
 @Suite struct KeyFileCommandTests {
     private func plan(keyFile: String) throws -> PipelinePlan {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               twitch:

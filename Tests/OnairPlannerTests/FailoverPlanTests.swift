@@ -1,5 +1,6 @@
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// How a source's `failover:` is planned: its backups are opened (after the graph's own
@@ -27,7 +28,7 @@ struct FailoverPlanTests {
 
     @Test("backups are inputs after the graph's, with the primary's sound, in a failover group; the graph never reads them")
     func backupsAreInputs() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(Self.pipeline())
         let outcome = project.plan()
@@ -51,7 +52,7 @@ struct FailoverPlanTests {
 
     @Test("planning is deterministic")
     func deterministic() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(Self.pipeline())
         #expect(project.plan().plan == project.plan().plan)
@@ -59,7 +60,7 @@ struct FailoverPlanTests {
 
     @Test("a combination without the primary opens no backups")
     func primaryNotShown() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(Self.pipeline(overlays: "room: {kind: real-scene, camera: slides}"))
         let plan = try #require(project.plan().plan)
@@ -69,7 +70,7 @@ struct FailoverPlanTests {
 
     @Test("a backup the combination shows as well is an error at the backup")
     func backupShown() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(Self.pipeline(extra: "layers:\n  - {kind: pip, source: phone, position: top-right}"))
         let outcome = project.plan()

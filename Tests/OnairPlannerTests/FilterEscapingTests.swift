@@ -1,6 +1,7 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// libavutil's `av_get_token`, which both the graph parser (terminators `[],;`) and the option
@@ -151,7 +152,7 @@ private let awkwardValues = [
     /// A text layer's title and literal text, with every character that means something to one
     /// of the three parsers, reach the picture unchanged; {clock} stays a drawtext function.
     @Test func textLayerSurvivesAllThreeParsers() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(#"""
             title: "100% live: it's [on], \\o/ ;-)"

@@ -2,6 +2,7 @@ import Foundation
 import OnairConfig
 import OnairEncoding
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// `latency: low` in the plan, and the latency estimate's arithmetic: the pictures each stage
@@ -29,7 +30,7 @@ import Testing
     }
 
     private func plan(_ yaml: String) throws -> PipelinePlan {
-        let outcome = try TestProject.planning(yaml)
+        let outcome = try ScratchProject.planning(yaml)
         return try #require(outcome.plan, "\(outcome.diagnostics.map(\.description))")
     }
 
@@ -106,7 +107,7 @@ import Testing
     }
 
     @Test func anUnknownLatencyModeIsAnErrorWithTheModesThereAre() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(camera(destinations: "  yt: {kind: platform, platform: youtube, key: {env: YT_KEY}, latency_mode: ultralow}"))
         let outcome = project.plan()
@@ -117,7 +118,7 @@ import Testing
     }
 
     @Test func anUnknownPipelineLatencyIsAnError() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(camera(latency: "latency: lowest\n"))
         let outcome = project.plan()

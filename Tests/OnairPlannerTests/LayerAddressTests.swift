@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairTestSupport
 import Testing
 @testable import OnairPlanner
 
@@ -37,7 +38,7 @@ struct LayerAddressTests {
 
     /// The pipeline planned at `offset` ms into its schedule (nil: without a moment).
     static func plan(at offset: Int?) throws -> (PipelinePlan, ShowTimeline) {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.write("assets/logo.png", "png")
         try project.pipeline(pipeline)

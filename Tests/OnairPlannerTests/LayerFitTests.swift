@@ -2,11 +2,12 @@ import Foundation
 import OnairConfig
 import OnairFonts
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// The file fontconfig gives for the default family, when the machine has it.
 private let dejaVu = FontBook.shared.file(forFamily: "DejaVu Sans")
-private let needsFont = Testing.ConditionTrait.enabled(if: dejaVu != nil, "needs the DejaVu Sans font (fonts-dejavu-core)")
+private let needsFont: Requirement = .requires(dejaVu != nil, "the DejaVu Sans font (fonts-dejavu-core)")
 
 /// A 1920x1080 scene with a logo and a lower third, to a 16:9 recording and a 9:16 crop at
 /// 1080x1920; `layers` and `destinations` replace the defaults.
@@ -53,8 +54,8 @@ private func option(_ key: String, of filter: Filter) -> String? {
 }
 
 @Suite struct LayerFitTests {
-    private func planned(_ yaml: String, fonts: FontBook = .shared) throws -> TestProject.Outcome {
-        try TestProject.planning(yaml, assets: ["logo.png"], fonts: fonts)
+    private func planned(_ yaml: String, fonts: FontBook = .shared) throws -> PlanOutcome {
+        try ScratchProject.planning(yaml, assets: ["logo.png"], fonts: fonts)
     }
 
     @Test("layers are drawn after the crop is scaled to the rendition, at its resolution", needsFont)
@@ -173,35 +174,30 @@ private func option(_ key: String, of filter: Filter) -> String? {
         ], "\(scales)")
     }
 
-    @Test("a font family becomes the file fontconfig picks; one that can't be found keeps font= and says so")
+    @Test("a font family becomes the file fontconfig picks; one that can't be found keeps font= and says so", needsFont)
     func familyBecomesAFontFile() throws {
-        let found = try planned(show(), fonts: FontBook { family in
-            family == "DejaVu Sans" ? dejaVu ?? FontFile(path: "/nonexistent/DejaVuSans.ttf") : nil
-        })
-        if let dejaVu {
-            let plan = try #require(found.plan, "\(found.diagnostics)")
-            let texts = plan.graph.filtersInOrder.filter { $0.name == "drawtext" }
-            #expect(texts.count == 2 && texts.allSatisfy { option("fontfile", of: $0) == dejaVu.path && option("font", of: $0) == nil })
-        }
+        let font = try #require(dejaVu)
+        let found = try planned(show(), fonts: FontBook { family in family == "DejaVu Sans" ? font : nil })
+        let plan = try #require(found.plan, "\(found.diagnostics)")
+        let texts = plan.graph.filtersInOrder.filter { $0.name == "drawtext" }
+        #expect(texts.count == 2 && texts.allSatisfy { option("fontfile", of: $0) == font.path && option("font", of: $0) == nil })
 
         // A later face of a collection: drawtext's fontfile= would open the first, so the family stays.
-        if let dejaVu {
-            let collection = try planned(show(), fonts: FontBook { _ in FontFile(path: dejaVu.path, index: 1) })
-            let plan = try #require(collection.plan, "\(collection.diagnostics)")
-            #expect(plan.graph.filtersInOrder.filter { $0.name == "drawtext" }.allSatisfy { option("font", of: $0) == "DejaVu Sans" })
-            #expect(collection.with(code: "font-not-found").isEmpty)
-        }
+        let collection = try planned(show(), fonts: FontBook { _ in FontFile(path: font.path, index: 1) })
+        let inCollection = try #require(collection.plan, "\(collection.diagnostics)")
+        #expect(inCollection.graph.filtersInOrder.filter { $0.name == "drawtext" }.allSatisfy { option("font", of: $0) == "DejaVu Sans" })
+        #expect(collection.with(code: "font-not-found").isEmpty)
 
         let missing = try planned(show(), fonts: FontBook { _ in nil })
-        let plan = try #require(missing.plan, "\(missing.diagnostics)")
-        #expect(plan.graph.filtersInOrder.filter { $0.name == "drawtext" }.allSatisfy { option("font", of: $0) == "DejaVu Sans" })
+        let unfitted = try #require(missing.plan, "\(missing.diagnostics)")
+        #expect(unfitted.graph.filtersInOrder.filter { $0.name == "drawtext" }.allSatisfy { option("font", of: $0) == "DejaVu Sans" })
         let warning = try single("font-not-found", in: missing)
         #expect(warning.message == "no font file found for 'DejaVu Sans': the text of layer 2 is not fitted to the picture")
     }
 
     @Test("a project's font file is measured from the project and named relative to it", needsFont)
     func projectFontFile() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.assets("logo.png")
         try FileManager.default.copyItem(atPath: try #require(dejaVu).path, toPath: project.root.appendingPathComponent("assets/brand.ttf").path)
@@ -221,7 +217,7 @@ private func option(_ key: String, of filter: Filter) -> String? {
 
     @Test("a font file that is not a font is an error at its path")
     func fontFileThatIsNotAFont() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.assets("logo.png", "brand.ttf")
         try project.pipeline(show(layers: """
@@ -237,7 +233,7 @@ private func option(_ key: String, of filter: Filter) -> String? {
     /// A device or a pipe named as the font would be read forever: only a regular file is read.
     @Test("a font path that is not a regular file is an error at its path, not a read without end")
     func fontPathThatIsNotARegularFile() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.assets("logo.png")
         try project.pipeline(show(layers: """

@@ -1,6 +1,7 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// Every key variable the fixtures use, set, so that missing-key warnings stay out of the way.
@@ -30,7 +31,7 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
         _ code: String, yaml: String, at needle: String, after anchor: String? = nil, message: String,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(yaml)
         let outcome = project.plan(environment: keys)
@@ -44,7 +45,7 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
     }
 
     @Test func baselineFixturePlansCleanlyOnEveryStrictPlatform() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: [twitch, youtube, facebook].joined(separator: "\n")))
         let outcome = project.plan(environment: keys)
@@ -59,7 +60,7 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
     }
 
     @Test func bitrateAtTwitchCapIsAccepted() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         let video = "{codec: h264, bitrate: 6000k, rate_control: cbr, keyframe_interval: 2s, profile: main}"
         try project.pipeline(YAML.pipeline(quality: YAML.quality(video: video), destinations: twitch))
@@ -76,7 +77,7 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
     }
 
     @Test func youtubeKeyframeIntervalOf4sIsAcceptedAnd6sIsNot() throws {
-        let accepted = try TestProject()
+        let accepted = try ScratchProject()
         defer { accepted.remove() }
         let four = "{codec: h264, bitrate: 3000k, rate_control: cbr, keyframe_interval: 4s, profile: main}"
         try accepted.pipeline(YAML.pipeline(quality: YAML.quality(video: four), destinations: youtube))
@@ -90,7 +91,7 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
     }
 
     @Test func twitchKeyframeIntervalOf2sIsAcceptedAnd4sIsNot() throws {
-        let accepted = try TestProject()
+        let accepted = try ScratchProject()
         defer { accepted.remove() }
         try accepted.pipeline(YAML.pipeline(destinations: twitch))
         #expect(accepted.plan(environment: keys).diagnostics.isEmpty)
@@ -135,7 +136,7 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
     }
 
     @Test func tiktokWarnsAboutALandscapePicture() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: destination(
             "tiktok", platform: "tiktok", key: "TT_KEY", extra: "    server: \"rtmps://push.example.com/live/\"")))
@@ -152,7 +153,7 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
     }
 
     @Test func tiktokInPortraitHasNoOrientationWarning() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: destination(
             "tiktok", platform: "tiktok", key: "TT_KEY", extra: """
@@ -183,7 +184,7 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
     }
 
     @Test func unknownPlatformSuggestsTheClosestName() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: destination("yt", platform: "youtub", key: "YT_KEY")))
         let outcome = project.plan(environment: keys)
@@ -194,7 +195,7 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
 
     /// A rule's location follows the value into the preset file that set it.
     @Test func limitBrokenInsideAQualityPresetPointsAtThePresetFile() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.write("Presets/quality.yaml", """
             quality:

@@ -1,14 +1,15 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 private let keys = ["YT_KEY": "a", "TWITCH_KEY": "b"]
 
 /// A project with the repository's quality presets (720p30 3000k, 720p60 4500k, 1080p30 4500k,
 /// 1080p60 6000k, vertical-720, vertical-1080) and `pipeline` as Pipelines/show.yaml.
-private func project(_ pipeline: String) throws -> TestProject {
-    let project = try TestProject()
+private func project(_ pipeline: String) throws -> ScratchProject {
+    let project = try ScratchProject()
     try project.write("Presets/quality.yaml", String(contentsOf: repositoryRoot.appendingPathComponent("Presets/quality.yaml"), encoding: .utf8))
     try project.pipeline(pipeline)
     return project

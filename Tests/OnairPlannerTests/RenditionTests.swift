@@ -1,6 +1,7 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 private let keys = ["YT_KEY": "a", "TWITCH_KEY": "b", "TT_KEY": "c"]
@@ -15,7 +16,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
 
 @Suite struct RenditionTests {
     @Test func equalQualityAndCanvasShareOneEncoder() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               youtube: {kind: platform, platform: youtube, key: {env: YT_KEY}}
@@ -41,7 +42,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
     }
 
     @Test func differentBitratesMakeTwoEncodersFromOnePicture() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               youtube: {kind: platform, platform: youtube, key: {env: YT_KEY}}
@@ -62,7 +63,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
     }
 
     @Test func verticalCanvasMakesASecondRenditionWithACrop() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               archive: {kind: record, path: ../recordings/show.mkv}
@@ -88,7 +89,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
     }
 
     @Test func focusMovesTheCropWithinTheScene() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               left:
@@ -108,7 +109,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
     }
 
     @Test func sceneIsSplitOncePerCanvas() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               youtube: {kind: platform, platform: youtube, key: {env: YT_KEY}}
@@ -134,7 +135,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
     }
 
     @Test func layersAreSplitOncePerCanvasToo() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.assets("logo.png")
         let yaml = YAML.pipeline(destinations: """
@@ -157,7 +158,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
     }
 
     @Test func destinationOfAnotherAspectWithoutCanvasIsAnError() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               vertical:
@@ -177,7 +178,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
     }
 
     @Test func canvasWhoseAspectDiffersFromItsQualityIsAnError() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               vertical:
@@ -196,7 +197,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
 
 @Suite struct EgressTests {
     @Test func networkEgressAddsVideoAndAudioOfEveryNetworkOutput() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               youtube:
@@ -223,7 +224,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
     }
 
     @Test func recordingsOnlyHaveNoNetworkEgress() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(destinations: """
               archive: {kind: record, path: ../recordings/show.mkv}
@@ -235,7 +236,7 @@ let vertical = YAML.recording("vertical", width: 720, height: 1280, vertical: tr
     }
 
     @Test func withoutAudioOnlyVideoCounts() throws {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(YAML.pipeline(tone: "false", destinations: """
               youtube: {kind: platform, platform: youtube, key: {env: YT_KEY}}

@@ -1,6 +1,7 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// A virtual-background show with three more sources than it needs on air.
@@ -31,7 +32,7 @@ private let virtualStudio = """
 
 @Suite struct SceneGraphTests {
     private func plan(_ yaml: String = virtualStudio) throws -> PipelinePlan {
-        let outcome = try TestProject.planning(yaml, assets: ["presenter.png", "studio.png"])
+        let outcome = try ScratchProject.planning(yaml, assets: ["presenter.png", "studio.png"])
         #expect(outcome.diagnostics.isEmpty, "\(outcome.diagnostics.map(\.description))")
         return try #require(outcome.plan)
     }

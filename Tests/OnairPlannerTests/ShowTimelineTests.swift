@@ -1,5 +1,6 @@
 import Foundation
 import OnairConfig
+import OnairTestSupport
 import Testing
 @testable import OnairPlanner
 
@@ -9,7 +10,7 @@ struct ShowTimelineTests {
     /// A pipeline with named layers, two combinations, a destination waiting for its start and
     /// `schedule`, decoded (without diagnostics) from a throw-away project.
     static func pipeline(_ schedule: String, timezone: String = "Europe/Paris") throws -> PipelineSpec {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.assets("brb.mp4", "intro.mp4")
         try project.pipeline("""

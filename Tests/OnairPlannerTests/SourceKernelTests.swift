@@ -1,6 +1,7 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// Seed combinations fed by a live camera, each with a logo, a 16:9 recording and a 9:16 crop.
@@ -46,7 +47,7 @@ private func show(active: String, extraLayer: String = "") -> String {
 
 @Suite struct SourceKernelTests {
     private func plan(_ yaml: String) throws -> PipelinePlan {
-        let outcome = try TestProject.planning(yaml, assets: ["studio.png", "avatar.png", "logo.png", "green.mp4"])
+        let outcome = try ScratchProject.planning(yaml, assets: ["studio.png", "avatar.png", "logo.png", "green.mp4"])
         #expect(outcome.errors.isEmpty, "\(outcome.errors.map(\.description))")
         return try #require(outcome.plan)
     }

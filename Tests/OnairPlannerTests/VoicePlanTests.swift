@@ -1,6 +1,7 @@
 import Foundation
 import OnairConfig
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
 /// A scene-avatar combination with a voice, and one without.
@@ -23,7 +24,7 @@ private func pipeline(active: String, voice: String = "{pitch: -4}", tone: Strin
 
 @Suite struct VoicePlanTests {
     private func plan(_ yaml: String) throws -> (plan: PipelinePlan?, diagnostics: [Diagnostic]) {
-        let project = try TestProject()
+        let project = try ScratchProject()
         defer { project.remove() }
         try project.pipeline(yaml)
         let outcome = project.plan()

@@ -1,4 +1,5 @@
 import Foundation
+import OnairTestSupport
 import Testing
 @testable import OnairRecord
 
@@ -7,9 +8,8 @@ import Testing
 struct LiveTimeTests {
     /// A record of a 40 s run: youtube live from 1.2 s to the end, twitch from 2 s, lost at 20 s
     /// and back at 23 s; a scheduled action fired at 10 s and one skipped; a sample a second.
-    static func record() throws -> (RunRecord, Scratch) {
-        let scratch = try Scratch()
-        let archive = RunArchive(pipeline: "studio", projectRoot: scratch.root)
+    static func record(in project: ScratchProject) throws -> RunRecord {
+        let archive = RunArchive(pipeline: "studio", projectRoot: project.root)
         let id = "20260101T000000Z"
         let folder = archive.runFolder(id)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -37,13 +37,14 @@ struct LiveTimeTests {
                 + "{\"name\":\"twitch\",\"state\":\"live\",\"bps\":1,\"bytes\":1,\"reconnects\":0,\"gops_dropped\":0,\"queue_ms\":0}]}"
         }
         try Data((samples.joined(separator: "\n") + "\n").utf8).write(to: folder.appendingPathComponent("samples.jsonl"))
-        return (try RunRecord.load(id, from: archive), scratch)
+        return try RunRecord.load(id, from: archive)
     }
 
     @Test("live time comes from the destination's events, to its next change or the run's end")
     func liveTime() throws {
-        let (record, scratch) = try Self.record()
-        defer { withExtendedLifetime(scratch) {} }
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let record = try Self.record(in: project)
         let report = RunReport(record)
         let live = Dictionary(uniqueKeysWithValues: report.destinations.map { ($0.name, $0.liveSeconds) })
         #expect(live["youtube"] == 38.8, "live from 1.2 s to 40 s: \(live)")
@@ -53,8 +54,9 @@ struct LiveTimeTests {
 
     @Test("the timeline has the schedule's actions, and not a destination's congestion twice")
     func scheduleOnTheTimeline() throws {
-        let (record, scratch) = try Self.record()
-        defer { withExtendedLifetime(scratch) {} }
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let record = try Self.record(in: project)
         let timeline = RunReport(record).timeline
         #expect(timeline.filter { $0.kind == "schedule" }.map(\.text) == ["#1 show lower fired", "#2 play intro.mp4 skipped (late)"])
         #expect(timeline.map(\.event).contains("schedule.fired"))

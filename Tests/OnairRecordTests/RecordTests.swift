@@ -28,13 +28,6 @@ final class ScriptedStatusRun: RunControl, Sendable {
     func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
 }
 
-/// A project folder removed at the end of the test.
-final class Scratch {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-record-\(UUID().uuidString)")
-    init() throws { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) }
-    deinit { try? FileManager.default.removeItem(at: root) }
-}
-
 /// Publishes a short show: start, a failover, an overlay switch, a bitrate cut, the stop; the
 /// status moves every 50 ms. Returns when the recorder has finished.
 func recordShow(into archive: RunArchive, limits: RecordLimits = RecordLimits()) async throws -> RunRecorder {
@@ -72,8 +65,9 @@ func recordShow(into archive: RunArchive, limits: RecordLimits = RecordLimits())
 struct RecordTests {
     @Test("events (not stats) and a sample per interval are written as JSON lines, run.json says how it ended")
     func written() async throws {
-        let scratch = try Scratch()
-        let archive = RunArchive(pipeline: "studio", projectRoot: scratch.root)
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let archive = RunArchive(pipeline: "studio", projectRoot: project.root)
         let recorder = try await recordShow(into: archive)
         let record = try RunRecord.load(recorder.runID, from: archive)
         #expect(record.events.map(\.name) == ["run.started", "input.failover", "overlay.applied", "bitrate.changed", "run.stopped"])
@@ -92,8 +86,9 @@ struct RecordTests {
 
     @Test("a line cut by a kill is skipped and counted; a run whose process is gone is interrupted")
     func interrupted() throws {
-        let scratch = try Scratch()
-        let archive = RunArchive(pipeline: "studio", projectRoot: scratch.root)
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let archive = RunArchive(pipeline: "studio", projectRoot: project.root)
         let folder = archive.runFolder("20260101T000000Z")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // A pid no process has (above the kernel's pid_max).
@@ -108,8 +103,9 @@ struct RecordTests {
 
     @Test("streams rotate past their size and keep their newest files; the oldest runs are pruned")
     func bounded() async throws {
-        let scratch = try Scratch()
-        let archive = RunArchive(pipeline: "studio", projectRoot: scratch.root)
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let archive = RunArchive(pipeline: "studio", projectRoot: project.root)
         let limits = RecordLimits(keepRuns: 2, segmentBytes: 1024, segments: 3)
         var ids: [String] = []
         for _ in 0..<3 { ids.append(try await recordShow(into: archive, limits: limits).runID) }
@@ -124,8 +120,9 @@ struct RecordTests {
 
     @Test("a flood of libav lines never costs the record a lifecycle event; the lines it could not keep are counted in run.json and the report")
     func floodKeepsEveryLifecycleEvent() async throws {
-        let scratch = try Scratch()
-        let archive = RunArchive(pipeline: "studio", projectRoot: scratch.root)
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let archive = RunArchive(pipeline: "studio", projectRoot: project.root)
         let run = ScriptedStatusRun()
         let recorder = RunRecorder(control: run, archive: archive, interval: .milliseconds(50))
         let recording = Task { try await recorder.run() }

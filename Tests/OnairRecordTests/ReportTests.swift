@@ -9,17 +9,18 @@ struct ReportTests {
     /// The repository's root, from this file's path.
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func report() async throws -> (RunReport, Scratch) {
-        let scratch = try Scratch()
-        let archive = RunArchive(pipeline: "studio", projectRoot: scratch.root)
+    static func report(in project: ScratchProject) async throws -> RunReport {
+        let archive = RunArchive(pipeline: "studio", projectRoot: project.root)
         let recorder = try await recordShow(into: archive)
-        return (RunReport(try RunRecord.load(recorder.runID, from: archive)), scratch)
+        return RunReport(try RunRecord.load(recorder.runID, from: archive))
     }
 
     @Test("the JSON validates against docs/run-report.schema.json (python jsonschema)")
     func schema() async throws {
-        let (report, scratch) = try await Self.report()
-        let file = scratch.root.appendingPathComponent("report.json")
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let report = try await Self.report(in: project)
+        let file = project.root.appendingPathComponent("report.json")
         try report.json().write(to: file)
         let script = """
             import json, sys, jsonschema
@@ -35,8 +36,10 @@ struct ReportTests {
 
     @Test("the HTML renders in headless Chromium with its plots, loads nothing and logs no error", .hangGuard)
     func html() async throws {
-        let (report, scratch) = try await Self.report()
-        let file = scratch.root.appendingPathComponent("report.html")
+        let project = try ScratchProject()
+        defer { project.remove() }
+        let report = try await Self.report(in: project)
+        let file = project.root.appendingPathComponent("report.html")
         try Data(report.html.utf8).write(to: file)
         let browser = try await OwnThread.run { try HeadlessBrowser() }
         defer { browser.close() }
@@ -56,6 +59,6 @@ struct ReportTests {
         #expect(try browser.evaluate("document.querySelectorAll('script').length") as? Int == 0)
         #expect(try browser.evaluate("performance.getEntriesByType('resource').length") as? Int == 0)
         #expect(try browser.consoleProblems() == [])
-        try browser.screenshot(to: scratch.root.appendingPathComponent("report.png"))
+        try browser.screenshot(to: project.root.appendingPathComponent("report.png"))
     }
 }

@@ -10,8 +10,8 @@ extension EndToEnd {
         static let token = "TOKEN-SENTINEL-" + UUID().uuidString.prefix(8)
 
         /// A one-recording project whose pipeline has `http: HTTP`.
-        static func project(http: String) throws -> RunProject {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
+        static func project(http: String) throws -> ScratchProject {
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
             let file = project.file("Pipelines/t.yaml")
             try Data((try String(contentsOf: file, encoding: .utf8) + "http: \(http)\n").utf8).write(to: file)
             return project
@@ -19,22 +19,22 @@ extension EndToEnd {
 
         @Test("listening on anything but loopback without a token is refused at start (exit 1), before anything goes live")
         func nonLoopbackNeedsAToken() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
             defer { project.remove() }
             let port = try LoopbackPort.free()
-            let output = try await onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "2s", "--http", "0.0.0.0:\(port)"])
+            let output = try await onairCommand(["run", RunPipeline.name, "--project", project.path, "--duration", "2s", "--http", "0.0.0.0:\(port)"])
             #expect(output.status == 1, "\(output)")
             #expect(output.stderr.contains("error: listening on 0.0.0.0:\(port) lets other machines steer the run, so it needs a token"), "\(output)")
             #expect(!project.exists("out/rec.mkv"), "the run went live")
             #expect(!LoopbackPort.acceptsConnections(port))
             let written = try Self.project(http: #"{listen: "0.0.0.0:8750"}"#)
             defer { written.remove() }
-            let refused = try await onairCommand(["run", RunProject.pipeline, "--project", written.path, "--duration", "2s"])
+            let refused = try await onairCommand(["run", RunPipeline.name, "--project", written.path, "--duration", "2s"])
             #expect(refused.status == 1 && refused.stderr.contains("error: listening on 0.0.0.0:8750 lets other machines"), "\(refused)")
             // ONAIR_API_TOKEN (what the exports set) is the token when the pipeline names none.
             // The run lasts until the requests are done (a sanitized onair on a busy machine had
             // ended a 3 s run before the second one), then is stopped through the API.
-            let exported = try await APIRun(pipeline: RunProject.pipeline, project: written.path, keys: ["ONAIR_API_TOKEN": Self.token],
+            let exported = try await APIRun(pipeline: RunPipeline.name, project: written.path, keys: ["ONAIR_API_TOKEN": Self.token],
                                       arguments: ["--duration", "60s", "--http", "0.0.0.0:\(port)"], announced: "http://127.0.0.1:\(port)")
             let authorized = ["Authorization": "Bearer \(Self.token)"]
             #expect(try await exported.get("/api/v1/status").status == 401)
@@ -48,7 +48,7 @@ extension EndToEnd {
         func tokenRequired() async throws {
             let project = try Self.project(http: "{token: {env: ONAIR_TEST_TOKEN}}")
             defer { project.remove() }
-            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, keys: ["ONAIR_TEST_TOKEN": Self.token],
+            let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, keys: ["ONAIR_TEST_TOKEN": Self.token],
                                  arguments: ["--duration", "30s"])
             defer { api.run.child.terminate() }
             _ = try #require(await api.run.waitFor("live", of: "rec", timeout: .seconds(15)))
@@ -75,9 +75,9 @@ extension EndToEnd {
             for answer in answers { #expect(!answer.text.contains(Self.token), "\(answer.text)") }
 
             // onair status reads the token where the pipeline says; without it, it says so.
-            let status = try await onairCommand(["status", RunProject.pipeline, "--project", project.path], keys: ["ONAIR_TEST_TOKEN": Self.token])
+            let status = try await onairCommand(["status", RunPipeline.name, "--project", project.path], keys: ["ONAIR_TEST_TOKEN": Self.token])
             #expect(status.status == 0, "\(status)")
-            let without = try await onairCommand(["status", RunProject.pipeline, "--project", project.path])
+            let without = try await onairCommand(["status", RunPipeline.name, "--project", project.path])
             #expect(without.status == 1 && without.stderr.contains("the run asks for its token"), "\(without)")
             #expect(!status.stdout.contains(Self.token) && !without.stderr.contains(Self.token))
 
@@ -91,14 +91,14 @@ extension EndToEnd {
             defer { project.remove() }
             try Data((Self.token + "\n").utf8).write(to: project.file("api.token"))
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: project.file("api.token").path)
-            let open = try await onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "2s"])
+            let open = try await onairCommand(["run", RunPipeline.name, "--project", project.path, "--duration", "2s"])
             #expect(open.status == 1, "\(open)")
             #expect(open.stderr.contains("the API token is not private: ../api.token can be read by others (mode 644)"), "\(open)")
             #expect(!open.stderr.contains(Self.token))
 
             let unset = try Self.project(http: "{token: {env: ONAIR_TEST_TOKEN}}")
             defer { unset.remove() }
-            let missing = try await onairCommand(["run", RunProject.pipeline, "--project", unset.path, "--duration", "2s"])
+            let missing = try await onairCommand(["run", RunPipeline.name, "--project", unset.path, "--duration", "2s"])
             #expect(missing.status == 1 && missing.stderr.contains("ONAIR_TEST_TOKEN is not set"), "\(missing)")
         }
 
@@ -107,7 +107,7 @@ extension EndToEnd {
         func fuzzed() async throws {
             // A fresh seed every run, printed (and named on failure); ONAIR_TEST_SEED replays one.
             let seed = TestSeed(for: "APISecurity.fuzzed (schemathesis --seed)")
-            let schemathesis = try #require(Schemathesis.path, "schemathesis is not installed (scripts/ensure-deps installs it)")
+            let schemathesis = try InstalledTool.require("st", from: "schemathesis")
             let project = try ScratchProject(shipped: true)
             defer { project.remove() }
             let api = try await APIRun(pipeline: "demo", project: project.path, arguments: ["--duration", "300s"])
@@ -159,11 +159,3 @@ extension EndToEnd {
     }
 }
 
-/// Where schemathesis' command is (`st`), when installed.
-enum Schemathesis {
-    static let path: String? = {
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-            + [NSHomeDirectory() + "/.local/bin", "/usr/local/bin"]
-        return folders.map { $0 + "/st" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-}

@@ -64,12 +64,12 @@ extension EndToEnd {
                     "\(inputs)", sourceLocation: sourceLocation)
             var connected: [[String: Any]] = []
             var cameraLabels: Set<String> = []
-            for _ in 0..<50 where cameraLabels.count < 2 {
-                if !connected.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+            _ = await eventually(timeout: .seconds(5), every: .milliseconds(100)) {
                 connected = run.child.stdoutSoFar.split(separator: "\n").compactMap { line in
                     (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
                 }.filter { $0["event"] as? String == "input.connected" }
                 cameraLabels = Set(connected.filter { $0["input"] as? String == "camera" }.compactMap { $0["label"] as? String })
+                return cameraLabels.count >= 2
             }
             #expect(connected.allSatisfy { $0["label"] is String } && cameraLabels == ["camera", "camera (sound)"], "\(connected)",
                     sourceLocation: sourceLocation)
@@ -205,12 +205,12 @@ extension EndToEnd {
             defer { server.stop() }
             server.stop()  // away at the start
             let key = "SENTINEL-" + UUID().uuidString.prefix(12)
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("ingest", Destination.rtmp(port: server.port, keyVariable: "KEY_INGEST", required: true)),
                 ("archive", Destination.record("out/archive.mkv", required: false)),
             ])
             defer { project.remove() }
-            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, keys: ["KEY_INGEST": key], arguments: ["--duration", "120s"])
+            let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, keys: ["KEY_INGEST": key], arguments: ["--duration", "120s"])
             defer { api.run.child.terminate() }
             var answers: [String] = []
             var scrapes: [[Sample]] = []
@@ -261,12 +261,12 @@ extension EndToEnd {
 
         @Test("a switch through POST /api/v1/overlay changes what is recorded", .hangGuard)
         func switchChangesTheRecording() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunProject.redAndBlueScene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunPipeline.redAndBlueScene)
             defer { project.remove() }
             // Stopped by SIGTERM 3 s after the last switch rather than by --duration: media time
             // counts from before `live`, so on a busy machine a fixed duration left the last
             // segment short of the two seconds asserted below.
-            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "60s"])
+            let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, arguments: ["--duration", "60s"])
             defer { api.run.child.terminate() }
             _ = try #require(await api.run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(api.run.child.stderrSoFar)")
             try await Task.sleep(for: .seconds(3))
@@ -282,16 +282,16 @@ extension EndToEnd {
 
             let segments = try await redAndBlueRuns(project, "out/rec.mkv")
             #expect(segments.map(\.name) == ["red", "blue", "red"], "\(segments)")
-            #expect(segments.allSatisfy { $0.frames >= 2 * RunProject.fps }, "\(segments)")
+            #expect(segments.allSatisfy { $0.frames >= 2 * RunPipeline.fps }, "\(segments)")
         }
 
         @Test("a registration left by a killed run is ignored; a second run of a running pipeline is refused", .hangGuard)
         func registration() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
             defer { project.remove() }
-            let killed = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "60s"])
+            let killed = try await APIRun(pipeline: RunPipeline.name, project: project.path, arguments: ["--duration", "60s"])
             _ = try #require(await killed.run.waitFor("live", of: "rec", timeout: .seconds(15)))
-            let second = try await onairCommand(["run", RunProject.pipeline, "--project", project.path, "--duration", "5s"])
+            let second = try await onairCommand(["run", RunPipeline.name, "--project", project.path, "--duration", "5s"])
             #expect(second.status == 1, "\(second)")
             #expect(second.stderr.contains("'t' is already running in this project (pid \(killed.run.pid), \(killed.base)/)"), "\(second)")
             #expect(!project.exists("out/rec-part2.mkv"))
@@ -299,12 +299,12 @@ extension EndToEnd {
             killed.run.send(SIGKILL)
             _ = await killed.run.finish(timeout: .seconds(5))
             #expect(project.exists(".onair/run/t.json"), "a killed run can't remove its registration")
-            let stale = try await onairCommand(["status", RunProject.pipeline, "--project", project.path])
+            let stale = try await onairCommand(["status", RunPipeline.name, "--project", project.path])
             #expect(stale.status == 1, "\(stale)")
             #expect(stale.stderr.contains("'t' is not running in \(project.path): the run that registered \(killed.base)/ (pid \(killed.run.pid)) has ended"), "\(stale)")
 
-            let next = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "3s"])
-            let status = try await onairCommand(["status", RunProject.pipeline, "--json", "--project", project.path])
+            let next = try await APIRun(pipeline: RunPipeline.name, project: project.path, arguments: ["--duration", "3s"])
+            let status = try await onairCommand(["status", RunPipeline.name, "--json", "--project", project.path])
             #expect(status.status == 0, "\(status)")
             #expect(await next.run.finish(timeout: .seconds(30)).status == 0)
             #expect(!project.exists(".onair/run/t.json"))

@@ -23,13 +23,13 @@ extension EndToEnd {
             """
 
         /// Writes `noise.mkv` (the clip `noisyScene` loops) into `project`.
-        static func writeNoisyClip(into project: RunProject) async throws {
+        static func writeNoisyClip(into project: ScratchProject) async throws {
             let clip = project.file("noise.mkv").path
             let output = try await Subprocess.run("/usr/bin/ffmpeg", [
                 "-nostdin", "-v", "error", "-y",
-                "-f", "lavfi", "-i", "testsrc2=size=\(RunProject.width)x\(RunProject.height):rate=\(RunProject.fps),noise=alls=48:allf=t+u",
+                "-f", "lavfi", "-i", "testsrc2=size=\(RunPipeline.width)x\(RunPipeline.height):rate=\(RunPipeline.fps),noise=alls=48:allf=t+u",
                 "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-                "-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "18", "-g", "\(RunProject.fps)",
+                "-t", "3", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "18", "-g", "\(RunPipeline.fps)",
                 "-c:a", "aac", "-b:a", "64k", clip,
             ], timeout: .seconds(60))
             try #require(output.status == 0, "\(output)")
@@ -52,7 +52,7 @@ extension EndToEnd {
             #expect(onThree.rendition == "r0" && (onThree.from_bps ?? 0) > (onThree.to_bps ?? 0))
             #expect(run.events.contains { $0.event == "destination.congested" && $0.destination == "ingest" && $0.followed == true })
             // Climbing again on the 3 Mb/s link, above what the next narrowing leaves, before it narrows.
-            let settled = await waitUntil(timeout: .seconds(40)) {
+            let settled = await eventually(timeout: .seconds(40), every: .milliseconds(100)) {
                 changes().last.map { ($0.to_bps ?? 0) >= 1_700_000 && ($0.to_bps ?? 0) > ($0.from_bps ?? 0) } == true
             }
             try #require(settled, "never climbed past 1.7 Mb/s on the 3 Mb/s link: \(changes().map { ($0.from_bps ?? 0, $0.to_bps ?? 0) })")
@@ -83,7 +83,7 @@ extension EndToEnd {
             #expect(run.lastStats?.stats(of: "ingest")?.stats.reconnects == 0)
             let recording = try #require(link.ingest.recordings.first, "nginx recorded nothing")
             let video = await FFprobe.streams(of: recording.path, timeout: .seconds(20)).first { $0.codecType == "video" }
-            #expect(video?.width == RunProject.width && video?.height == RunProject.height, "\(String(describing: video))")
+            #expect(video?.width == RunPipeline.width && video?.height == RunPipeline.height, "\(String(describing: video))")
             let arrived = await FFprobe.duration(of: recording.path)
             #expect((arrived ?? 0) > 10, "the whole run arrived")
             #expect(!output.stdout.contains("SENTINEL") && !output.stderr.contains("SENTINEL"))
@@ -146,7 +146,7 @@ extension EndToEnd {
             let url = link.ingest.url(stream: "{key}")
             // Minimums apart, so each destination gets a rendition of its own: r0 for the first
             // (renditions are numbered in the order destinations use them), r1 for the second.
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("primary", "{kind: url, url: \"\(url)\", key: {env: KEY_PRIMARY}, adaptive: {min_bitrate: 500k}}"),
                 ("backup", "{kind: url, url: \"\(url)\", key: {env: KEY_BACKUP}, adaptive: {min_bitrate: 600k}}"),
             ], bitrate: "2500k", scene: Self.noisyScene)
@@ -160,7 +160,7 @@ extension EndToEnd {
             }
             // Each status names its own connection's local address.
             let locals = { (name: String) in run.lastStats?.stats(of: name)?.link?.local }
-            try #require(await waitUntil(timeout: .seconds(10)) { locals("primary") != nil && locals("backup") != nil },
+            try #require(await eventually(timeout: .seconds(10), every: .milliseconds(100)) { locals("primary") != nil && locals("backup") != nil },
                          "no local address in the status: \(String(describing: run.lastStats?.destinations))")
             let primary = try #require(locals("primary")), backup = try #require(locals("backup"))
             #expect(primary != backup)
@@ -195,8 +195,8 @@ extension EndToEnd {
 
         /// A project streaming the noisy camera at 4.5 Mb/s, adaptive down to 500k, to `url`
         /// (its key in `KEY_INGEST`).
-        private static func adaptiveProject(streamingTo url: String) async throws -> RunProject {
-            let project = try RunProject(destinations: [
+        private static func adaptiveProject(streamingTo url: String) async throws -> ScratchProject {
+            let project = try ScratchProject(destinations: [
                 ("ingest", "{kind: url, url: \"\(url)\", key: {env: KEY_INGEST}, adaptive: {min_bitrate: 500k}}"),
             ], bitrate: "4500k", scene: noisyScene)
             do {
@@ -209,7 +209,7 @@ extension EndToEnd {
         }
 
         /// `onair run` of `project` (at most 150 s, a stats line a second), once its ingest is live.
-        private static func liveRun(of project: RunProject) async throws -> OnairRun {
+        private static func liveRun(of project: ScratchProject) async throws -> OnairRun {
             let run = try OnairRun(project, keys: ["KEY_INGEST": "\(key)"], arguments: ["--duration", "150s", "--stats-interval", "1"])
             guard await run.waitFor("live", of: "ingest", timeout: .seconds(20)) != nil else {
                 await OwnThread.run { [child = run.child] in child.terminate(grace: .seconds(2)) }
@@ -218,24 +218,11 @@ extension EndToEnd {
             return run
         }
 
-        /// Waits until `condition` holds; whether it did within `timeout`.
-        private func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if condition() { return true }
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-            return false
-        }
-
         /// Waits for a `bitrate.changed` after the first `count` that satisfies `predicate`.
         private func waitForChange(in run: OnairRun, after count: Int, timeout: Duration, where predicate: (RunEvent) -> Bool) async -> RunEvent? {
-            var found: RunEvent?
-            _ = await waitUntil(timeout: timeout) {
-                found = run.events.filter { $0.event == "bitrate.changed" }.dropFirst(count).first(where: predicate)
-                return found != nil
+            await run.printed(within: timeout) { events in
+                events.filter { $0.event == "bitrate.changed" }.dropFirst(count).first(where: predicate)
             }
-            return found
         }
     }
 }

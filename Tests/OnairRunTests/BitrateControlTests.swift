@@ -17,13 +17,13 @@ extension EndToEnd {
             let server = try await OwnThread.run { try RTMPTestServer(record: true) }
             defer { server.stop() }
             // r0 feeds the ingest, adaptive from 500k to 2500k; r1 the recording, fixed.
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("ingest", "{kind: url, url: \"\(server.url(stream: "{key}"))\", key: {env: KEY_INGEST}, adaptive: {min_bitrate: 500k}}"),
                 ("rec", Destination.record("out/rec.mkv")),
             ], bitrate: "2500k", scene: EndToEnd.AdaptiveBitrate.noisyScene)
             defer { project.remove() }
             try await EndToEnd.AdaptiveBitrate.writeNoisyClip(into: project)
-            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, keys: ["KEY_INGEST": "\(Self.key)"],
+            let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, keys: ["KEY_INGEST": "\(Self.key)"],
                                        arguments: ["--duration", "90s", "--stats-interval", "1"])
             let run = api.run
             defer { run.child.terminate(grace: .seconds(2)) }
@@ -76,9 +76,9 @@ extension EndToEnd {
 
         /// `onair bitrate`: clamped to the range (by a destination's name), a fixed rendition and
         /// an unknown one refused with the reason, a bad value a usage error; then `auto`.
-        private func operatorCommands(_ project: RunProject) async throws {
+        private func operatorCommands(_ project: ScratchProject) async throws {
             let command = { (rendition: String, value: String) in
-                try await onairCommand(["bitrate", RunProject.pipeline, rendition, value, "--project", project.path])
+                try await onairCommand(["bitrate", RunPipeline.name, rendition, value, "--project", project.path])
             }
             let clamped = try await command("ingest", "100")
             #expect(clamped.status == 0, "\(clamped)")

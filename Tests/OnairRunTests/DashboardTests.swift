@@ -88,9 +88,9 @@ extension EndToEnd {
         @Test("an hls destination plays in the dashboard's <video>: playback starts and its time advances while the run goes on",
               .hangGuard)
         func hlsPlayer() async throws {
-            let project = try RunProject(destinations: [("web", "{kind: hls, directory: ../out/web, segment: 1s, playlist_size: 6}")])
+            let project = try ScratchProject(destinations: [("web", "{kind: hls, directory: ../out/web, segment: 1s, playlist_size: 6}")])
             defer { project.remove() }
-            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "90s"])
+            let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, arguments: ["--duration", "90s"])
             defer { api.run.child.terminate() }
             #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
 
@@ -118,10 +118,10 @@ extension EndToEnd {
         func plannedPreview() async throws {
             // Nothing listens on the port: the run stays starting, retrying its one destination.
             let port = try LoopbackPort.free()
-            let project = try RunProject(destinations: [("studio", Destination.rtmp(port: port, keyVariable: "KEY_STUDIO"))],
-                                         scene: RunProject.redAndBlueScene)
+            let project = try ScratchProject(destinations: [("studio", Destination.rtmp(port: port, keyVariable: "KEY_STUDIO"))],
+                                         scene: RunPipeline.redAndBlueScene)
             defer { project.remove() }
-            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, keys: ["KEY_STUDIO": "planned-key"],
+            let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, keys: ["KEY_STUDIO": "planned-key"],
                                        arguments: ["--duration", "60s"])
             defer { api.run.child.terminate() }
             let reply = try #require(await api.poll("/api/v1/destinations/studio/preview.jpg", timeout: .seconds(30)) { $0.status == 200 })
@@ -146,16 +146,16 @@ extension EndToEnd {
         @Test("the schedule's strip shows fired, pending and cancelled actions and the next one's countdown moves between polls",
               .hangGuard)
         func schedule() async throws {
-            let scene = RunProject.redAndBlueScene + """
+            let scene = RunPipeline.redAndBlueScene + """
 
                 schedule:
                   - {at: +15s, overlay: blue}
                   - {at: +80s, overlay: red}
 
                 """
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
             defer { project.remove() }
-            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "90s"])
+            let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, arguments: ["--duration", "90s"])
             defer { api.run.child.terminate() }
             #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
 

@@ -24,12 +24,12 @@ extension EndToEnd {
         @Test("the last picture and the sound up to the end are recorded", .serialized, .hangGuard,
               arguments: Camera.allCases, [true, false])
         func lastPicture(camera: Camera, paced: Bool) async throws {
-            let size = "\(RunProject.width)x\(RunProject.height)"
+            let size = "\(RunPipeline.width)x\(RunPipeline.height)"
             let source = switch camera {
-            case .lavfi: "{kind: test, pattern: testsrc2, tone: 440, size: \(size), fps: \(RunProject.fps)}"
+            case .lavfi: "{kind: test, pattern: testsrc2, tone: 440, size: \(size), fps: \(RunPipeline.fps)}"
             case .file: "{kind: file, path: ../camera.mp4}"
             }
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: """
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: """
                 sources:
                   camera: \(source)
                 overlays:
@@ -41,7 +41,7 @@ extension EndToEnd {
             if camera == .file {
                 // Twice as long as the run, B-frames (x264's default) and AAC.
                 try await Self.ffmpeg([
-                    "-f", "lavfi", "-i", "testsrc2=s=\(size):r=\(RunProject.fps)", "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000",
+                    "-f", "lavfi", "-i", "testsrc2=s=\(size):r=\(RunPipeline.fps)", "-f", "lavfi", "-i", "sine=f=440:sample_rate=48000",
                     "-t", "\(2 * Self.seconds)", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac",
                     project.file("camera.mp4").path,
                 ])
@@ -52,8 +52,8 @@ extension EndToEnd {
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
 
             let video = try await decodeRecording(project, "out/rec.mkv")
-            let pictures = Self.seconds * RunProject.fps
-            #expect(video.frameCount == pictures, "\(video.frameCount) pictures, not \(pictures) (\(Self.seconds) s at \(RunProject.fps) fps)")
+            let pictures = Self.seconds * RunPipeline.fps
+            #expect(video.frameCount == pictures, "\(video.frameCount) pictures, not \(pictures) (\(Self.seconds) s at \(RunPipeline.fps) fps)")
             #expect(video.errors.isEmpty, "\(video.errors)")
             let start = try #require(video.first)
             let path = project.file("out/rec.mkv").path
@@ -73,7 +73,7 @@ extension EndToEnd {
         /// still's graph gave out a picture, now and then, and its pictures were lost.
         static let lateShow = """
             sources:
-              camera: {kind: test, pattern: testsrc2, tone: 440, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
+              camera: {kind: test, pattern: testsrc2, tone: 440, size: \(RunPipeline.width)x\(RunPipeline.height), fps: \(RunPipeline.fps)}
               holding: {kind: file, path: ../holding.png, loop: true}
             overlays:
               waiting: {kind: real-scene, camera: holding}
@@ -91,18 +91,18 @@ extension EndToEnd {
         @Test("a show started after its clock times: N × F pictures on every destination, the one that waited for its start: too",
               .timeLimit(.minutes(2)))
         func showStartedLate() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv")),
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv")),
                                                         ("late", "{kind: record, path: ../out/late.mkv, start: scheduled}")],
                                          scene: Self.lateShow)
             defer { project.remove() }
-            try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=0x208020:s=\(RunProject.width)x\(RunProject.height)", "-frames:v", "1",
+            try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=0x208020:s=\(RunPipeline.width)x\(RunPipeline.height)", "-frames:v", "1",
                                    project.file("holding.png").path])
             try await Self.ffmpeg(["-f", "lavfi", "-i", "color=c=white:s=100x100", "-frames:v", "1", project.file("logo.png").path])
 
             let run = try OnairRun(project, arguments: ["--duration", "\(Self.seconds)s"])
             let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0 && !output.signaled && !output.timedOut, "\(output)")
-            let pictures = Self.seconds * RunProject.fps
+            let pictures = Self.seconds * RunPipeline.fps
             for recording in ["out/rec.mkv", "out/late.mkv"] {
                 let video = try await decodeRecording(project, recording)
                 #expect(video.frameCount == pictures, "\(recording): \(video.frameCount) pictures, not \(pictures)")

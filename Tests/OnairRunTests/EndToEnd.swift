@@ -23,10 +23,10 @@ func pause(until date: Date) async throws {
 }
 
 /// One frame at the test quality's rate.
-let frameInterval = 1 / Double(RunProject.fps)
+let frameInterval = 1 / Double(RunPipeline.fps)
 
 /// Decodes the recording at `relative` in `project`, failing the test when it can't be read.
-func decodeRecording(_ project: RunProject, _ relative: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+func decodeRecording(_ project: ScratchProject, _ relative: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
     -> DecodedVideo
 {
     let path = project.file(relative).path
@@ -35,9 +35,9 @@ func decodeRecording(_ project: RunProject, _ relative: String, sourceLocation: 
     return try #require(decoded, "ffprobe could not decode \(relative)", sourceLocation: sourceLocation)
 }
 
-/// The recording at `relative` (of ``RunProject/redAndBlueScene``) as runs of one colour, in
+/// The recording at `relative` (of ``RunPipeline/redAndBlueScene``) as runs of one colour, in
 /// order: `red`, `blue` or `other`, with how many frames each lasts.
-func redAndBlueRuns(_ project: RunProject, _ relative: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+func redAndBlueRuns(_ project: ScratchProject, _ relative: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
     -> [(name: String, frames: Int)]
 {
     let path = project.file(relative).path
@@ -56,7 +56,7 @@ func redAndBlueRuns(_ project: RunProject, _ relative: String, sourceLocation: S
 /// intervals.
 func expectContinuous(_ video: DecodedVideo, seconds: Double, tolerance: Double, _ what: String,
                       sourceLocation: SourceLocation = #_sourceLocation) {
-    let expected = seconds * Double(RunProject.fps)
+    let expected = seconds * Double(RunPipeline.fps)
     #expect(abs(Double(video.frameCount) - expected) <= expected * tolerance,
             "\(what): \(video.frameCount) frames, expected \(Int(expected)) ± \(Int(expected * tolerance))", sourceLocation: sourceLocation)
     #expect(video.largestStep <= 2 * frameInterval + 0.002,

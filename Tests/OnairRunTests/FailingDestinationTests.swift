@@ -12,7 +12,7 @@ extension EndToEnd {
               .hangGuard)
         func optionalDestinationFails() async throws {
             let nobody = try LoopbackPort.free()
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("a", Destination.rtmp(port: nobody, keyVariable: "KEY_A", retry: Self.threeRetries, required: false)),
                 ("rec", Destination.record("out/rec.ts")),
             ])
@@ -49,7 +49,7 @@ extension EndToEnd {
         @Test("the only required destination never connects: the run ends early with exit code 3", .hangGuard)
         func requiredDestinationFails() async throws {
             let nobody = try LoopbackPort.free()
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("a", Destination.rtmp(port: nobody, keyVariable: "KEY_A", retry: Self.threeRetries, required: true)),
                 ("rec", Destination.record("out/rec.ts", required: false)),
             ])
@@ -71,7 +71,7 @@ extension EndToEnd {
         func missingKey() async throws {
             let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("rec", Destination.record("out/rec.ts")),
                 ("a", Destination.rtmp(port: server.port, keyVariable: "KEY_A")),
             ])

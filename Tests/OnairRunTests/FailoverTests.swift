@@ -93,7 +93,7 @@ extension EndToEnd {
 private final class Peers {
     let cameraPort: Int
     let phonePort: Int
-    let project: RunProject
+    let project: ScratchProject
     private var phone: Subprocess?
 
     /// A 1 kHz tone, endless.
@@ -112,7 +112,7 @@ private final class Peers {
             active: room
             input_loss: {after: 2s, hold_last_frame: 1s, slate: {color: "#0000C0"}}
             """
-        project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+        project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
     }
 
     func remove() {
@@ -122,7 +122,7 @@ private final class Peers {
 
     /// Starts onair for `duration` with its HTTP API and waits until its recording is live.
     func start(duration: String) async throws -> APIRun {
-        let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", duration])
+        let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, arguments: ["--duration", duration])
         _ = try #require(await api.run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(api.run.child.stderrSoFar)")
         return api
     }

@@ -77,7 +77,7 @@ extension EndToEnd {
 
         /// A project recording one camera that pushes to onair's SRT (or RTMP) listener on
         /// `port`; lost after 1 s without data, its last picture held 1 s, then a blue slate.
-        private static func recordedCamera(listeningOn port: Int, protocol scheme: String = "srt") throws -> RunProject {
+        private static func recordedCamera(listeningOn port: Int, protocol scheme: String = "srt") throws -> ScratchProject {
             let scene = """
                 sources:
                   camera: {kind: listen, url: "\(url(scheme, port))"}
@@ -86,7 +86,7 @@ extension EndToEnd {
                 active: room
                 input_loss: {after: 1s, hold_last_frame: 1s, slate: {color: "#0000C0"}}
                 """
-            return try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+            return try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
         }
 
         /// Where onair listens for the camera.

@@ -12,7 +12,7 @@ extension EndToEnd {
         func twoDestinationsAndARecording() async throws {
             let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("a", Destination.rtmp(port: server.port, keyVariable: "KEY_A")),
                 ("b", Destination.rtmp(port: server.port, keyVariable: "KEY_B")),
                 ("rec", Destination.record("out/rec.ts")),
@@ -52,7 +52,7 @@ extension EndToEnd {
                 let found = streams[name] ?? []
                 let video = try #require(found.first { $0.codecType == "video" }, "\(name): no video stream in \(found)")
                 #expect(video.codecName == "h264", "\(name)")
-                #expect(video.width == RunProject.width && video.height == RunProject.height, "\(name): \(video)")
+                #expect(video.width == RunPipeline.width && video.height == RunPipeline.height, "\(name): \(video)")
                 // FLV timestamps are whole milliseconds: 33 or 34 ms apart, ffprobe's average is ~30.3.
                 let rate = video.realFrameRate ?? video.avgFrameRate ?? 0
                 #expect(abs(rate - 30) < 0.5, "\(name): \(rate) fps")
@@ -71,7 +71,7 @@ extension EndToEnd {
             let recording = project.file("out/rec.ts").path
             let recorded = await FFprobe.streams(of: recording, timeout: .seconds(20))
             let video = try #require(recorded.first { $0.codecType == "video" }, "\(recorded)")
-            #expect(video.codecName == "h264" && video.width == RunProject.width && video.height == RunProject.height, "\(video)")
+            #expect(video.codecName == "h264" && video.width == RunPipeline.width && video.height == RunPipeline.height, "\(video)")
             let audio = try #require(recorded.first { $0.codecType == "audio" }, "\(recorded)")
             #expect(audio.codecName == "aac" && audio.sampleRate == 48000 && audio.channels == 2, "\(audio)")
             let decoded = try await decodeRecording(project, "out/rec.ts")

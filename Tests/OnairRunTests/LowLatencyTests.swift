@@ -20,7 +20,7 @@ extension EndToEnd {
                 active: room
                 latency: low
                 """
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
             defer { project.remove() }
             let trace = project.file("trace.jsonl").path
             // The trace's switch is an environment variable, passed as the keys are.
@@ -41,7 +41,7 @@ extension EndToEnd {
                 let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
                 let stage = try #require(entry["stage"] as? String), pts = try #require(entry["pts"] as? Int)
                 let ns = try #require((entry["ns"] as? NSNumber)?.uint64Value)
-                pictures[Int((Double(pts) * Double(RunProject.fps) / 1e6).rounded()), default: [:]][stage] = ns
+                pictures[Int((Double(pts) * Double(RunPipeline.fps) / 1e6).rounded()), default: [:]][stage] = ns
                 if stage == "demuxed" { sources.append(try #require(entry["src"] as? Int, "the input's own timestamp: \(line)")) }
             }
             // The benchmark finds its flashes by these: the camera's timestamps, in reading order.

@@ -11,20 +11,20 @@ extension EndToEnd {
         @Test("onair mute mutes the picture (the slate shows), --off unmutes; an unknown source gets a did-you-mean",
               .hangGuard)
         func muteAndUnmute() async throws {
-            let scene = RunProject.redAndBlueScene + "\ninput_loss: {slate: {color: \"#00C000\"}}\n"
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+            let scene = RunPipeline.redAndBlueScene + "\ninput_loss: {slate: {color: \"#00C000\"}}\n"
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
             defer { project.remove() }
             // Long enough for three commands on a busy machine; stopped with SIGTERM once they are done.
             let run = try OnairRun(project, arguments: ["--duration", "60s"])
             _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
             try await Task.sleep(for: .seconds(1))
 
-            let muted = try await onairCommand(["mute", RunProject.pipeline, "camera", "--video", "--project", project.path])
+            let muted = try await onairCommand(["mute", RunPipeline.name, "camera", "--video", "--project", project.path])
             #expect(muted.status == 0 && muted.stdout == "camera: picture muted\n", "\(muted)")
-            let typo = try await onairCommand(["mute", RunProject.pipeline, "camra", "--project", project.path])
+            let typo = try await onairCommand(["mute", RunPipeline.name, "camra", "--project", project.path])
             #expect(typo.status == 1 && typo.stderr.contains("no source 'camra'; did you mean 'camera'?"), "\(typo)")
             try await Task.sleep(for: .seconds(1))
-            let unmuted = try await onairCommand(["mute", RunProject.pipeline, "camera", "--off", "--project", project.path])
+            let unmuted = try await onairCommand(["mute", RunPipeline.name, "camera", "--off", "--project", project.path])
             #expect(unmuted.status == 0 && unmuted.stdout == "camera: nothing muted\n", "\(unmuted)")
             try await Task.sleep(for: .seconds(1))
             run.send(SIGTERM)

@@ -11,8 +11,8 @@ extension EndToEnd {
 
         /// A project recording to a file and failing to reach `rtmp://127.0.0.1:NOBODY/…{key}`
         /// (optional), alerting `notify` (YAML lines under `notify:`).
-        static func project(notify: String, keyPort: Int) throws -> RunProject {
-            let project = try RunProject(destinations: [
+        static func project(notify: String, keyPort: Int) throws -> ScratchProject {
+            let project = try ScratchProject(destinations: [
                 ("rec", Destination.record("out/rec.mkv")),
                 ("gone", Destination.rtmp(port: keyPort, keyVariable: "KEY_GONE", retry: "{initial_delay: 200ms, max_delay: 500ms}", required: false)),
             ])
@@ -54,7 +54,7 @@ extension EndToEnd {
             // The run kept pace while one target never answered: media time against the clock.
             let stats = try #require(run.lastStats)
             let rendition = try #require(stats.renditions?.first)
-            let mediaSeconds = Double(rendition.frames) / Double(RunProject.fps)
+            let mediaSeconds = Double(rendition.frames) / Double(RunPipeline.fps)
             let elapsed = Double(stats.elapsed_ms ?? 0) / 1000
             #expect(mediaSeconds > elapsed * 0.8, "\(mediaSeconds) s of media in \(elapsed) s")
             #expect(output.stderr.contains("notify 'dead': ") || output.stdout.contains("notify 'dead': "), "the dead target was not noted")
@@ -86,22 +86,21 @@ extension EndToEnd {
 
         @Test("every run keeps a record: onair runs lists it, onair report summarizes it, even after kill -9", .hangGuard)
         func record() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))])
             defer { project.remove() }
             let finished = try OnairRun(project, arguments: ["--duration", "3s"])
             #expect(await finished.finish(timeout: .seconds(40)).status == 0)
 
             let killed = try OnairRun(project, arguments: ["--duration", "60s"])
             let runs = project.root.appendingPathComponent(".onair/runs/t")
-            let deadline = ContinuousClock.now + .seconds(30)
             var written = 0
-            while written < 3, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
+            let sampled = await eventually(timeout: .seconds(30), every: .milliseconds(200)) {
                 let ids = (try? FileManager.default.contentsOfDirectory(atPath: runs.path).sorted()) ?? []
                 let samples = ids.count < 2 ? "" : (try? String(contentsOf: runs.appendingPathComponent("\(ids[1])/samples.jsonl"), encoding: .utf8)) ?? ""
                 written = samples.split(separator: "\n").count
+                return written >= 3
             }
-            #expect(written >= 3, "no samples were written")
+            #expect(sampled, "\(written) samples were written")
             killed.send(SIGKILL)
             _ = await killed.finish(timeout: .seconds(10))
 

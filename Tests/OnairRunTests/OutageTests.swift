@@ -15,7 +15,7 @@ extension EndToEnd {
             defer { flaky.stop() }
             let steady = try await OwnThread.run { try RTMPTestServer(record: true) }
             defer { steady.stop() }
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("a", Destination.rtmp(port: flaky.port, keyVariable: "KEY_A")),
                 ("b", Destination.rtmp(port: steady.port, keyVariable: "KEY_B")),
                 ("rec", Destination.record("out/rec.ts")),

@@ -9,7 +9,7 @@ extension EndToEnd {
         /// top-left quarter (a layer, drawn on every combination).
         static let scene = """
             sources:
-              camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
+              camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunPipeline.width)x\(RunPipeline.height), fps: \(RunPipeline.fps)}
             overlays:
               avatar: {kind: scene-avatar, scene: camera, avatar: {video: ../avatar.mp4, loop: true}, placement: {position: center, scale: 1, margin: 0}}
             active: avatar
@@ -18,7 +18,7 @@ extension EndToEnd {
             """
 
         /// Makes `name` in the project with ffmpeg (`lavfi` input `source`, then `output` options).
-        static func make(_ project: RunProject, _ name: String, source: String, _ output: [String]) async throws {
+        static func make(_ project: ScratchProject, _ name: String, source: String, _ output: [String]) async throws {
             let made = try await Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", source] + output + [project.file(name).path],
                                                 timeout: .seconds(60))
             try #require(made.status == 0, "ffmpeg could not make \(name): \(made)")
@@ -27,14 +27,14 @@ extension EndToEnd {
         @Test("the avatar video becomes unreadable mid-run: the camera with the logo goes on air at once, overlay.failed, and the avatar returns once the file is back",
               .hangGuard)
         func avatarVideoFails() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }
-            let size = "\(RunProject.width)x\(RunProject.height)"
+            let size = "\(RunPipeline.width)x\(RunPipeline.height)"
             // Noisy, so that the file is megabytes: a small one would be read once into libavformat's
             // buffer and loop from there, never noticing that the file is gone.
-            try await Self.make(project, "avatar.mp4", source: "color=c=0x0000C0:s=\(size):r=\(RunProject.fps):d=3,noise=alls=40:allf=t",
+            try await Self.make(project, "avatar.mp4", source: "color=c=0x0000C0:s=\(size):r=\(RunPipeline.fps):d=3,noise=alls=40:allf=t",
                                 ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"])
-            try await Self.make(project, "logo.png", source: "color=c=0x00C000:s=\(RunProject.width / 2)x\(RunProject.height / 2)", ["-frames:v", "1"])
+            try await Self.make(project, "logo.png", source: "color=c=0x00C000:s=\(RunPipeline.width / 2)x\(RunPipeline.height / 2)", ["-frames:v", "1"])
             let original = try Data(contentsOf: project.file("avatar.mp4"))
 
             let run = try OnairRun(project, arguments: ["--duration", "16s"])
@@ -73,8 +73,8 @@ extension EndToEnd {
             // The bottom-right quarter: the avatar (blue), then the camera (red), then the avatar
             // again, cut from one frame to the next. The top-left quarter: the logo all along.
             let path = project.file("out/rec.mkv").path
-            let half = "\(RunProject.width / 2):\(RunProject.height / 2)"
-            let scene = try #require(await FFprobe.frameColours(of: path, crop: "\(half):\(RunProject.width / 2):\(RunProject.height / 2)"))
+            let half = "\(RunPipeline.width / 2):\(RunPipeline.height / 2)"
+            let scene = try #require(await FFprobe.frameColours(of: path, crop: "\(half):\(RunPipeline.width / 2):\(RunPipeline.height / 2)"))
             let names = scene.map { frame in frame.v > 180 && frame.u < 120 ? "red" : frame.u > 180 && frame.v < 140 ? "blue" : "other" }
             var segments: [(name: String, frames: Int)] = []
             for name in names {

@@ -8,7 +8,7 @@ extension EndToEnd {
         @Test("a line on stdin, then onair switch, put another combination on air; the recording goes on without a hole",
               .hangGuard)
         func switchMidRun() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunProject.redAndBlueScene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunPipeline.redAndBlueScene)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "9s"], operatorInput: true)
             _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
@@ -27,17 +27,17 @@ extension EndToEnd {
             try await Task.sleep(for: .seconds(2))
 
             // From another process: onair switch, answered by the run.
-            let typo = try await onairCommand(["switch", RunProject.pipeline, "bleu", "--project", project.path])
+            let typo = try await onairCommand(["switch", RunPipeline.name, "bleu", "--project", project.path])
             #expect(typo.status == 1, "\(typo)")
             #expect(typo.stderr.contains("did you mean 'blue'?"), "\(typo)")
-            let back = try await onairCommand(["switch", RunProject.pipeline, "red", "--project", project.path])
+            let back = try await onairCommand(["switch", RunPipeline.name, "red", "--project", project.path])
             #expect(back.status == 0, "\(back)")
             #expect(back.stdout == "on air: red\n", "\(back)")
 
             let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")
             #expect(run.events.contains { $0.event == "run.stopped" && $0.reason == "completed" })
-            let after = try await onairCommand(["switch", RunProject.pipeline, "blue", "--project", project.path])
+            let after = try await onairCommand(["switch", RunPipeline.name, "blue", "--project", project.path])
             #expect(after.status == 1, "\(after)")
             #expect(after.stderr.contains("'t' is not running"), "\(after)")
 
@@ -59,7 +59,7 @@ extension EndToEnd {
             // Red, then blue, then red again: nothing but the two colours, in that order.
             let segments = try await redAndBlueRuns(project, "out/rec.mkv")
             #expect(segments.map(\.name) == ["red", "blue", "red"], "\(segments)")
-            #expect(segments.allSatisfy { $0.frames >= RunProject.fps }, "\(segments)")
+            #expect(segments.allSatisfy { $0.frames >= RunPipeline.fps }, "\(segments)")
         }
 
         @Test("a listening camera one combination shows and another only hears stays connected through switches, without a hole",
@@ -69,7 +69,7 @@ extension EndToEnd {
             let scene = """
                 sources:
                   camera: {kind: listen, url: "srt://127.0.0.1:\(port)"}
-                  screen: {kind: test, pattern: color, color: "#0000C0", tone: false, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
+                  screen: {kind: test, pattern: color, color: "#0000C0", tone: false, size: \(RunPipeline.width)x\(RunPipeline.height), fps: \(RunPipeline.fps)}
                 overlays:
                   room: {kind: real-scene, camera: camera}
                   slides: {kind: real-scene, camera: screen}
@@ -77,7 +77,7 @@ extension EndToEnd {
                 audio: camera
                 input_loss: {after: 2s, hold_last_frame: 1s, slate: {color: "#00C000"}}
                 """
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "14s"])
             _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
@@ -88,7 +88,7 @@ extension EndToEnd {
             // The standby graphs are built around the combination on air in the background.
             try await Task.sleep(for: .seconds(2))
             for name in ["slides", "room", "slides"] {
-                let switched = try await onairCommand(["switch", RunProject.pipeline, name, "--project", project.path])
+                let switched = try await onairCommand(["switch", RunPipeline.name, name, "--project", project.path])
                 #expect(switched.status == 0, "\(switched)")
                 try await Task.sleep(for: .seconds(1.5))
             }

@@ -16,11 +16,11 @@ extension EndToEnd {
             let server = try await OwnThread.run { try RTMPTestServer() }
             defer { server.stop() }
             let key = "SENTINEL-" + String(UUID().uuidString.prefix(8))
-            let project = try RunProject(destinations: [("ingest", Destination.rtmp(port: server.port, keyVariable: "KEY_ROLLOUT"))])
+            let project = try ScratchProject(destinations: [("ingest", Destination.rtmp(port: server.port, keyVariable: "KEY_ROLLOUT"))])
             defer { project.remove() }
             let binary = try #require(OnairBinary.path, "\(OnairBinary.notFound)")
             let units = project.root.appendingPathComponent("units")
-            let exportArguments = ["export", "systemd", RunProject.pipeline, "--project", project.path, "--executable", binary, "--output", units.path]
+            let exportArguments = ["export", "systemd", RunPipeline.name, "--project", project.path, "--executable", binary, "--output", units.path]
             let export = try await Subprocess.run(binary, exportArguments, timeout: .seconds(30))
             try #require(export.status == 0, "\(export)")
             let unit = try String(contentsOf: units.appendingPathComponent("onair-t.service"), encoding: .utf8)
@@ -53,10 +53,7 @@ extension EndToEnd {
             // The key is free again: the next run publishes.
             let third = try Subprocess(words[0], Array(words.dropFirst()), environment: environment)
             defer { third.terminate(grace: .seconds(5)) }
-            let deadline = ContinuousClock.now + .seconds(20)
-            while server.publishCount(stream: key) < 2 && third.isRunning && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .seconds(0.05))
-            }
+            _ = await eventually(timeout: .seconds(20), every: .milliseconds(50)) { server.publishCount(stream: key) >= 2 || !third.isRunning }
             #expect(server.publishCount(stream: key) == 2, "the next run did not publish: \(third.stderrSoFar)")
             third.send(SIGTERM)
             #expect(await third.exited(within: .seconds(15)))

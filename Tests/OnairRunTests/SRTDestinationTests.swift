@@ -16,7 +16,7 @@ extension EndToEnd {
             let other = try await OwnThread.run { try SRTTestReceiver(passphrase: "another-passphrase-for-the-test") }
             defer { other.stop() }
             let retry = "{initial_delay: 500ms, max_delay: 1s, connect_timeout: 2s}"
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("srt", "{kind: url, url: \"\(receiver.url(query: "?streamid=publish/onair&latency=200000&passphrase={key}"))\", key: {env: KEY_SRT}, retry: \(retry)}"),
                 ("wrong", "{kind: url, url: \"\(other.url(query: "?passphrase={key}"))\", key: {env: KEY_WRONG}, retry: \(retry), required: false}"),
             ])
@@ -35,7 +35,7 @@ extension EndToEnd {
             let received = await OwnThread.run { receiver.finish(timeout: .seconds(10)) }
             let streams = await FFprobe.streams(of: receiver.recording.path, timeout: .seconds(20))
             let video = try #require(streams.first { $0.codecType == "video" }, "\(streams) \(received)")
-            #expect(video.codecName == "h264" && video.width == RunProject.width && video.height == RunProject.height)
+            #expect(video.codecName == "h264" && video.width == RunPipeline.width && video.height == RunPipeline.height)
             #expect(streams.contains { $0.codecType == "audio" && $0.codecName == "aac" }, "\(streams)")
             let packets = await FFprobe.packets(of: receiver.recording.path, duration: .seconds(30))
             let seconds = (packets.filter { $0.codecType == "video" }.compactMap(\.ptsTime).max() ?? 0)

@@ -11,7 +11,7 @@ extension EndToEnd {
     @Suite("A running schedule through the API and onair schedule")
     struct ScheduleAPI {
         /// Red, and blue from 20 s (an action the tests cancel).
-        static let scene = RunProject.redAndBlueScene + """
+        static let scene = RunPipeline.redAndBlueScene + """
 
             schedule:
               - {at: +20s, overlay: blue, name: late}
@@ -21,9 +21,9 @@ extension EndToEnd {
         @Test("GET shows the timeline; POST adds an action that fires and lands at or after its time; DELETE cancels one that never fires; problems located",
               .hangGuard)
         func throughTheAPI() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }
-            let api = try await APIRun(pipeline: RunProject.pipeline, project: project.path, arguments: ["--duration", "60s"])
+            let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, arguments: ["--duration", "60s"])
             defer { api.run.child.terminate() }
             _ = try #require(await api.run.waitFor("live", of: "rec", timeout: .seconds(20)), "\(api.run.child.stderrSoFar)")
 

@@ -12,11 +12,11 @@ extension EndToEnd {
         @Test("onair schedule lists the timeline (text and json), adds an action written as in the pipeline, cancels one by id",
               .hangGuard)
         func command() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: ScheduleAPI.scene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: ScheduleAPI.scene)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "60s"])
             _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(20)), "\(run.child.stderrSoFar)")
-            let name = RunProject.pipeline, at = ["--project", project.path]
+            let name = RunPipeline.name, at = ["--project", project.path]
 
             let list = try await onairCommand(["schedule", name] + at)
             let row = list.stdout.split(separator: "\n").first { $0.hasPrefix("1 ") }.map { $0.split(separator: " ").map(String.init) }

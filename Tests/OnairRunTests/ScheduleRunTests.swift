@@ -9,7 +9,7 @@ extension EndToEnd {
     struct ScheduleRun {
         /// The red and blue scene with a blue inset (the screen) in the top-left corner, hidden
         /// at the start, and a recording that waits for its start.
-        static let scene = RunProject.redAndBlueScene + """
+        static let scene = RunPipeline.redAndBlueScene + """
 
             layers:
               - {kind: pip, source: screen, name: inset, hidden: true, position: top-left, scale: 0.25, margin: 0}
@@ -24,14 +24,14 @@ extension EndToEnd {
 
             """
 
-        static let frame = 1.0 / Double(RunProject.fps)
+        static let frame = 1.0 / Double(RunPipeline.fps)
         /// How late an action may land before the test calls it lost: far above a frame, for loaded machines.
         static let late = 0.5
 
         @Test("switches and layers land on the first frame at or after their time; start/stop cut a recording; end ends the run",
               .hangGuard)
         func carriedOut() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv")),
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv")),
                                                         ("late", "{kind: record, path: ../out/late.mkv, start: scheduled}")],
                                          scene: Self.scene)
             defer { project.remove() }

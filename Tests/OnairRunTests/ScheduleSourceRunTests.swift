@@ -12,7 +12,7 @@ extension EndToEnd {
         /// The camera muted from the start (the green slate) until 2 s; a one-second grey clip
         /// in the place of the screen, an inset in the top-left corner, from the start; the end
         /// at 3 s.
-        static let scene = RunProject.redAndBlueScene + """
+        static let scene = RunPipeline.redAndBlueScene + """
 
             layers:
               - {kind: pip, source: screen, position: top-left, scale: 0.25, margin: 0}
@@ -27,7 +27,7 @@ extension EndToEnd {
 
         @Test("each schedule.fired lands where its source.* event and the recording say", .hangGuard)
         func landings() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }
             try Self.makeClip(in: project)
             let run = try OnairRun(project, arguments: ["--duration", "30s"])
@@ -40,7 +40,7 @@ extension EndToEnd {
             #expect(landed.unmuted.fired == landed.unmuted.engine, "unmute: schedule.fired and source.unmuted, in ms")
             // The clip's end: its play's landing plus the clip's length, on the frame grid; the
             // engine's event says where its last frame ended (within a frame of that).
-            #expect(abs(landed.clipEnd.fired - landed.clipEnd.engine) <= 1000 / RunProject.fps, "clip end: \(landed.clipEnd)")
+            #expect(abs(landed.clipEnd.fired - landed.clipEnd.engine) <= 1000 / RunPipeline.fps, "clip end: \(landed.clipEnd)")
             // Due at the start, landing once the run is going: it says so.
             #expect(landed.muted.fired > 0 && landed.clip.fired > 0, "\(landed)")
 
@@ -52,7 +52,7 @@ extension EndToEnd {
         }
 
         /// `media/clip.mp4`: one second of grey with silent sound.
-        static func makeClip(in project: RunProject) throws {
+        static func makeClip(in project: ScratchProject) throws {
             try FileManager.default.createDirectory(at: project.file("media"), withIntermediateDirectories: true)
             let arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=0xA0A0A0:s=320x180:r=30:d=1",
                              "-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo", "-t", "1",

@@ -16,7 +16,7 @@ extension EndToEnd {
             let token = "SENTINEL-" + UUID().uuidString.prefix(8)
             let keys = ["KEY_A": "\(token)-a", "KEY_B": "\(token)-b"]
             let nobody = try LoopbackPort.free()
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 // Refused three times, then failed: the run fails with an error message.
                 ("a", Destination.rtmp(port: nobody, keyVariable: "KEY_A",
                                        retry: "{max_attempts: 3, initial_delay: 500ms, max_delay: 1s}", required: true)),

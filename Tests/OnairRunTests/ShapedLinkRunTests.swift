@@ -26,7 +26,7 @@ extension EndToEnd {
         func testConnectionText() async throws {
             let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000, delay: .milliseconds(40)) }
             defer { link.stop() }
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("ingest", "{kind: url, url: \"\(link.ingest.url(stream: "{key}"))\", key: {env: KEY_INGEST}}"),
                 ("archive", Destination.record("archive.mkv")),
             ], quality: "540p30", presets: linkPresets)
@@ -49,7 +49,7 @@ extension EndToEnd {
         func testConnectionJSON() async throws {
             let link = try await OwnThread.run { try ShapedLink(rate: 3_000_000) }
             defer { link.stop() }
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("ingest", "{kind: url, url: \"\(link.ingest.url(stream: "{key}"))\", key: {env: KEY_INGEST}}"),
                 ("gone", "{kind: url, url: \"rtmp://\(link.address):1936/live/{key}\", key: {env: KEY_GONE}}"),
             ], quality: "360p30", presets: linkPresets)
@@ -92,10 +92,10 @@ extension EndToEnd {
             defer { narrow.stop() }
             let wide = try await OwnThread.run { try ShapedLink(rate: 12_000_000, delay: .milliseconds(40), record: true) }
             defer { wide.stop() }
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("narrow", "{kind: url, url: \"\(narrow.ingest.url(stream: "{key}"))\", key: {env: KEY_NARROW}}"),
                 ("wide", "{kind: url, url: \"\(wide.ingest.url(stream: "{key}"))\", key: {env: KEY_WIDE}}"),
-            ], scene: RunProject.redAndBlueScene + "\nschedule:\n  - {at: +3s, overlay: blue}", quality: "{auto: [540p30, 360p30]}",
+            ], scene: RunPipeline.redAndBlueScene + "\nschedule:\n  - {at: +3s, overlay: blue}", quality: "{auto: [540p30, 360p30]}",
                presets: linkPresets)
             defer { project.remove() }
             let keys = ["KEY_NARROW": "\(Self.token)-narrow", "KEY_WIDE": "\(Self.token)-wide"]
@@ -119,10 +119,10 @@ extension EndToEnd {
         }
 
         /// Runs `onair test-connection t` in `project` with both keys set; what it left.
-        private func testConnection(_ project: RunProject, _ arguments: [String]) async throws -> Subprocess.Output {
+        private func testConnection(_ project: ScratchProject, _ arguments: [String]) async throws -> Subprocess.Output {
             guard let binary = OnairBinary.path else { throw Subprocess.LaunchError(description: OnairBinary.notFound) }
             let keys = ["KEY_INGEST": "\(Self.token)-ingest", "KEY_GONE": "\(Self.token)-gone"]
-            let command = ["test-connection", RunProject.pipeline, "--project", project.path] + arguments
+            let command = ["test-connection", RunPipeline.name, "--project", project.path] + arguments
             let environment = OnairRun.environment(keys: keys)
             return try await Subprocess.run(binary, command, environment: environment, timeout: .seconds(60))
         }

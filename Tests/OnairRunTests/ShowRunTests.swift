@@ -137,7 +137,7 @@ struct ShowLandings {
     /// a figure, not a pass/fail. Fails only an early landing or one later than a hang.
     func report() {
         for (action, due, landed) in fired {
-            let late = (landed - due) * Double(RunProject.fps)
+            let late = (landed - due) * Double(RunPipeline.fps)
             print("ShowRun: \(action) due \(due) s, landed \(landed) s (" + String(format: "%.2f", late) + " frames late)")
             #expect(landed >= due - 0.000_001 && landed < due + EndToEnd.ScheduleRun.late, "\(action): due \(due), landed \(landed)")
         }
@@ -173,7 +173,7 @@ struct ShowPictures: Sendable {
 
     /// Every picture is the phase its time is in, switching on the frames the events name.
     func expectPhases(_ landed: ShowLandings) {
-        #expect(middle.count > 20 * RunProject.fps && middle.last.map { $0.time >= landed.end - 0.5 } == true, "\(middle.count) pictures")
+        #expect(middle.count > 20 * RunPipeline.fps && middle.last.map { $0.time >= landed.end - 0.5 } == true, "\(middle.count) pictures")
         let steps = zip(middle, middle.dropFirst()).map { $1.time - $0.time }
         #expect(steps.allSatisfy { $0 > 0 && $0 <= 2 * frameInterval + 0.001 }, "pictures every frame interval, monotonic")
         let margin = 0.001

@@ -20,7 +20,7 @@ extension EndToEnd {
             let steady = try await OwnThread.run { try RTMPTestServer() }
             defer { steady.stop() }
             let stallRetry = "{initial_delay: 500ms, max_delay: 2s, max_attempts: unlimited, write_timeout: 2s, connect_timeout: 2s}"
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("a", Destination.rtmp(port: frozen.port, keyVariable: "KEY_A", retry: stallRetry)),
                 ("b", Destination.rtmp(port: steady.port, keyVariable: "KEY_B")),
                 ("rec", Destination.record("out/rec.ts")),

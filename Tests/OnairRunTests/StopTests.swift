@@ -13,8 +13,8 @@ extension EndToEnd {
     struct Stop {
         static let recordings = ["out/rec.ts", "out/rec.mkv", "out/rec.mp4"]
 
-        static func project() throws -> RunProject {
-            try RunProject(destinations: [
+        static func project() throws -> ScratchProject {
+            try ScratchProject(destinations: [
                 ("ts", Destination.record(recordings[0])),
                 ("mkv", Destination.record(recordings[1])),
                 ("mp4", Destination.record(recordings[2])),
@@ -23,7 +23,7 @@ extension EndToEnd {
 
         /// Starts a 60 s run and waits until both recordings are live; returns the run and when
         /// they went live (from the event's own time stamp).
-        static func startLive(_ project: RunProject) async throws -> (OnairRun, Date) {
+        static func startLive(_ project: ScratchProject) async throws -> (OnairRun, Date) {
             let run = try OnairRun(project, arguments: ["--duration", "60s"])
             var live: [Date] = []
             for name in ["ts", "mkv", "mp4"] {
@@ -58,8 +58,8 @@ extension EndToEnd {
             for recording in Self.recordings {
                 let decoded = try await decodeRecording(project, recording)
                 #expect(decoded.errors.isEmpty, "\(recording) does not decode cleanly: \(decoded.errors)")
-                #expect(abs(decoded.span(fps: Double(RunProject.fps)) - wasLive) <= 1,
-                        "\(recording) holds \(decoded.span(fps: Double(RunProject.fps))) s, the run was live for \(wasLive) s")
+                #expect(abs(decoded.span(fps: Double(RunPipeline.fps)) - wasLive) <= 1,
+                        "\(recording) holds \(decoded.span(fps: Double(RunPipeline.fps))) s, the run was live for \(wasLive) s")
                 #expect(decoded.largestStep <= 2 * frameInterval + 0.002, "\(recording): a gap of \(decoded.largestStep) s")
                 // Finalised: the container knows its own duration.
                 let duration = await FFprobe.duration(of: project.file(recording).path)
@@ -76,7 +76,7 @@ extension EndToEnd {
         func interruptTwice() async throws {
             let link = try await OwnThread.run { try ShapedLink(rate: 300_000) }
             defer { link.stop() }
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("ingest", "{kind: url, url: \"\(link.ingest.url(stream: "{key}"))\", key: {env: KEY_INGEST}}"),
             ])
             defer { project.remove() }
@@ -98,8 +98,8 @@ extension EndToEnd {
         /// A project streaming to `silent`, an ingest that accepts the connection and never
         /// answers: a measurement of it waits in the RTMP handshake for its connect timeout
         /// (120 s, twice what the tests wait for the end) unless stopped.
-        static func project(measuring silent: SilentTCPPeer, quality: String? = nil) throws -> RunProject {
-            try RunProject(destinations: [
+        static func project(measuring silent: SilentTCPPeer, quality: String? = nil) throws -> ScratchProject {
+            try ScratchProject(destinations: [
                 ("ingest", "{kind: url, url: \"rtmp://127.0.0.1:\(silent.port)/live/{key}\", key: {env: KEY_INGEST}, "
                     + "retry: {connect_timeout: 120s}}"),
             ], quality: quality, presets: linkPresets)
@@ -107,9 +107,7 @@ extension EndToEnd {
 
         /// Whether `silent` accepted a connection within 15 s.
         static func connected(_ silent: SilentTCPPeer) async throws -> Bool {
-            let deadline = ContinuousClock.now + .seconds(15)
-            while silent.connections == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            return silent.connections > 0
+            await eventually(timeout: .seconds(15), every: .milliseconds(50)) { silent.connections > 0 }
         }
 
         @Test("Ctrl-C during the quality: auto measurement ends it at once: nothing goes live, exit 0", .hangGuard)
@@ -138,7 +136,7 @@ extension EndToEnd {
             defer { silent.stop() }
             let project = try Self.project(measuring: silent)
             defer { project.remove() }
-            let child = try Subprocess(binary, ["test-connection", RunProject.pipeline, "--project", project.path, "--duration", "10s"],
+            let child = try Subprocess(binary, ["test-connection", RunPipeline.name, "--project", project.path, "--duration", "10s"],
                                        environment: OnairRun.environment(keys: ["KEY_INGEST": "measured"]))
             try #require(try await Self.connected(silent), "the test never connected: \(child.stderrSoFar)")
             child.send(SIGINT)
@@ -166,7 +164,7 @@ extension EndToEnd {
             let wasLive = seconds(from: live, to: killed)
             for (recording, allowedLoss) in zip(Self.recordings, [0.5, 0.5, 0.5]) {
                 let decoded = try await decodeRecording(project, recording)
-                let span = decoded.span(fps: Double(RunProject.fps))
+                let span = decoded.span(fps: Double(RunPipeline.fps))
                 #expect(span >= wasLive - allowedLoss && span <= wasLive + 0.5,
                         "\(recording) holds \(span) s (\(decoded.frameCount) frames), killed \(wasLive) s after going live")
                 #expect(decoded.largestStep <= 2 * frameInterval + 0.002, "\(recording): a gap of \(decoded.largestStep) s")

@@ -15,9 +15,9 @@ extension EndToEnd {
         /// accepts the TCP connection and then says nothing: it stays `connecting` until its
         /// connect timeout (120 s: waiting for it stands out from any slowness of the host).
         /// Returns once the recording is live, with when it went live.
-        static func startRun(duration: String) async throws -> (SilentTCPPeer, RunProject, OnairRun, live: Date) {
+        static func startRun(duration: String) async throws -> (SilentTCPPeer, ScratchProject, OnairRun, live: Date) {
             let silent = try SilentTCPPeer()
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("rec", Destination.record("out/rec.mkv")),
                 ("hang", Destination.rtmp(port: silent.port, keyVariable: "KEY_HANG",
                                           retry: "{initial_delay: 500ms, max_delay: 2s, max_attempts: unlimited, connect_timeout: 120s}",
@@ -83,7 +83,7 @@ extension EndToEnd {
         func connectTimeoutBeyondLibavDefault() async throws {
             let host = try await OwnThread.run { try UnansweringHost() }
             defer { host.remove() }
-            let project = try RunProject(destinations: [
+            let project = try ScratchProject(destinations: [
                 ("rec", Destination.record("out/rec.mkv")),
                 ("far", "{kind: url, url: \"rtmp://\(host.address):1935/live/{key}\", key: {env: KEY_FAR}, required: false, "
                     + "retry: {initial_delay: 500ms, max_delay: 2s, max_attempts: unlimited, connect_timeout: 10s}}"),

@@ -9,7 +9,7 @@ extension EndToEnd {
         /// pitches it 4 semitones down.
         static let scene = """
             sources:
-              camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunProject.width)x\(RunProject.height), fps: \(RunProject.fps)}
+              camera: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunPipeline.width)x\(RunPipeline.height), fps: \(RunPipeline.fps)}
             overlays:
               room: {kind: real-scene, camera: camera}
               avatar: {kind: scene-avatar, scene: camera, avatar: {color: "#0000C0"}, placement: {position: center, scale: 1, margin: 0},
@@ -20,15 +20,15 @@ extension EndToEnd {
         @Test("440 Hz goes out at about 349 Hz while the avatar is on air (-4 semitones), at 440 Hz before and after, with no gap or jump in the sound",
               .hangGuard)
         func pitchFollowsTheCombination() async throws {
-            let project = try RunProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
             defer { project.remove() }
             let run = try OnairRun(project, arguments: ["--duration", "13s"])
             _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
             try await Task.sleep(for: .seconds(4))
-            let on = try await onairCommand(["switch", RunProject.pipeline, "avatar", "--project", project.path])
+            let on = try await onairCommand(["switch", RunPipeline.name, "avatar", "--project", project.path])
             #expect(on.status == 0, "\(on)")
             try await Task.sleep(for: .seconds(4))
-            let off = try await onairCommand(["switch", RunProject.pipeline, "room", "--project", project.path])
+            let off = try await onairCommand(["switch", RunPipeline.name, "room", "--project", project.path])
             #expect(off.status == 0, "\(off)")
             let output = await run.finish(timeout: .seconds(60))
             #expect(output.status == 0, "\(output)")

@@ -22,13 +22,14 @@ struct APIRun {
             run = try OnairRun(pipeline: pipeline, project: project, keys: keys, arguments: ["--http", "127.0.0.1:\(port)"] + arguments)
         }
         // Read as JSON here: `destinations` of run.started is a list of names, not of stats.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let child = run.child
         var started: [String: Any]?
-        while started == nil, run.child.isRunning, ContinuousClock.now < deadline {
-            started = run.child.stdoutSoFar.split(separator: "\n").lazy
+        _ = await eventually(timeout: .seconds(30), every: .milliseconds(50)) {
+            let exited = !child.isRunning
+            started = child.stdoutSoFar.split(separator: "\n").lazy
                 .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
                 .first { $0["event"] as? String == "run.started" }
-            if started == nil { try await Task.sleep(for: .milliseconds(50)) }
+            return started != nil || exited
         }
         let announced = try #require(started, "no run.started: \(run.child.stderrSoFar)", sourceLocation: sourceLocation)
         #expect(announced["api"] as? String == base + "/", "run.started announces \(announced)", sourceLocation: sourceLocation)
@@ -44,12 +45,12 @@ struct APIRun {
     /// Polls `path` every 200 ms until `condition` holds for its answer; that answer, or nil
     /// after `timeout`.
     func poll(_ path: String, timeout: Duration, until condition: (HTTPReply) -> Bool) async -> HTTPReply? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let reply = try? await get(path), condition(reply) { return reply }
-            try? await Task.sleep(for: .milliseconds(200))
+        var answer: HTTPReply?
+        _ = await eventually(timeout: timeout, every: .milliseconds(200)) {
+            answer = try? await get(path)
+            return answer.map(condition) ?? false
         }
-        return nil
+        return answer.flatMap { condition($0) ? $0 : nil }
     }
 }
 

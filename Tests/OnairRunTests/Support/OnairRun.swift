@@ -149,9 +149,9 @@ final class OnairRun: @unchecked Sendable {
 
     /// Starts `onair run t --project ROOT --log-format FORMAT --stats-interval 1 EXTRA…`.
     /// With `operatorInput`, the test types on onair's standard input (``Subprocess/writeLine(_:)``).
-    convenience init(_ project: RunProject, keys: [String: String] = [:], logFormat: String = "json", arguments: [String],
+    convenience init(_ project: ScratchProject, keys: [String: String] = [:], logFormat: String = "json", arguments: [String],
                      operatorInput: Bool = false) throws {
-        try self.init(pipeline: RunProject.pipeline, project: project.path, keys: keys, logFormat: logFormat, arguments: arguments,
+        try self.init(pipeline: RunPipeline.name, project: project.path, keys: keys, logFormat: logFormat, arguments: arguments,
                       operatorInput: operatorInput)
     }
 
@@ -176,29 +176,31 @@ final class OnairRun: @unchecked Sendable {
     }
 
     /// Waits until an event matching `predicate` was printed; nil after `timeout` or when onair
-    /// exited without printing one. Polls with `Task.sleep`, holding no thread of the pool.
+    /// exited without printing one.
     func waitForEvent(timeout: Duration, where predicate: (RunEvent) -> Bool) async -> RunEvent? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            // Whether it had exited before its output was read: then nothing more will come.
-            let exited = !child.isRunning
-            if let found = events.first(where: predicate) { return found }
-            if exited || ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        await printed(within: timeout) { $0.first(where: predicate) }
     }
 
     /// Waits for `destination.STATE` of `destination`, counting only events after the first
     /// `after` matching ones (so a test can wait for the second `live`).
     func waitFor(_ state: String, of destination: String, after: Int = 0, timeout: Duration) async -> RunEvent? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let exited = !child.isRunning
+        await printed(within: timeout) { events in
             let matching = events.filter { $0.event == "destination.\(state)" && $0.destination == destination }
-            if matching.count > after { return matching[after] }
-            if exited || ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(50))
+            return matching.count > after ? matching[after] : nil
         }
+    }
+
+    /// What `find` picks out of the events printed so far, looked for until it finds something
+    /// (``eventually(timeout:every:_:)``); nil after `timeout`, or once onair exited without it.
+    func printed(within timeout: Duration, _ find: ([RunEvent]) -> RunEvent?) async -> RunEvent? {
+        var found: RunEvent?
+        _ = await eventually(timeout: timeout, every: .milliseconds(50)) {
+            // Whether it had exited before its output was read: then nothing more will come.
+            let exited = !child.isRunning
+            found = find(events)
+            return found != nil || exited
+        }
+        return found
     }
 
     /// The states `destination` went through, in order (`connecting`, `live`, `retrying`…).

@@ -93,14 +93,13 @@ final class SteppedStage: ShowStage {
     var mediaTime: MediaInstant { state.withLock { $0.media } }
 
     func sleep(untilMedia at: MediaInstant) async throws {
-        while mediaTime < at { try await Task.sleep(for: .milliseconds(1)) }
+        guard await eventually(timeout: .minutes(10), every: .milliseconds(1), { mediaTime >= at }) else { throw CancellationError() }
     }
 
     func switchOverlay(to plan: PipelinePlan, at: MediaInstant) async throws(OverlaySwitchError) -> MediaInstant {
         state.withLock { $0.landingTimes.append(at) }
-        // Cancelled (the test is over, the clock stands still), Task.sleep throws at once:
-        // looping on would never suspend and would hold a thread of the pool for ever.
-        while mediaTime < at, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
+        // Cancelled (the test is over, the clock stands still), the wait ends at once.
+        _ = await eventually(timeout: .minutes(10), every: .milliseconds(1)) { mediaTime >= at }
         return at
     }
 

@@ -1,11 +1,11 @@
 import Foundation
+import OnairTestSupport
 
-/// A throw-away onair project holding one pipeline, `Pipelines/t.yaml`: a synthetic 640x360
-/// 30 fps source with a 440 Hz tone, one small inline quality, and the destinations a test
-/// asks for. `remove()` it in a `defer`.
-final class RunProject {
+/// The pipeline the end-to-end tests run, `Pipelines/t.yaml`: a synthetic 640x360 30 fps source
+/// with a 440 Hz tone, one small inline quality, and the destinations a test asks for.
+enum RunPipeline {
     /// The pipeline's name.
-    static let pipeline = "t"
+    static let name = "t"
     /// Frames per second of the source and of the quality.
     static let fps = 30
     /// Picture size of the source and of the quality.
@@ -25,9 +25,6 @@ final class RunProject {
         active: red
         """
 
-    let root: URL
-    var path: String { root.path }
-
     /// The pipeline's sources, overlay combinations, `active:` (and `audio:`) unless a test
     /// gives its own: the synthetic source, as it is.
     static let plainScene = """
@@ -38,25 +35,22 @@ final class RunProject {
         active: room
         """
 
-    /// A project whose pipeline sends to `destinations` (YAML flow mappings by name, see
+    /// The pipeline sending to `destinations` (YAML flow mappings by name, see
     /// ``Destination``), encoding at `bitrate` with a keyframe every `keyframeInterval`, or with
-    /// `quality` (a value for `quality:`, e.g. a preset of `presets`, file name → text).
-    init(destinations: [(name: String, yaml: String)], keyframeInterval: String = "1s", bitrate: String = "800k",
-         scene: String = plainScene, quality: String? = nil, presets: [String: String] = [:]) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("onair-run-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("Pipelines"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("Presets"), withIntermediateDirectories: true)
+    /// `quality` (a value for `quality:`).
+    static func yaml(destinations: [(name: String, yaml: String)], keyframeInterval: String = "1s", bitrate: String = "800k",
+                     scene: String = plainScene, quality: String? = nil) -> String {
         let lines = destinations.map { "  \($0.name): \($0.yaml)" }.joined(separator: "\n")
         let inline = """
             quality:
-              width: \(Self.width)
-              height: \(Self.height)
-              fps: \(Self.fps)
+              width: \(width)
+              height: \(height)
+              fps: \(fps)
               video: {codec: h264, bitrate: \(bitrate), max_bitrate: \(bitrate), buffer: \(bitrate), rate_control: cbr,
                       keyframe_interval: \(keyframeInterval), profile: main, preset: ultrafast, tune: zerolatency}
               audio: {codec: aac, bitrate: 64k, sample_rate: 48000, channels: 2}
             """
-        let yaml = """
+        return """
             title: End-to-end test
             \(scene)
             \(quality.map { "quality: \($0)" } ?? inline)
@@ -64,26 +58,23 @@ final class RunProject {
             \(lines)
 
             """
-        for (name, text) in presets { try Data(text.utf8).write(to: root.appendingPathComponent("Presets/\(name)")) }
-        try Data(yaml.utf8).write(to: root.appendingPathComponent("Pipelines/\(Self.pipeline).yaml"))
-    }
-
-    /// `relative` inside the project.
-    func file(_ relative: String) -> URL {
-        root.appendingPathComponent(relative)
-    }
-
-    /// Whether `relative` exists inside the project.
-    func exists(_ relative: String) -> Bool {
-        FileManager.default.fileExists(atPath: file(relative).path)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: root)
     }
 }
 
-/// Destinations as the YAML flow mappings `RunProject` writes.
+extension ScratchProject {
+    /// A project holding ``RunPipeline`` sending to `destinations` (see
+    /// ``RunPipeline/yaml(destinations:keyframeInterval:bitrate:scene:quality:)``), and
+    /// `presets` (file name in `Presets/` → text). `remove()` it in a `defer`.
+    convenience init(destinations: [(name: String, yaml: String)], keyframeInterval: String = "1s", bitrate: String = "800k",
+                     scene: String = RunPipeline.plainScene, quality: String? = nil, presets: [String: String] = [:]) throws {
+        var files = ["Pipelines/\(RunPipeline.name).yaml": RunPipeline.yaml(
+            destinations: destinations, keyframeInterval: keyframeInterval, bitrate: bitrate, scene: scene, quality: quality)]
+        for (name, text) in presets { files["Presets/\(name)"] = text }
+        try self.init(files: files)
+    }
+}
+
+/// Destinations as the YAML flow mappings ``RunPipeline`` writes.
 enum Destination {
     /// A fast retry policy for tests: the first retry after 500 ms, never more than 2 s apart.
     static let quickRetry = "{initial_delay: 500ms, max_delay: 2s, max_attempts: unlimited}"

@@ -2,71 +2,42 @@ import Foundation
 import OnairConfig
 import OnairFonts
 import OnairPlanner
+import OnairTestSupport
 import Testing
 
-/// A throw-away project folder (`Pipelines/`, `Presets/`, `assets/`) in the temporary
-/// directory, planned the way the CLI plans: `Project.load` with the built-in platforms, a
-/// `PlatformCatalogue` of the loaded project, then `Planner.plan`.
-///
-/// Create one per test and `remove()` it in a `defer`.
-final class TestProject {
-    /// The folder.
-    let root: URL
-    /// Text of every file written, by project-relative path (to find where a value is written).
-    private(set) var texts: [String: String] = [:]
+/// What planning one pipeline produced.
+struct PlanOutcome {
+    var project: Project
+    var plan: PipelinePlan?
+    /// Every diagnostic of loading and planning, in report order.
+    var diagnostics: [Diagnostic]
 
-    init() throws {
-        root = FileManager.default.temporaryDirectory
-            .appendingPathComponent("onair-planner-tests-\(UUID().uuidString)", isDirectory: true)
-        for folder in ["Pipelines", "Presets", "assets"] {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
-        }
-    }
+    var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+    var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
+    func with(code: String) -> [Diagnostic] { diagnostics.filter { $0.code == code } }
+}
 
-    /// Deletes the folder.
-    func remove() {
-        try? FileManager.default.removeItem(at: root)
-    }
-
-    /// Writes `text` at the project-relative `path`.
-    func write(_ path: String, _ text: String) throws {
-        let url = root.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: url)
-        texts[path] = text
-    }
-
+/// A scratch project planned the way the CLI plans: `Project.load` with the built-in
+/// platforms, a `PlatformCatalogue` of the loaded project, then `Planner.plan`.
+extension ScratchProject {
     /// Writes `Pipelines/NAME.yaml`.
     func pipeline(_ text: String, name: String = "show") throws {
         try write("Pipelines/\(name).yaml", text)
     }
 
-    /// Creates placeholder asset files (planning only checks that they exist).
+    /// Creates placeholder asset files in `assets/` (planning only checks that they exist).
     func assets(_ names: String...) throws {
         for name in names { try write("assets/\(name)", "placeholder") }
-    }
-
-    /// What planning one pipeline produced.
-    struct Outcome {
-        var project: Project
-        var plan: PipelinePlan?
-        /// Every diagnostic of loading and planning, in report order.
-        var diagnostics: [Diagnostic]
-
-        var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
-        var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
-        func with(code: String) -> [Diagnostic] { diagnostics.filter { $0.code == code } }
     }
 
     /// Loads the project and plans `name`.
     func plan(
         _ name: String = "show", environment: [String: String] = [:], mode: Planner.Mode = .validate,
         existingFiles: Set<String> = [], fonts: FontBook = .shared
-    ) -> Outcome {
+    ) -> PlanOutcome {
         // Key files are read as a run reads them: private files in the project.
         for path in existingFiles {
-            try? write(path, "key-\(path.count)\n")
-            _ = chmod(root.appendingPathComponent(path).path, 0o600)
+            try? writeSecret(path, "key-\(path.count)\n")
         }
         let log = DiagnosticLog()
         let project = Project.load(root: root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, log: log)
@@ -74,13 +45,13 @@ final class TestProject {
         let planner = Planner(catalogue: catalogue, mode: mode, secretProblem: Planner.readingSecrets(environment: environment, projectRoot: root),
                               fonts: fonts, projectRoot: root)
         let plan = project.pipeline(name).flatMap { planner.plan($0, log: log) }
-        return Outcome(project: project, plan: plan, diagnostics: log.sorted)
+        return PlanOutcome(project: project, plan: plan, diagnostics: log.sorted)
     }
 
     /// Plans `yaml` as Pipelines/show.yaml in a project of its own with placeholder `assets`,
     /// then removes the project.
-    static func planning(_ yaml: String, assets: [String] = [], fonts: FontBook = .shared) throws -> Outcome {
-        let project = try TestProject()
+    static func planning(_ yaml: String, assets: [String] = [], fonts: FontBook = .shared) throws -> PlanOutcome {
+        let project = try ScratchProject()
         defer { project.remove() }
         for name in assets { try project.assets(name) }
         try project.pipeline(yaml)
@@ -92,7 +63,7 @@ final class TestProject {
     /// containing that text first, for values written more than once.
     func position(of needle: String, in path: String = "Pipelines/show.yaml", after anchor: String? = nil,
                   sourceLocation: Testing.SourceLocation = #_sourceLocation) -> OnairConfig.SourceLocation? {
-        guard let text = texts[path] else {
+        guard let text = try? String(contentsOf: file(path), encoding: .utf8) else {
             Issue.record("no file \(path) was written", sourceLocation: sourceLocation)
             return nil
         }
@@ -173,7 +144,7 @@ enum YAML {
 func place(_ diagnostic: Diagnostic) -> String { diagnostic.location.description }
 
 /// Requires exactly one diagnostic with `code` and returns it.
-func single(_ code: String, in outcome: TestProject.Outcome,
+func single(_ code: String, in outcome: PlanOutcome,
             sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> Diagnostic {
     let found = outcome.with(code: code)
     try #require(found.count == 1, "expected one '\(code)' diagnostic, got: \(outcome.diagnostics.map(\.description))",
@@ -181,17 +152,13 @@ func single(_ code: String, in outcome: TestProject.Outcome,
     return found[0]
 }
 
-/// The repository's root folder (this file is Tests/OnairPlannerTests/Support/TestProject.swift).
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
 /// Plans a pipeline of the repository's own project (Pipelines/, Presets/, assets/).
-func planShipped(_ name: String, environment: [String: String] = [:]) -> TestProject.Outcome {
+func planShipped(_ name: String, environment: [String: String] = [:]) -> PlanOutcome {
     let log = DiagnosticLog()
     let project = Project.load(root: repositoryRoot, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode,
                                only: [name], log: log)
     let catalogue = PlatformCatalogue(project: project)
     let planner = Planner(catalogue: catalogue, mode: .validate, secretProblem: Planner.readingSecrets(environment: environment, projectRoot: repositoryRoot))
     let plan = project.pipeline(name).flatMap { planner.plan($0, log: log) }
-    return TestProject.Outcome(project: project, plan: plan, diagnostics: log.sorted)
+    return PlanOutcome(project: project, plan: plan, diagnostics: log.sorted)
 }
