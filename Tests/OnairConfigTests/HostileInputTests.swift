@@ -81,7 +81,7 @@ struct HostileInputTests {
     @Test func fiftyMegabyteFileIsRefusedBySize() throws {
         let project = try ScratchProject()
         defer { project.remove() }
-        let url = project.url("huge.yaml")
+        let url = project.file("huge.yaml")
         let line = "key: " + String(repeating: "v", count: 58) + "\n"
         #expect(line.utf8.count == 64)
         let chunk = Data(String(repeating: line, count: 16_384).utf8)  // exactly 1 MiB
@@ -146,14 +146,17 @@ struct HostileInputTests {
         #expect(diagnostics.first?.location == at(2, 14, "test.yaml"))
     }
 
-    @Test(arguments: [
+    /// Bytes that are not UTF-8, with the line and column of the first bad byte.
+    static let invalidUTF8: [(bytes: [UInt8], line: Int, column: Int)] = [
         (Array("title: café ".utf8) + [0xFF], 1, 13),                 // a byte that never appears in UTF-8
         (Array("a: 1\nb: 2\nc: ".utf8) + [0x80], 3, 4),               // a lone continuation byte
         (Array("a: 1\nb: x".utf8) + [0xE2, 0x82], 2, 5),              // a truncated sequence at the end
         (Array("name: ".utf8) + [0xC0, 0xAF, 0x41], 1, 7),            // an overlong encoding of '/'
         (Array("k: \u{1F600} ".utf8) + [0xED, 0xA0, 0x80], 1, 6),     // an encoded UTF-16 surrogate
         (Array("a: 1\r\nb: ".utf8) + [0xE9, 0x74, 0xE9], 2, 4),       // Latin-1 "été" in a CRLF file
-    ])
+    ]
+
+    @Test(arguments: invalidUTF8)
     func invalidUTF8IsLocatedAtTheBadByte(bytes: [UInt8], line: Int, column: Int) throws {
         let (node, diagnostics) = loadYAML(data: Data(bytes))
         #expect(node == nil)
@@ -218,7 +221,7 @@ struct HostileInputTests {
         for level in 0..<10_000 { text += String(repeating: " ", count: level) + "a:\n" }
         try project.write("deep.yaml", text)
         let log = DiagnosticLog()
-        let node = YAMLLoader().load(contentsOf: project.url("deep.yaml"), displayPath: "deep.yaml", into: log)
+        let node = YAMLLoader().load(contentsOf: project.file("deep.yaml"), displayPath: "deep.yaml", into: log)
         #expect(node == nil)
         #expect(log.all.map(\.code) == ["file-too-large"])
         #expect(log.all.first?.message == "file is 47 MiB; configuration files are limited to 1 MiB")

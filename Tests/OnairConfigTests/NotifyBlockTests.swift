@@ -109,9 +109,9 @@ struct NotifyBlockTests {
         let project = try ScratchProject(files: ["hook.secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"])
         defer { project.remove() }
         let reference = SecretReference(origin: .file("hook.secret"), location: SourceLocation(file: "", line: 0, column: 0))
-        chmod(project.url("hook.secret").path, 0o644)
+        chmod(project.file("hook.secret").path, 0o644)
         #expect(throws: SecretReadProblem.self) { try reference.read(environment: [:], projectRoot: project.root, what: "the webhook secret") }
-        chmod(project.url("hook.secret").path, 0o600)
+        chmod(project.file("hook.secret").path, 0o600)
         let value = try reference.read(environment: [:], projectRoot: project.root, what: "the webhook secret")
         #expect(value == "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
     }

@@ -93,13 +93,13 @@ final class SteppedStage: ShowStage {
     var mediaTime: MediaInstant { state.withLock { $0.media } }
 
     func sleep(untilMedia at: MediaInstant) async throws {
-        guard await eventually(timeout: .minutes(10), every: .milliseconds(1), { mediaTime >= at }) else { throw CancellationError() }
+        guard await eventually(timeout: .seconds(600), every: .milliseconds(1), { mediaTime >= at }) else { throw CancellationError() }
     }
 
     func switchOverlay(to plan: PipelinePlan, at: MediaInstant) async throws(OverlaySwitchError) -> MediaInstant {
         state.withLock { $0.landingTimes.append(at) }
         // Cancelled (the test is over, the clock stands still), the wait ends at once.
-        _ = await eventually(timeout: .minutes(10), every: .milliseconds(1)) { mediaTime >= at }
+        _ = await eventually(timeout: .seconds(600), every: .milliseconds(1)) { mediaTime >= at }
         return at
     }
 
