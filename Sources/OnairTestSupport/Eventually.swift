@@ -9,7 +9,7 @@ import Foundation
 /// Where the wait gives something back (a status, an event), a named helper finds it inside
 /// `condition` and returns it: `RunControlTests`' `waitForStatus`, `OnairRun.waitForEvent`.
 public func eventually(
-    timeout: Duration = .seconds(20), every: Duration = .milliseconds(10), _ condition: () async throws -> Bool
+    timeout: Duration = .seconds(60), every: Duration = .milliseconds(10), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
@@ -25,10 +25,11 @@ public func eventually(
 
 /// ``eventually(timeout:every:_:)`` for code that already runs on a thread of its own (a child
 /// process's helper, a browser's conversation, a setup step inside `OwnThread.run`): blocks the
-/// calling thread between looks. Never from a test's task; in async code the compiler picks the
-/// async form.
-public func eventually(
-    timeout: Duration = .seconds(20), every: Duration = .milliseconds(10), _ condition: () throws -> Bool
+/// calling thread between looks. Named apart so that async code, where a synchronous condition
+/// would otherwise pick it and sleep on a thread of the concurrency pool, never calls it by
+/// mistake.
+public func eventuallyBlocking(
+    timeout: Duration = .seconds(60), every: Duration = .milliseconds(10), _ condition: () throws -> Bool
 ) rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {

@@ -205,7 +205,7 @@ public final class HeadlessBrowser: Sendable {
     /// Evaluates `expression` every 200 ms until it is `true`; false after `timeout`. An
     /// expression that throws (the page is still loading) counts as false.
     public func waitUntil(_ expression: String, timeout: Duration) throws -> Bool {
-        try eventually(timeout: timeout, every: .milliseconds(200)) {
+        try eventuallyBlocking(timeout: timeout, every: .milliseconds(200)) {
             do {
                 return try evaluate(expression) as? Bool == true
             } catch let failure as Failure where failure.description.hasPrefix(expression) {

@@ -61,7 +61,7 @@ public enum LoopbackPort {
     /// Polls until `host`:`port` accepts connections, `giveUp` returns true, or `timeout` passes.
     public static func waitUntilAccepting(_ port: Int, host: String = "127.0.0.1", timeout: Duration, giveUp: () -> Bool = { false }) -> Bool {
         var accepting = false
-        _ = eventually(timeout: timeout, every: .milliseconds(50)) {
+        _ = eventuallyBlocking(timeout: timeout, every: .milliseconds(50)) {
             accepting = acceptsConnections(port, host: host)
             return accepting || giveUp()
         }

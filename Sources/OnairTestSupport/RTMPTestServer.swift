@@ -114,7 +114,7 @@ public final class RTMPTestServer: Sendable {
 
     /// Waits until nginx has logged a publisher on `name`; false after `timeout`.
     public func waitForPublisher(stream name: String, timeout: Duration) -> Bool {
-        eventually(timeout: timeout, every: .milliseconds(50)) { errorLog.contains("publish: name='\(name)'") }
+        eventuallyBlocking(timeout: timeout, every: .milliseconds(50)) { errorLog.contains("publish: name='\(name)'") }
     }
 
     /// ``waitForPublisher(stream:timeout:)`` from async code, polling on a thread of its own.
@@ -280,7 +280,7 @@ public struct ProcessIdentity: Equatable, CustomStringConvertible {
     /// Waits, on the calling thread and for at most `timeout`, until every one of `pids` has
     /// exited (gone, or a zombie its parent has yet to reap) after it was killed.
     static func waitUntilGone(_ pids: [pid_t], timeout: Duration = .seconds(5)) {
-        _ = eventually(timeout: timeout, every: .milliseconds(20)) {
+        _ = eventuallyBlocking(timeout: timeout, every: .milliseconds(20)) {
             pids.allSatisfy { pid in statFields(of: pid).map { $0.first == "Z" } ?? true }
         }
     }

@@ -80,7 +80,7 @@ public final class SRTTestReceiver: Sendable {
     private func waitUntilBound(timeout: Duration) -> Bool {
         let local = String(format: ":%04X ", port)
         var bound = false
-        _ = eventually(timeout: timeout, every: .milliseconds(50)) {
+        _ = eventuallyBlocking(timeout: timeout, every: .milliseconds(50)) {
             bound = ["udp", "udp6"].contains { table in
                 guard let text = try? String(contentsOfFile: "/proc/\(child.pid)/net/\(table)", encoding: .utf8) else { return false }
                 return text.split(separator: "\n").dropFirst().contains { $0.split(separator: " ").dropFirst().first.map { "\($0) ".hasSuffix(local) } ?? false }

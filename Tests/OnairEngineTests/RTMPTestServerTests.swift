@@ -97,9 +97,9 @@ struct RTMPTestServerTests {
         try "\(ended.pid) 1".write(to: orphan.directory.appendingPathComponent("owner"), atomically: true, encoding: .utf8)
 
         #expect(await OwnThread.run { RTMPTestServer.reapOrphans() } >= 1)
-        #expect(await eventually(timeout: .seconds(5), every: .milliseconds(50)) { orphan.pid == nil })
+        #expect(await eventually(every: .milliseconds(50)) { orphan.pid == nil })
         #expect(kill(orphanPID, 0) != 0)
-        #expect(await eventually(timeout: .seconds(5), every: .milliseconds(50)) { !LoopbackPort.acceptsConnections(orphanPort) })
+        #expect(await eventually(every: .milliseconds(50)) { !LoopbackPort.acceptsConnections(orphanPort) })
         #expect(!FileManager.default.fileExists(atPath: orphan.directory.path))
 
         // The other server belongs to this (running) process: untouched.

@@ -23,7 +23,7 @@ extension RunControlTests {
             #expect(try await run.switchOverlay(to: "red").overlay == "red")
         }
         // The inputs left behind end on their own threads, shortly after the switch.
-        _ = await eventually(timeout: .seconds(5), every: .milliseconds(50)) { await run.watchedInputs <= onAir }
+        _ = await eventually(every: .milliseconds(50)) { await run.watchedInputs <= onAir }
         let watched = await run.watchedInputs
         #expect(watched == onAir, "watched \(watched) inputs after 12 switches, \(onAir) on air")
 

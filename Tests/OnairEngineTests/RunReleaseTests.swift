@@ -21,7 +21,7 @@ struct RunReleaseTests {
             #expect(destination != nil)
         }
         // A worker's thread lets go of it a moment after the worker ended.
-        #expect(await eventually(timeout: .seconds(5)) { destination == nil }, "a destination worker outlived its run")
+        #expect(await eventually { destination == nil }, "a destination worker outlived its run")
     }
 
     @Test("once a stopped run that switched combinations is released, the run itself is freed, with a subscription still held",
@@ -40,7 +40,7 @@ struct RunReleaseTests {
             run = controlled.run
         }
         // Its threads let go of it a moment after they ended.
-        #expect(await eventually(timeout: .seconds(5)) { run == nil }, "a stopped run outlived its owner")
+        #expect(await eventually { run == nil }, "a stopped run outlived its owner")
         // The subscription still reads what the run said, to its end.
         var last: RunEvent?
         for await event in subscription { last = event }
@@ -57,7 +57,7 @@ struct RunReleaseTests {
         let left = try await inputsLeftBehind(switching: run, to: "blue")
         #expect(!left.isEmpty, "red reads an input blue does not")
         // A stopped input's thread lets go of it a moment after it ended.
-        #expect(await eventually(timeout: .seconds(5)) { left.allSatisfy { $0.worker == nil } },
+        #expect(await eventually { left.allSatisfy { $0.worker == nil } },
                 "an input only the first graph read outlived the switch: the graph was still held")
         await run.stop()
         _ = await run.outcome()

@@ -167,12 +167,8 @@ struct SourceControlTests {
             try await run.mute(source: "camra", video: true, audio: true, at: nil)
         }
         // Where each change landed, as its event says; asked ahead of time, where it was asked.
-        var landings = controlled.muteLandings(in: events.all)
-        for _ in 0..<100 where landings == nil {
-            try await Task.sleep(for: .milliseconds(50))
-            landings = controlled.muteLandings(in: events.all)
-        }
-        let landed = try #require(landings, "\(events.all.map(\.event.textLine))")
+        _ = await eventually { controlled.muteLandings(in: events.all) != nil }
+        let landed = try #require(controlled.muteLandings(in: events.all), "\(events.all.map(\.event.textLine))")
         if askedBy < t - 0.1 {
             #expect(landed == SourceControlRun.MuteLandings(videoOn: t, audioOn: t + 0.5, videoOff: t + 1, audioOff: t + 1.5))
             try await controlled.wait(until: t + 0.8)
@@ -233,12 +229,8 @@ struct SourceControlTests {
         try await controlled.wait(until: t + 0.5)
         #expect(await run.status().sources.first?.clip?.loop == false)
         // Where each action landed, as its event says; asked ahead of time, where it was asked.
-        var landings = controlled.clipLandings(in: events.all)
-        for _ in 0..<100 where landings == nil {
-            try await Task.sleep(for: .milliseconds(50))
-            landings = controlled.clipLandings(in: events.all)
-        }
-        let landed = try #require(landings, "\(events.all.map(\.event.textLine))")
+        _ = await eventually { controlled.clipLandings(in: events.all) != nil }
+        let landed = try #require(controlled.clipLandings(in: events.all), "\(events.all.map(\.event.textLine))")
         if askedBy < t - 0.1 {
             #expect(landed == SourceControlRun.ClipLandings(once: t, looped: t + 2, muted: t + 3, unmuted: t + 3.5))
         } else {
@@ -298,14 +290,14 @@ struct SourceControlTests {
             _ = try await run.playClip(ramp, in: "camera", loop: clip.loop, at: SourceControlRun.at(clip.at), from: SourceControlRun.at(clip.from))
         }
         _ = try await run.mute(source: "camera", video: true, audio: false, at: SourceControlRun.at(t + 3))
-        var starts: [Double] = []
-        for _ in 0..<200 where starts.count < 2 {
-            try await Task.sleep(for: .milliseconds(50))
-            starts = events.all.compactMap { event -> Double? in
+        func clipStarts() -> [Double] {
+            events.all.compactMap { event -> Double? in
                 guard case .clipStarted(_, _, _, let at) = event.event.kind else { return nil }
                 return Double(at) / 1_000_000
             }
         }
+        _ = await eventually { clipStarts().count >= 2 }
+        let starts = clipStarts()
         try #require(starts.count == 2, "\(events.all.map(\.event.textLine))")
         try await controlled.wait(until: t + 3.5)
         await run.stop()

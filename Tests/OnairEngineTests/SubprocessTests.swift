@@ -22,7 +22,7 @@ struct SubprocessTests {
         #expect(!output.stdout.contains("finished"))
         let group = try #require(Int32(output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(output)")
         // The sleep went with the shell (a killed process may linger a moment as a zombie).
-        #expect(await eventually(timeout: .seconds(10), every: .milliseconds(50)) { Self.livingMembers(of: group).isEmpty },
+        #expect(await eventually(every: .milliseconds(50)) { Self.livingMembers(of: group).isEmpty },
                 "still running in the shell's group: \(Self.livingMembers(of: group))")
     }
 

@@ -286,7 +286,7 @@ struct APIServerTests {
         run = nil
         await server.stop()
         _ = await events.value
-        #expect(await eventually(timeout: .seconds(5)) { watched == nil },
+        #expect(await eventually { watched == nil },
                 "the stopped server still holds the run: the ended run, its workers and its events stay until exit")
     }
 

@@ -56,7 +56,7 @@ struct EventStreamTests {
         try await withServer(run) { base in
             Task.detached {
                 // Once both streams are open: on a loaded machine curl may take seconds to start.
-                _ = await eventually(timeout: .seconds(20), every: .milliseconds(20)) { run.hub.subscriberCount >= 2 }
+                _ = await eventually(every: .milliseconds(20)) { run.hub.subscriberCount >= 2 }
                 run.hub.publish(event(.runNote(message: "late"), second: 9))
             }
             async let fresh = HTTP.stream(base + "/api/v1/events", seconds: 6)
@@ -108,7 +108,7 @@ struct EventStreamTests {
         try await withServer(run) { base in
             _ = try await HTTP.stream(base + "/api/v1/events", seconds: 0.5)
             // Nothing is published: the server notices the closed connection by itself.
-            #expect(await eventually(timeout: .seconds(5), every: .milliseconds(50)) { run.hub.subscriberCount == 0 })
+            #expect(await eventually(every: .milliseconds(50)) { run.hub.subscriberCount == 0 })
         }
     }
 }

@@ -66,7 +66,7 @@ struct RunRegistrationTests {
     /// Whether the child `pid` comes to run `program`: until it has exec'd, /proc/PID/cmdline
     /// still shows this test process's command line.
     private static func exec(of pid: Int32, program: String) async -> Bool {
-        await eventually(timeout: .seconds(10)) {
+        await eventually {
             (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?.contains(program) == true
         }
     }

@@ -64,7 +64,7 @@ extension EndToEnd {
                     "\(inputs)", sourceLocation: sourceLocation)
             var connected: [[String: Any]] = []
             var cameraLabels: Set<String> = []
-            _ = await eventually(timeout: .seconds(5), every: .milliseconds(100)) {
+            _ = await eventually(every: .milliseconds(100)) {
                 connected = run.child.stdoutSoFar.split(separator: "\n").compactMap { line in
                     (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
                 }.filter { $0["event"] as? String == "input.connected" }

@@ -160,7 +160,7 @@ extension EndToEnd {
             }
             // Each status names its own connection's local address.
             let locals = { (name: String) in run.lastStats?.stats(of: name)?.link?.local }
-            try #require(await eventually(timeout: .seconds(10), every: .milliseconds(100)) { locals("primary") != nil && locals("backup") != nil },
+            try #require(await eventually(every: .milliseconds(100)) { locals("primary") != nil && locals("backup") != nil },
                          "no local address in the status: \(String(describing: run.lastStats?.destinations))")
             let primary = try #require(locals("primary")), backup = try #require(locals("backup"))
             #expect(primary != backup)

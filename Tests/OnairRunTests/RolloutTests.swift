@@ -53,7 +53,7 @@ extension EndToEnd {
             // The key is free again: the next run publishes.
             let third = try Subprocess(words[0], Array(words.dropFirst()), environment: environment)
             defer { third.terminate(grace: .seconds(5)) }
-            _ = await eventually(timeout: .seconds(20), every: .milliseconds(50)) { server.publishCount(stream: key) >= 2 || !third.isRunning }
+            _ = await eventually(every: .milliseconds(50)) { server.publishCount(stream: key) >= 2 || !third.isRunning }
             #expect(server.publishCount(stream: key) == 2, "the next run did not publish: \(third.stderrSoFar)")
             third.send(SIGTERM)
             #expect(await third.exited(within: .seconds(15)))

@@ -239,16 +239,16 @@ final class ScriptedRun {
     /// The `run.note`s so far.
     var notes: [String] { published.compactMap { if case .runNote(let message) = $0.kind { message } else { nil } } }
 
-    /// The state, once `condition` holds of the script and the events (a hang guard of 10 s).
+    /// The state, once `condition` holds of the script and the events (a hang guard of 60 s: at the suite's start, with every test and its children on two cores, a wake-up can wait tens of seconds).
     func until(_ condition: @escaping () -> Bool) async -> Bool {
-        await eventually(timeout: .seconds(10), every: .milliseconds(1)) { condition() }
+        await eventually(every: .milliseconds(1)) { condition() }
     }
 
-    /// How the run ended, or nil when it has not within 10 s of real time (a hang guard: the
+    /// How the run ended, or nil when it has not within 60 s of real time (a hang guard: the
     /// supervisor under test never waits on the real clock).
     func outcome() async -> RunOutcome? {
         let supervisor = supervisor
-        guard await eventually(timeout: .seconds(10), every: .milliseconds(1), { await supervisor.ended != nil }) else { return nil }
+        guard await eventually(every: .milliseconds(1), { await supervisor.ended != nil }) else { return nil }
         return await supervisor.ended
     }
 
