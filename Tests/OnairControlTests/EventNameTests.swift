@@ -45,4 +45,17 @@ struct EventNameTests {
         let listed = line.drop { $0 != "[" }.dropFirst().prefix { $0 != "]" }.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(listed == EventName.allCases.map(\.rawValue))
     }
+
+    @Test("every event the dashboard colours or describes by name is an event a run publishes")
+    func dashboardNames() throws {
+        let text = try String(contentsOf: Self.repository.appendingPathComponent("Sources/OnairHTTP/Dashboard/dashboard.js"), encoding: .utf8)
+        let known = Set(EventName.allCases.map(\.rawValue))
+        let families = Set(known.compactMap { $0.split(separator: ".").first.map(String.init) })
+        // Every quoted "family.verb" whose family is an event's: the tones' keys, the describe() cases.
+        let quoted = try Regex(#""([a-z]+)\.([a-z-]+)""#)
+        let named = text.matches(of: quoted).map { (String($0.output[1].substring!), String($0.output[0].substring!.dropFirst().dropLast())) }
+            .filter { families.contains($0.0) }.map(\.1)
+        #expect(named.count >= 20, "the dashboard names events: \(named)")
+        #expect(Set(named).subtracting(known).isEmpty, "not events: \(Set(named).subtracting(known).sorted())")
+    }
 }
