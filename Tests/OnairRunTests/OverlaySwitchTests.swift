@@ -10,7 +10,10 @@ extension EndToEnd {
         func switchMidRun() async throws {
             let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: RunPipeline.redAndBlueScene)
             defer { project.remove() }
-            let run = try OnairRun(project, arguments: ["--duration", "9s"], operatorInput: true)
+            // Long enough for every step below on a loaded machine or under a sanitizer, where
+            // each `onair switch` process takes seconds to start: the run must still be on.
+            let seconds = 12
+            let run = try OnairRun(project, arguments: ["--duration", "\(seconds)s"], operatorInput: true)
             _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
             try await Task.sleep(for: .seconds(3))
 
@@ -43,7 +46,7 @@ extension EndToEnd {
 
             // Every frame is there and the timestamps run on through both switches.
             let video = try await decodeRecording(project, "out/rec.mkv")
-            expectContinuous(video, seconds: 9, tolerance: 0.05, "recording")
+            expectContinuous(video, seconds: Double(seconds), tolerance: 0.05, "recording")
             // The frames dropped with the old graph are made up for by repeating the last picture,
             // a few at each of the two switches, and counted; every frame encoded was recorded.
             #expect(video.largestStep <= frameInterval + 0.002, "a gap of \(String(format: "%.3f", video.largestStep)) s at a switch")
@@ -53,7 +56,7 @@ extension EndToEnd {
 
             // The sound ran on through both switches.
             let audioPackets = await FFprobe.packets(of: project.file("out/rec.mkv").path, duration: .seconds(30)).filter { $0.codecType == "audio" }
-            let expectedAudio = 9.0 * 48_000 / 1024
+            let expectedAudio = Double(seconds) * 48_000 / 1024
             #expect(abs(Double(audioPackets.count) - expectedAudio) <= expectedAudio * 0.05, "\(audioPackets.count) audio packets")
 
             // Red, then blue, then red again: nothing but the two colours, in that order.
@@ -79,7 +82,8 @@ extension EndToEnd {
                 """
             let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: scene)
             defer { project.remove() }
-            let run = try OnairRun(project, arguments: ["--duration", "14s"])
+            // As above: long enough for three `onair switch` processes on a loaded machine.
+            let run = try OnairRun(project, arguments: ["--duration", "20s"])
             _ = try #require(await run.waitFor("live", of: "rec", timeout: .seconds(15)), "\(run.child.stderrSoFar)")
             let camera = try InputLoss.camera(colour: "red", seconds: 60, port: port)
             defer { camera.terminate() }
