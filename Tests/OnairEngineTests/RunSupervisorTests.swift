@@ -52,11 +52,11 @@ struct RunSupervisorTests {
         #expect(run.script.aborted.isEmpty, "nothing is cut off before its budget is spent")
         await run.advance(by: .milliseconds(1))
         #expect(await run.until { run.script.aborted == ["compositor", "encoder r0"] })
-        #expect(run.notes.contains("compositor had not finished 0.60 s into the stop and was cut off: its last pictures are lost"))
+        #expect(await run.until { run.notes.contains("compositor had not finished 0.60 s into the stop and was cut off: its last pictures are lost") })
         await run.advance(by: run.budget.send - run.budget.flush)
         #expect(await run.until { run.script.aborted.count == 4 })
         #expect(run.script.aborted.suffix(2) == ["destination main", "destination spare"])
-        #expect(run.notes.contains("destination main had not finished 0.85 s into the stop and was cut off: what it had not sent is lost"))
+        #expect(await run.until { run.notes.contains("destination main had not finished 0.85 s into the stop and was cut off: what it had not sent is lost") })
         #expect(await run.outcome() == .completed)
     }
 
@@ -128,7 +128,7 @@ struct RunSupervisorTests {
         #expect(!run.notes.contains { $0.contains("given up on") })
         await run.advance(by: .milliseconds(1))
         #expect(await run.outcome() == .aborted)
-        #expect(run.notes.contains("destination main had not ended 5.0 s after it was cut off: given up on"))
+        #expect(await run.until { run.notes.contains("destination main had not ended 5.0 s after it was cut off: given up on") })
         #expect(await run.until { run.published.last?.kind == .runStopped(reason: "aborted") })
     }
 
@@ -143,7 +143,7 @@ struct RunSupervisorTests {
         #expect(await run.until { run.script.stopsRequested.contains("input camera") })
         await run.advance(by: run.budget.exit)
         #expect(await run.outcome() == .completed)
-        #expect(run.notes.contains("input 'camera' did not leave libav within 5.0 s"))
+        #expect(await run.until { run.notes.contains("input 'camera' did not leave libav within 5.0 s") })
     }
 
     @Test("with a live input the duration ends the run; local inputs end at it by themselves")
