@@ -14,6 +14,7 @@ struct RunSupervisorTests {
         await run.supervisor.start(announcing: [])
         #expect(run.script.all == [.start("destination main"), .start("destination spare"), .start("encoder r0"), .start("compositor")])
         #expect(await run.supervisor.state == .starting)
+        #expect(await run.finish())
     }
 
     @Test("a stop drains in order: the graph first, the inputs leave last, once every worker has ended")
@@ -161,6 +162,8 @@ struct RunSupervisorTests {
         await local.advance(by: .seconds(11))
         try await Task.sleep(for: .milliseconds(20))
         #expect(local.script.stopsRequested.isEmpty, "local inputs end by themselves at the duration")
+        #expect(await live.finish())
+        #expect(await local.finish())
     }
 
     @Test("stats every interval of the run's clock")
@@ -171,6 +174,7 @@ struct RunSupervisorTests {
             await run.advance(by: .seconds(1))
             #expect(await run.until { run.published.filter { $0.name == "stats" }.count == count })
         }
+        #expect(await run.finish())
     }
 
     @Test("a run stopped before it starts has ended: completed, and says so")

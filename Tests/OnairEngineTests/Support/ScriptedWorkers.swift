@@ -252,6 +252,17 @@ final class ScriptedRun {
         return await supervisor.ended
     }
 
+    /// Ends the run however far it got — a second stop request aborts it, every worker ends,
+    /// the clock passes every budget — so that none of its tasks is left sleeping on the test
+    /// clock when the test is over (LeakSanitizer reports those): whether it ended.
+    func finish() async -> Bool {
+        await supervisor.requestStop()
+        await supervisor.requestStop()
+        for worker in workers { worker.end() }
+        for _ in 0..<3 { await advance(by: .seconds(10)) }
+        return await outcome() != nil
+    }
+
     /// Moves the test clock on once the loop has set what it sleeps for.
     func advance(by duration: Duration) async {
         await clock.advance(by: duration)
