@@ -210,7 +210,7 @@ let package = Package(
                     swiftSettings: strictness),
         .testTarget(name: "OnairExportTests", dependencies: ["OnairExport", "OnairPlanner", "OnairTestSupport"], exclude: ["Golden"], swiftSettings: strictness),
         .testTarget(name: "OnairCLITests", dependencies: ["OnairPlanner", "OnairControl", "OnairTerminal", "OnairTestSupport"], swiftSettings: strictness),
-        .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairControl", "OnairThreads", "OnairConfig", "OnairNotify", "OnairRecord", "OnairPreview", "OnairPlanner", "OnairValidation", "OnairTestSupport"], swiftSettings: strictness),
+        .testTarget(name: "OnairHTTPTests", dependencies: ["OnairHTTP", "OnairEngine", "OnairControl", "OnairThreads", "OnairConfig", "OnairNotify", "OnairRecord", "OnairPreview", "OnairPlanner", "OnairValidation", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairValidationTests", dependencies: ["OnairValidation", "OnairConfig", "OnairPlanner", "OnairTestSupport"],
                     swiftSettings: strictness),
         .testTarget(name: "OnairPreviewTests", dependencies: ["OnairPreview", "OnairValidation", "OnairConfig", "OnairPlanner", "AVBridge", "OnairTestSupport"],

@@ -1,7 +1,6 @@
 import Foundation
 import OnairConfig
 import OnairControl
-import OnairEngine
 import OnairPlanner
 import OnairShow
 import OnairTestSupport
