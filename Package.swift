@@ -42,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // FFmpeg's C libraries (Debian 12: FFmpeg 5.1) plus a shim for the macros Swift can't import.
@@ -82,7 +83,7 @@ let package = Package(
         // The control plane's vocabulary, which every module that watches or steers a run speaks:
         // `RunControl` and `ScheduleControl`, the status and event values, `EventName` (the one
         // list of events) and the event hub. A leaf: pure Swift, no other module of onair.
-        .target(name: "OnairControl", swiftSettings: strictness),
+        .target(name: "OnairControl", dependencies: [.product(name: "DequeModule", package: "swift-collections")], swiftSettings: strictness),
         // Blocking work on a named thread of its own (never the concurrency pool), and awaiting it.
         .target(name: "OnairThreads", swiftSettings: strictness),
         // YAML with source locations, diagnostics, the schema and the typed configuration model.

@@ -1,3 +1,4 @@
+import DequeModule
 import Synchronization
 
 /// Fans a run's events out to any number of subscribers and keeps a bounded history for
@@ -13,7 +14,8 @@ public final class EventHub: Sendable {
     }
 
     private struct State {
-        var history: [RunEvent] = []
+        /// A ring: once full, each event published drops the oldest (O(1), not an array shift).
+        var history = Deque<RunEvent>()
         var nextID: UInt64 = 1
         var subscribers: [UInt64: Subscriber] = [:]
         var nextSubscriber: UInt64 = 0
@@ -49,7 +51,7 @@ public final class EventHub: Sendable {
                 let numbered = RunEvent(id: state.nextID, event: event)
                 state.nextID += 1
                 state.history.append(numbered)
-                if state.history.count > historyCapacity { state.history.removeFirst(state.history.count - historyCapacity) }
+                if state.history.count > historyCapacity { state.history.removeFirst() }
                 return (numbered, Array(state.subscribers.values))
             }
             for subscriber in current { Self.offer(numbered, to: subscriber) }
