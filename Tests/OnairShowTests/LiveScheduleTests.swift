@@ -44,10 +44,7 @@ struct LiveScheduleTests {
 
         /// Advances the media clock `seconds`, a frame at a time.
         func advance(seconds: Double) async throws {
-            for _ in 0..<Int(seconds * 25) {
-                stage.advance(micros: 40_000, wallStep: 0)
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            for _ in 0..<Int(seconds * 25) { await stage.advanceFrame() }
         }
 
         func refusal(_ text: String) async -> ScheduleChangeError? {

@@ -45,6 +45,10 @@ struct SteppedShow {
 
 /// A stage whose clocks the test sets: media time advanced frame by frame, the wall clock
 /// with it and stepped. It records what the runner asked for and reported, and when.
+///
+/// ``advanceFrame(wallStep:)`` is the one way a test moves the clocks: it waits for the runner
+/// before and after each frame, so a loaded machine that runs the runner's task late makes the
+/// test slower, never wrong.
 final class SteppedStage: ShowStage {
     struct Report: Sendable {
         var event: ScheduleEvent
@@ -69,6 +73,9 @@ final class SteppedStage: ShowStage {
         var notes: [String] = []
         var landingTimes: [MediaInstant] = []
         var plays: [Play] = []
+        /// The media times the runner waits for now (in a sleep or a switch), by waiter.
+        var waits: [UInt64: MediaInstant] = [:]
+        var nextWaiter: UInt64 = 0
     }
 
     private let state: Mutex<State>
@@ -83,23 +90,47 @@ final class SteppedStage: ShowStage {
     var landingTimes: [MediaInstant] { state.withLock { $0.landingTimes } }
     var plays: [Play] { state.withLock { $0.plays } }
 
-    func advance(micros: MediaInstant, wallStep: TimeInterval) {
+    /// Advances both clocks a 25 fps frame (the wall clock also by `wallStep` seconds), once
+    /// the runner has caught up with the clock as it stood, and waits for it to catch up again.
+    func advanceFrame(wallStep: TimeInterval = 0) async {
+        await runnerCaughtUp()
         state.withLock { state in
-            state.media += micros
-            state.wall += Double(micros) / 1_000_000 + wallStep
+            state.media += 40_000
+            state.wall += 0.04 + wallStep
         }
+        await runnerCaughtUp()
+    }
+
+    /// Waits until the runner has done what is due by now: it waits (in a sleep or a switch)
+    /// for a media time still ahead. The runner always waits so when it has nothing to do.
+    private func runnerCaughtUp() async {
+        let caughtUp = await eventually(every: .milliseconds(1)) {
+            state.withLock { state in state.waits.values.contains { $0 > state.media } }
+        }
+        #expect(caughtUp, "the runner did not wait for a later media time within a minute")
+    }
+
+    /// Waits until the media clock reads `at`, registered as one of the runner's waits.
+    private func waitForMedia(_ at: MediaInstant) async -> Bool {
+        let waiter = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            state.waits[state.nextWaiter] = at
+            return state.nextWaiter
+        }
+        defer { state.withLock { _ = $0.waits.removeValue(forKey: waiter) } }
+        return await eventually(timeout: .seconds(600), every: .milliseconds(1)) { mediaTime >= at }
     }
 
     var mediaTime: MediaInstant { state.withLock { $0.media } }
 
     func sleep(untilMedia at: MediaInstant) async throws {
-        guard await eventually(timeout: .seconds(600), every: .milliseconds(1), { mediaTime >= at }) else { throw CancellationError() }
+        guard await waitForMedia(at) else { throw CancellationError() }
     }
 
     func switchOverlay(to plan: PipelinePlan, at: MediaInstant) async throws(OverlaySwitchError) -> MediaInstant {
         state.withLock { $0.landingTimes.append(at) }
         // Cancelled (the test is over, the clock stands still), the wait ends at once.
-        _ = await eventually(timeout: .seconds(600), every: .milliseconds(1)) { mediaTime >= at }
+        _ = await waitForMedia(at)
         return at
     }
 
