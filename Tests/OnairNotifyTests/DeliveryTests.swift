@@ -114,7 +114,7 @@ struct DeliveryTests {
         // 50 000 libav lines around 200 notes, as fast as a thread publishes them: the notifier's
         // subscription is the one that could fall behind.
         let notes = 200
-        try await OwnThread.run {
+        await OwnThread.run {
             for number in 1...notes {
                 for _ in 0..<250 { run.hub.publish(StatusEvent(.libav(level: "warning", message: "flood"))) }
                 run.hub.publish(StatusEvent(.runNote(message: "n\(number)")))

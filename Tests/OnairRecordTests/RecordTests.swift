@@ -129,7 +129,7 @@ struct RecordTests {
         // The recorder follows the run from its start, as in `onair run`.
         #expect(await eventually { run.hub.subscriberCount == 1 })
         let notes = 300, linesPerNote = 1000
-        try await OwnThread.run {
+        await OwnThread.run {
             for number in 1...notes {
                 for _ in 0..<linesPerNote { run.hub.publish(StatusEvent(.libav(level: "warning", message: "flood"))) }
                 run.hub.publish(StatusEvent(.runNote(message: "n\(number)")))
