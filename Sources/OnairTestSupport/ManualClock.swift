@@ -46,6 +46,11 @@ public final class ManualClock: Clock, Sendable {
     /// it moves the clock past a deadline that code has yet to set.
     public var sleepers: Int { state.withLock { $0.sleepers.count } }
 
+    /// The deadlines slept until now: a test waits for the one the code it drives is to set
+    /// (a budget counted from an event) before it moves the clock past it. Moved on before
+    /// that code has read the clock, the clock would start the budget late.
+    public var deadlines: [Instant] { state.withLock { $0.sleepers.map(\.deadline) } }
+
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1

@@ -48,12 +48,14 @@ struct RunSupervisorTests {
         await run.supervisor.start(announcing: [])
         await run.supervisor.requestStop()
         #expect(await run.until { run.script.stopsRequested == ["compositor"] })
+        #expect(await run.sleeping(until: run.budget.flush))
         await run.advance(by: run.budget.flush - .milliseconds(1))
         try await Task.sleep(for: .milliseconds(20))
         #expect(run.script.aborted.isEmpty, "nothing is cut off before its budget is spent")
         await run.advance(by: .milliseconds(1))
         #expect(await run.until { run.script.aborted == ["compositor", "encoder r0"] })
         #expect(await run.until { run.notes.contains("compositor had not finished 0.60 s into the stop and was cut off: its last pictures are lost") })
+        #expect(await run.sleeping(until: run.budget.send))
         await run.advance(by: run.budget.send - run.budget.flush)
         #expect(await run.until { run.script.aborted.count == 4 })
         #expect(run.script.aborted.suffix(2) == ["destination main", "destination spare"])
@@ -71,7 +73,7 @@ struct RunSupervisorTests {
         try await Task.sleep(for: .milliseconds(20))
         #expect(run.script.aborted.isEmpty, "no flush budget: the encoders take as long as they need")
         for encoder in run.encoders { encoder.end() }
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await run.sleeping(until: .seconds(10) + run.budget.send), "the send budget counts from the encoders' end")
         await run.advance(by: run.budget.send - .milliseconds(1))
         try await Task.sleep(for: .milliseconds(20))
         #expect(run.script.aborted.isEmpty)
@@ -124,6 +126,7 @@ struct RunSupervisorTests {
         await run.supervisor.requestStop()
         #expect(await run.until { run.script.aborted.count == 4 })
         #expect(Set(run.script.aborted) == ["compositor", "encoder r0", "destination main", "destination spare"])
+        #expect(await run.sleeping(until: run.budget.exit))
         await run.advance(by: run.budget.exit - .milliseconds(1))
         try await Task.sleep(for: .milliseconds(20))
         #expect(!run.notes.contains { $0.contains("given up on") })
@@ -142,6 +145,7 @@ struct RunSupervisorTests {
         #expect(await run.until { run.script.stopsRequested == ["compositor"] })
         for worker in run.workers { worker.end() }
         #expect(await run.until { run.script.stopsRequested.contains("input camera") })
+        #expect(await run.sleeping(until: run.budget.exit))
         await run.advance(by: run.budget.exit)
         #expect(await run.outcome() == .completed)
         #expect(await run.until { run.notes.contains("input 'camera' did not leave libav within 5.0 s") })
@@ -151,6 +155,7 @@ struct RunSupervisorTests {
     func duration() async throws {
         let live = try ScriptedRun(duration: .seconds(10), liveInputs: true)
         await live.supervisor.start(announcing: [])
+        #expect(await live.sleeping(until: .seconds(10)))
         await live.advance(by: .seconds(10) - .milliseconds(1))
         try await Task.sleep(for: .milliseconds(20))
         #expect(live.script.stopsRequested.isEmpty)
@@ -171,6 +176,7 @@ struct RunSupervisorTests {
         let run = try ScriptedRun(statsInterval: .seconds(1))
         await run.supervisor.start(announcing: [])
         for count in 1...3 {
+            #expect(await run.sleeping(until: .seconds(count)))
             await run.advance(by: .seconds(1))
             #expect(await run.until { run.published.filter { $0.name == "stats" }.count == count })
         }

@@ -263,9 +263,18 @@ final class ScriptedRun {
         return await outcome() != nil
     }
 
-    /// Moves the test clock on once the loop has set what it sleeps for.
+    /// Moves the test clock on (after ``sleeping(until:)``, where the supervisor is to set a
+    /// deadline first).
     func advance(by duration: Duration) async {
         await clock.advance(by: duration)
+    }
+
+    /// Once the supervisor sleeps until `offset` on the test clock (a budget it counts from an
+    /// event): whether it came to. A fixed real-time pause before moving the clock was too short
+    /// on a loaded machine, and a clock moved before the supervisor read it starts the budget late.
+    func sleeping(until offset: Duration) async -> Bool {
+        let clock = clock
+        return await until { clock.deadlines.contains(ManualClock.Instant(offset: offset)) }
     }
 
     /// A small plan, planned from YAML by the pure planner: two recordings, one of them not required.
