@@ -19,6 +19,9 @@ WIDTH, HEIGHT, FPS = 640, 360, 30
 FLASH_EVERY = 2 * FPS
 FLASH_FRAMES = 2
 READ_W, READ_H = 160, 90
+# Options of the camera's MPEG-TS muxer (the -srt paths), e.g. `-pes_payload_size 0`: by default
+# it gathers about 2930 bytes of sound into each PES packet (a quarter of a second at 96 kb/s).
+CAMERA_MPEGTS = os.environ.get("BENCH_CAMERA_MPEGTS", "").split()
 STAGES = ["demuxed", "decoded", "composed", "encoded", "written"]
 
 
@@ -38,7 +41,7 @@ class Camera:
     """Writes pictures into an encoding ffmpeg at 30 fps on the monotonic clock; notes when
     each flash was generated, and which frame it is (frame n is stamped n/30 s)."""
 
-    def __init__(self, processes, url, folder):
+    def __init__(self, processes, url, folder, log_name="camera.log"):
         self.flashes, self.flash_frames, self.stopping = [], [], threading.Event()
         muxer = "mpegts" if url.startswith("srt:") else "flv"
         self.process = processes.adopt(subprocess.Popen(
@@ -46,8 +49,9 @@ class Camera:
              "-s", f"{WIDTH}x{HEIGHT}", "-framerate", str(FPS), "-i", "pipe:0",
              "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
              "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", str(FPS), "-b:v", "1500k",
-             "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-f", muxer, url],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=open(os.path.join(folder, "camera.log"), "w")))
+             "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k"] + (CAMERA_MPEGTS if muxer == "mpegts" else [])
+            + ["-f", muxer, url],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=open(os.path.join(folder, log_name), "w")))
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
