@@ -42,10 +42,6 @@ public final class ManualClock: Clock, Sendable {
     public var now: Instant { state.withLock { $0.now } }
     public var minimumResolution: Duration { .zero }
 
-    /// How many sleep now: a test waits for the code it drives to have gone to sleep before
-    /// it moves the clock past a deadline that code has yet to set.
-    public var sleepers: Int { state.withLock { $0.sleepers.count } }
-
     /// The deadlines slept until now: a test waits for the one the code it drives is to set
     /// (a budget counted from an event) before it moves the clock past it. Moved on before
     /// that code has read the clock, the clock would start the budget late.
