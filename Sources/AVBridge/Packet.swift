@@ -83,6 +83,28 @@ public final class Packet {
         pointer.pointee.time_base = destination.rational
     }
 
+    /// A copy of this H.264 packet (Annex B, as libx264 makes them) followed by one filler-data
+    /// NAL unit (type 12) that makes it `size` bytes, with the same timestamps, time base and
+    /// flags: a stream padded to a bitrate as x264's `filler` pads it, without encoding again.
+    /// Decoders skip filler; muxers that want lengths for start codes (FLV) convert it like any
+    /// other NAL unit. A reference to this packet when `size` leaves no room for one.
+    public func paddedWithH264Filler(to size: Int) throws(LibavError) -> Packet {
+        // A start code, the NAL header, at least one 0xFF and the RBSP stop bit.
+        let header: [UInt8] = [0, 0, 0, 1, 0x0C]
+        let room = size - self.size
+        guard room >= header.count + 2 else { return try reference() }
+        let padded = try Packet()
+        try LibavError.check(av_new_packet(padded.pointer, Int32(size)), "av_new_packet")
+        try LibavError.check(av_packet_copy_props(padded.pointer, pointer), "av_packet_copy_props")
+        guard let data = padded.pointer.pointee.data else { return padded }
+        if let own = pointer.pointee.data { data.update(from: own, count: self.size) }
+        let filler = data + self.size
+        filler.update(from: header, count: header.count)
+        (filler + header.count).update(repeating: 0xFF, count: room - header.count - 1)
+        filler[room - 1] = 0x80
+        return padded
+    }
+
     /// A new packet sharing this one's data (reference counted, no copy).
     public func reference() throws(LibavError) -> Packet {
         let copy = try Packet()

@@ -92,10 +92,6 @@ public enum BitrateMode: String, Codable, Hashable, Sendable {
     /// over (2000k → 500k sent 2.9 Mb in the next second of media; without filler 1.4 Mb, the
     /// new buffer's worth).
     case adjustable
-    /// Adjustable, and a constant bitrate is padded with filler: every second carries the
-    /// bitrate even for a still picture, and a raise shows within the buffer. For test streams
-    /// whose bytes are what counts and whose bitrate only rises.
-    case adjustablePadded
 
     /// Whether the bitrate may change while encoding.
     public var isAdjustable: Bool { self != .fixed }

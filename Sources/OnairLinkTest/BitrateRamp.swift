@@ -3,7 +3,7 @@ import OnairControl
 /// The bitrate a link test pushes as media time goes by: from `start` rising in a straight line
 /// to `ceiling` over the first `rising` seconds of the test, then held there (long enough for
 /// a link that carries the ceiling to show it beyond what buffers could hide). Stepped every
-/// `step`, so the encoder is reconfigured a few times a second, not every frame.
+/// `step`, so the padding changes a few times a second, not every frame.
 public struct BitrateRamp: Sendable, Equatable {
     /// bit/s at the start.
     public var start: Int

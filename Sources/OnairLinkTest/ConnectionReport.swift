@@ -62,7 +62,7 @@ public struct ConnectionReport: Codable, Sendable {
                 + (rung.map { ", a run starts on \($0)" } ?? "") + ")"
             let refused = qualities.filter { $0.refused != nil }.map(\.quality)
             if !refused.isEmpty { text += "; not accepted by its platform: " + refused.joined(separator: ", ") }
-            if measurement.encoderLimited { text += "; this machine fell behind encoding the test, so the figure is a lower bound" }
+            if measurement.encoderLimited { text += "; this machine fell behind sending the test, so the figure is a lower bound" }
             return text
         }
     }

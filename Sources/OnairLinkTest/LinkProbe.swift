@@ -81,7 +81,6 @@ final class LinkProbe: Sendable {
         }
         let connectMilliseconds = Int((ContinuousClock.now - connectStart).inSeconds * 1000)
         defer {
-            pattern.finish()
             // Closing flushes what is buffered: bounded like any write.
             deadlines.finishing(within: .seconds(1)) { output.close() }
         }
@@ -127,7 +126,7 @@ final class LinkProbe: Sendable {
             do {
                 let wanted = videoBitrate(ramp.bitrate(at: media))
                 if wanted != bitrate {
-                    try pattern.setVideoBitrate(wanted)
+                    pattern.setVideoBitrate(wanted)
                     bitrate = wanted
                 }
                 let timeout: Duration? = endsTest ? .milliseconds(max(1, Int(remaining * 1000))) : nil

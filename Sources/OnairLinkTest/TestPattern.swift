@@ -4,99 +4,121 @@ import OnairControl
 import OnairEncoding
 import OnairPlanner
 
-/// What a link test sends: SMPTE HD colour bars (one still picture, decoded once) and silence,
-/// encoded at a rendition's size, frame rate, keyframe interval, profile and level, with x264
-/// padding every second up to a bitrate that can be raised while it runs (a still picture costs
-/// little to encode, so the machine is rarely what limits the test).
+/// What a link test sends: SMPTE HD colour bars (one still picture) and silence at a
+/// rendition's size, frame rate, keyframe interval, profile and level, the video padded with
+/// H.264 filler to a bitrate that can be raised while it runs.
+///
+/// One keyframe interval of pictures and a few packets of silence are encoded before the test
+/// and sent again and again with new timestamps, so each frame costs this machine a copy, not
+/// an encode: the test measures the link however busy the machine is (an encoder that fell
+/// behind on a loaded machine made the test a measure of the machine).
 final class TestPattern {
     /// What a muxer needs: video, then sound.
     let streams: [StreamParameters]
-    private let video: Encoder
-    private let audio: Encoder?
-    private let picture: Frame
-    private let silence: Frame?
+    /// One keyframe interval, the keyframe first; timestamps in frames.
+    private let pictures: [Packet]
+    /// Encoded silence, each packet `soundFrameSize` samples; timestamps in samples.
+    private let sounds: [Packet]
+    private let soundFrameSize: Int
+    private let sampleRate: Int
     private let fps: Int
     private var frames = 0
     private var samples = 0
-    private let packet: Packet
+    /// Video bit/s the padding makes.
+    private var bitrate: Int
 
-    /// Encoders for `video` and `audio`, the video starting at `bitrate`.
+    /// The pattern for `video` and `audio`, the video padded to `bitrate`.
     init(video settings: VideoEncoding, audio sound: AudioEncoding?, bitrate: Int) throws {
         fps = settings.fps
-        // The rendition's picture, keyframes and profile; the cheapest x264 setting, a constant
-        // bitrate padded with filler, and none of the quality's own x264 options.
+        self.bitrate = bitrate
+        let video = try Encoder(video: VideoEncoderOptions(Self.stillPicture(settings), mode: .adjustable))
+        let bars = try MediaInput(url: "smptehdbars=size=\(settings.width)x\(settings.height):rate=\(settings.fps)", format: "lavfi",
+                                  options: [], wantAudio: false, interruption: Interruption())
+        guard let picture = try bars.nextFrame()?.frame else { throw LibavError(function: "smptehdbars", code: .endOfFile) }
+        pictures = try Self.encode(max(1, settings.gopFrames), copiesOf: picture, with: video)
+        if let sound {
+            let audio = try Encoder(audio: AudioEncoderOptions(encoder: sound.encoder, sampleRate: sound.sampleRate, channels: sound.channels,
+                                                               bitrate: sound.bitrate))
+            soundFrameSize = audio.frameSize > 0 ? audio.frameSize : 1024
+            let silence = try Frame(silence: soundFrameSize, sampleRate: sound.sampleRate, channels: sound.channels, sampleFormat: "fltp")
+            // The first packets carry the encoder's priming, the last its flush: the middle ones
+            // are silence that repeats.
+            let encoded = try Self.encode(16, copiesOf: silence, with: audio)
+            sounds = encoded.count > 8 ? Array(encoded.dropFirst(4).dropLast(4)) : encoded
+            guard !sounds.isEmpty else { throw LibavError(function: "avcodec_receive_packet", code: .endOfFile) }
+            streams = [video.parameters, audio.parameters]
+        } else {
+            (sounds, soundFrameSize) = ([], 1)
+            streams = [video.parameters]
+        }
+        sampleRate = sound?.sampleRate ?? 1
+    }
+
+    /// The rendition's picture, keyframes and profile; the cheapest x264 setting at a low
+    /// bitrate capped by its buffer, and none of the quality's own x264 options.
+    private static func stillPicture(_ settings: VideoEncoding) -> VideoEncoding {
         var pattern = settings
-        pattern.bitrate = bitrate
-        pattern.maxBitrate = bitrate
-        pattern.bufferSize = bitrate / 2
+        (pattern.bitrate, pattern.maxBitrate, pattern.bufferSize) = (200_000, 200_000, 200_000)
         pattern.rateControl = .cbr
         pattern.preset = "ultrafast"
         pattern.tune = "zerolatency"
         pattern.scenecut = false
         pattern.x264Params = nil
-        video = try Encoder(video: VideoEncoderOptions(pattern, mode: .adjustablePadded))
-        let bars = try MediaInput(url: "smptehdbars=size=\(settings.width)x\(settings.height):rate=\(settings.fps)", format: "lavfi",
-                                  options: [], wantAudio: false, interruption: Interruption())
-        guard let first = try bars.nextFrame() else { throw LibavError(function: "smptehdbars", code: .endOfFile) }
-        picture = first.frame
-        if let sound {
-            let encoder = try Encoder(audio: AudioEncoderOptions(encoder: sound.encoder, sampleRate: sound.sampleRate, channels: sound.channels,
-                                                                 bitrate: sound.bitrate))
-            audio = encoder
-            silence = try Frame(silence: encoder.frameSize > 0 ? encoder.frameSize : 1024, sampleRate: sound.sampleRate,
-                                channels: sound.channels, sampleFormat: "fltp")
-        } else {
-            audio = nil
-            silence = nil
-        }
-        streams = [video.parameters] + (audio.map { [$0.parameters] } ?? [])
-        packet = try Packet()
+        return pattern
     }
 
-    /// Seconds of video encoded so far.
+    /// The packets of `count` copies of `frame`, timestamped 0, 1, 2… in frames, flushed.
+    private static func encode(_ count: Int, copiesOf frame: Frame, with encoder: Encoder) throws -> [Packet] {
+        var packets: [Packet] = []
+        func drain() throws {
+            let packet = try Packet()
+            while case .done = try encoder.receive(into: packet) {
+                packets.append(try packet.reference())
+                packet.clear()
+            }
+        }
+        let step = Int64(encoder.kind == .audio ? max(1, frame.sampleCount) : 1)
+        for index in 0..<count {
+            let copy = try frame.reference()
+            copy.presentationTimestamp = Int64(index) * step
+            _ = try encoder.send(copy)
+            try drain()
+        }
+        _ = try encoder.send(nil)
+        try drain()
+        return packets
+    }
+
+    /// Seconds of video sent so far.
     var videoSeconds: Double { Double(frames) / Double(fps) }
 
-    /// Changes the video bitrate from the next frame on.
-    func setVideoBitrate(_ bitrate: Int) throws {
-        try video.setBitrate(bitrate)
+    /// Pads the video to `bitrate` from the next frame on.
+    func setVideoBitrate(_ bitrate: Int) {
+        self.bitrate = bitrate
     }
 
     /// The packets of the next video frame and of the sound up to its end, with their stream
     /// index (0 video, 1 sound).
     func nextPackets() throws -> [(Packet, Int)] {
-        var out: [(Packet, Int)] = []
-        let frame = try picture.reference()
-        frame.presentationTimestamp = Int64(frames)
+        let index = frames % pictures.count
+        let picture = try pictures[index].paddedWithH264Filler(to: pictureSize(index))
+        (picture.presentationTimestamp, picture.decodingTimestamp) = (Int64(frames), Int64(frames))
         frames += 1
-        _ = try video.send(frame)
-        try drain(video, stream: 0, into: &out)
-        if let audio, let silence, let rate = silence.sampleRate > 0 ? silence.sampleRate : nil {
-            while Double(samples) / Double(rate) < videoSeconds {
-                let sound = try silence.reference()
-                sound.presentationTimestamp = Int64(samples)
-                samples += silence.sampleCount
-                _ = try audio.send(sound)
-                try drain(audio, stream: 1, into: &out)
-            }
+        var out = [(picture, 0)]
+        while !sounds.isEmpty, Double(samples) / Double(sampleRate) < videoSeconds {
+            let sound = try sounds[(samples / soundFrameSize) % sounds.count].reference()
+            (sound.presentationTimestamp, sound.decodingTimestamp) = (Int64(samples), Int64(samples))
+            samples += soundFrameSize
+            out.append((sound, 1))
         }
         return out
     }
 
-    /// Flushes the encoders, dropping what they still held (the test is over; closing them
-    /// unflushed makes libav warn).
-    func finish() {
-        var dropped: [(Packet, Int)] = []
-        for (stream, encoder) in [video, audio].enumerated() {
-            guard let encoder else { continue }
-            _ = try? encoder.send(nil)
-            try? drain(encoder, stream: stream, into: &dropped)
-        }
-    }
-
-    private func drain(_ encoder: Encoder, stream: Int, into out: inout [(Packet, Int)]) throws {
-        while case .done = try encoder.receive(into: packet) {
-            out.append((try packet.reference(), stream))
-            packet.clear()
-        }
+    /// Bytes the picture at `index` of the keyframe interval is padded to: the interval carries
+    /// the bitrate, the keyframe as it is and the others sharing the rest evenly.
+    private func pictureSize(_ index: Int) -> Int {
+        let interval = bitrate / 8 * pictures.count / fps
+        guard pictures.count > 1 else { return interval }
+        return index == 0 ? pictures[0].size : (interval - pictures[0].size) / (pictures.count - 1)
     }
 }

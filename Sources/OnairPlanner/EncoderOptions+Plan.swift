@@ -36,7 +36,6 @@ extension VideoEncoderOptions {
             switch mode {
             case .fixed: x264.append("nal-hrd=cbr")
             case .adjustable: break
-            case .adjustablePadded: x264.append("filler=1")
             }
             x264.append("force-cfr=1")
         }

@@ -1,6 +1,7 @@
 import AVBridge
 import Foundation
 import OnairEncoding
+import OnairTestSupport
 import Testing
 
 /// The bitrate of an open x264 encoder follows ``Encoder/setBitrate(_:)``: measured from the
@@ -11,7 +12,7 @@ struct EncoderBitrateTests {
     /// The x264 options onair gives each mode (`VideoEncoderOptions(_:mode:)` in the planner).
     private func settings(bitrate: Int, constant: Bool = true, maxBitrate: Int? = nil, mode: BitrateMode = .adjustable,
                           bufferSize: Int? = nil) -> VideoEncoderOptions {
-        let hrd = [BitrateMode.fixed: ":nal-hrd=cbr", .adjustable: "", .adjustablePadded: ":filler=1"][mode]!
+        let hrd = [BitrateMode.fixed: ":nal-hrd=cbr", .adjustable: ""][mode]!
         return VideoEncoderOptions(
             encoder: "libx264", width: 640, height: 360, pixelFormat: "yuv420p", fps: 30, bitrate: bitrate, maxBitrate: maxBitrate ?? bitrate,
             bufferSize: bufferSize ?? (maxBitrate ?? bitrate) * 2, gopFrames: 30, bitrateMode: mode,
@@ -100,29 +101,50 @@ struct EncoderBitrateTests {
         }
     }
 
-    @Test("padded: a still picture carries the whole bitrate, each raise within half a second (the buffer)")
-    func paddedStillPictureCarriesTheBitrate() throws {
-        let settings = settings(bitrate: 1_000_000, mode: .adjustablePadded, bufferSize: 500_000)
-        let encoder = try Encoder(video: settings)
+    @Test("H.264 filler pads each packet to the size asked; through FLV every picture still decodes, without an error")
+    func fillerPadsWithoutEncoding() async throws {
+        let encoder = try Encoder(video: settings(bitrate: 200_000))
         let input = try MediaInput(url: "smptehdbars=size=640x360:rate=30", format: "lavfi", options: [], interruption: Interruption())
         let still = try #require(try input.nextFrame()).frame
-        var bits = [Int](repeating: 0, count: 6)
-        let packet = try Packet()
-        for index in 0..<(6 * 30) {
-            if index % 30 == 0 { try encoder.setBitrate(1_000_000 * (index / 30 + 1)) }
-            let copy = try still.reference()
-            copy.presentationTimestamp = Int64(index)
-            _ = try encoder.send(copy)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("onair-filler-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("padded.flv").path
+        let output = try MediaOutput(url: path, format: "flv", options: [], streams: [encoder.parameters], interruption: Interruption())
+        let target = 40_000
+        var sizes: [(own: Int, padded: Int)] = []
+        func drain() throws {
+            let packet = try Packet()
             while case .done = try encoder.receive(into: packet) {
-                bits[Int(packet.decodingTimestamp ?? 0) / 30] += packet.size * 8
+                let padded = try packet.paddedWithH264Filler(to: target)
+                #expect(padded.presentationTimestamp == packet.presentationTimestamp && padded.isKeyframe == packet.isKeyframe)
+                sizes.append((packet.size, padded.size))
+                try output.write(padded, stream: 0)
                 packet.clear()
             }
         }
-        print("EncoderBitrate: padded \(bits.map { $0 / 1000 }) kb/s per second of media, 1000k more each second")
-        // Second n gets half a second at n Mb/s and half at n+1 (the buffer is 0.5 s).
-        for second in 1..<6 {
-            #expect(abs(Double(bits[second]) - (Double(second) + 0.5) * 1e6) < 150_000, "second \(second): \(bits[second])")
+        for index in 0..<60 {
+            let copy = try still.reference()
+            copy.presentationTimestamp = Int64(index)
+            _ = try encoder.send(copy)
+            try drain()
         }
+        _ = try encoder.send(nil)
+        try drain()
+        try output.finish()
+        #expect(sizes.count == 60)
+        // Too little room for a filler NAL unit (7 bytes at least): the packet as it was.
+        #expect(sizes.allSatisfy { $0.padded == ($0.own > target - 7 ? $0.own : target) }, "\(sizes)")
+
+        let probe = try await Subprocess.run(
+            FFprobe.executable, ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames:packet=size", "-of", "csv=p=0", path],
+            timeout: .seconds(60))
+        #expect(probe.stderr.isEmpty, "\(probe.stderr)")
+        let lines = probe.stdout.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .init(charactersIn: ","))) }
+        #expect(lines.last == 60, "every picture decodes: \(probe.stdout)")
+        // FLV gives each NAL unit a 4-byte length for its start code (3 or 4 bytes): a few bytes more.
+        let written = lines.dropLast()
+        #expect(written.count == 60 && zip(written, sizes).allSatisfy { $0 - $1.padded >= 0 && $0 - $1.padded < 16 }, "\(written)")
     }
 
     @Test("an encoder opened with a fixed bitrate refuses a change (x264 ignores one while it signals NAL HRD)")
