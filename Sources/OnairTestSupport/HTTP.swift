@@ -30,10 +30,15 @@ public struct HTTPReply: Sendable {
 /// waits forever on a 401 that offers Basic authentication unless a delegate refuses it, and
 /// then hands back no status.
 public enum HTTP {
+    /// How long a request may take unless the test says otherwise: a guard against a server
+    /// that never answers, not a bound on speed (a loaded 2-core CI machine once took over 10 s
+    /// to answer a small page).
+    public static let defaultTimeout: TimeInterval = 30
+
     /// One request, waited for (blocking the calling thread).
     public static func exchange(
         _ url: String, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
-        timeout: TimeInterval = 10
+        timeout: TimeInterval = defaultTimeout
     ) throws -> HTTPReply {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("onair-http-\(UUID().uuidString)")
         defer {
@@ -69,7 +74,7 @@ public enum HTTP {
     /// One request, from async code (on a thread of its own).
     public static func send(
         _ url: String, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
-        timeout: TimeInterval = 10
+        timeout: TimeInterval = defaultTimeout
     ) async throws -> HTTPReply {
         try await OwnThread.run { try exchange(url, method: method, body: body, headers: headers, timeout: timeout) }
     }
