@@ -157,6 +157,35 @@ struct InputTimelineTests {
         #expect(sounds.last.map { abs($0.micros - $0.now) <= frame } == true, "the sound on its live edge too: \(sounds.suffix(2))")
     }
 
+    @Test("sound that comes before the first picture does not hide the pictures' backlog: the connection still joins its live edge")
+    func liveEdgeAfterSound() {
+        // An RTMP camera reconnecting: libav read 15 pictures (0.5 s) and their sound while it
+        // opened. The sound comes out first; the first picture 60 ms later (the decoder's frame
+        // threads hold it back); then the rest of the backlog, 3 ms apart; then pictures on time.
+        let frame: Int64 = 33_333, opened: Int64 = 40_000_000
+        var timeline = InputTimeline(isLive: true, start: 0, framesPerSecond: 30, durationMicros: nil)
+        timeline.connected(streams: 2)
+        #expect(placed(&timeline, .audio, at: 0, sound: 21_333, now: opened) != .late)
+        var now = opened + 60_000
+        for index in Int64(0)..<15 {
+            if case .at(let micros, _) = placed(&timeline, at: 21_000 + index * frame, now: now) {
+                #expect(abs(micros - now) <= frame / 2, "picture \(index) of the backlog placed at \(micros), come at \(now)")
+            }
+            now += 3_000
+        }
+        let edge = now
+        for index in Int64(15)..<30 {
+            now = edge + (index - 14) * frame
+            guard case .at(let micros, _) = placed(&timeline, at: 21_000 + index * frame, now: now) else {
+                Issue.record("picture \(index) was not placed")
+                return
+            }
+            #expect(abs(micros - now) <= frame / 2, "picture \(index) placed at \(micros), come at \(now): behind the live edge")
+        }
+        let catchUp = timeline.takeCatchUp()
+        #expect(catchUp.map { (12 * frame...15 * frame).contains($0.micros) } == true, "the backlog's length: \(String(describing: catchUp))")
+    }
+
     @Test("a live connection that comes on time drops nothing and has nothing to tell")
     func liveOnTime() {
         // RTMP from a server on time: whole milliseconds, a few ms of jitter either way.

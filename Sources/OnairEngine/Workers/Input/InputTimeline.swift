@@ -74,6 +74,8 @@ struct InputTimeline: Equatable {
     /// anchored it, and what was dropped to reach its live edge.
     private var catchingUp = false
     private var clockKind = MediaKind.video
+    /// Whether a frame of the clock's kind has set the anchor on this connection yet.
+    private var clockSet = false
     private var firstAnchor: Int64?
     private var skipped = 0
     /// Where the latest sound placed ends.
@@ -121,6 +123,7 @@ struct InputTimeline: Equatable {
         readToEnd = []
         catchingUp = isLive
         clockKind = pictures ? .video : .audio
+        clockSet = false
         firstAnchor = nil
         skipped = 0
     }
@@ -180,13 +183,16 @@ struct InputTimeline: Equatable {
     /// which is up to half a picture off it either way.
     private mutating func liveMicros(_ kind: MediaKind, stream: Int64, now: Int64) -> Int64 {
         guard let current = anchor, abs(stream + current - now) <= Self.longestDrift else {
-            anchor = nearestFrame(to: now) - stream
-            arrival = now - stream
-            firstAnchor = anchor
+            setAnchor(on: stream, at: now, kind: kind)
             return stream + anchor!
         }
         if catchingUp, kind == clockKind {
-            if stream + arrival - now > pictureMicros / 2 {
+            if !clockSet {
+                // Sound demuxed ahead of the first picture (which the decoder holds back a few
+                // frames) anchored the connection: measured from it, the pictures' backlog never
+                // looks early, and the camera stayed as late as the backlog was long.
+                setAnchor(on: stream, at: now, kind: kind)
+            } else if stream + arrival - now > pictureMicros / 2 {
                 anchor = nearestFrame(to: now) - stream
                 arrival = now - stream
             } else {
@@ -196,6 +202,15 @@ struct InputTimeline: Equatable {
             }
         }
         return stream + anchor!
+    }
+
+    /// Anchors the connection so that a frame stamped `stream` is at `now`, where the catching up
+    /// counts from.
+    private mutating func setAnchor(on stream: Int64, at now: Int64, kind: MediaKind) {
+        anchor = nearestFrame(to: now) - stream
+        arrival = now - stream
+        firstAnchor = anchor
+        clockSet = kind == clockKind
     }
 
     /// A frame dropped: counted while a live connection catches up with its live edge.
