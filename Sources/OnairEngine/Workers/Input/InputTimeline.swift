@@ -193,8 +193,7 @@ struct InputTimeline: Equatable {
                 // looks early, and the camera stayed as late as the backlog was long.
                 setAnchor(on: stream, at: now, kind: kind)
             } else if stream + arrival - now > pictureMicros / 2 {
-                anchor = nearestFrame(to: now) - stream
-                arrival = now - stream
+                moveAnchor(on: stream, at: now)
             } else {
                 catchingUp = false
                 let moved = (firstAnchor ?? current) - current
@@ -204,13 +203,19 @@ struct InputTimeline: Equatable {
         return stream + anchor!
     }
 
-    /// Anchors the connection so that a frame stamped `stream` is at `now`, where the catching up
+    /// Anchors the connection afresh, a frame stamped `stream` at `now`: where the catching up
     /// counts from.
     private mutating func setAnchor(on stream: Int64, at now: Int64, kind: MediaKind) {
-        anchor = nearestFrame(to: now) - stream
-        arrival = now - stream
+        moveAnchor(on: stream, at: now)
         firstAnchor = anchor
         clockSet = kind == clockKind
+    }
+
+    /// Moves the anchor to put a frame stamped `stream` at `now` (on the frame nearest it), as
+    /// it arrived.
+    private mutating func moveAnchor(on stream: Int64, at now: Int64) {
+        anchor = nearestFrame(to: now) - stream
+        arrival = now - stream
     }
 
     /// A frame dropped: counted while a live connection catches up with its live edge.
