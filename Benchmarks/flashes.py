@@ -49,7 +49,10 @@ class Camera:
              "-s", f"{WIDTH}x{HEIGHT}", "-framerate", str(FPS), "-i", "pipe:0",
              "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
              "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", str(FPS), "-b:v", "1500k",
-             "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k"] + (CAMERA_MPEGTS if muxer == "mpegts" else [])
+             # -shortest: the tone never ends, so without it the camera kept streaming sound after
+             # its pictures stopped, was killed, and never hung up (an SRT listener then waits for
+             # its idle timeout before taking a caller again).
+             "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "96k", "-shortest"] + (CAMERA_MPEGTS if muxer == "mpegts" else [])
             + ["-f", muxer, url],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=open(os.path.join(folder, log_name), "w")))
         self.thread = threading.Thread(target=self.run, daemon=True)
