@@ -17,10 +17,8 @@ final class TestPattern {
     let streams: [StreamParameters]
     /// One keyframe interval, the keyframe first; timestamps in frames.
     private let pictures: [Packet]
-    /// Encoded silence, each packet `soundFrameSize` samples; timestamps in samples.
-    private let sounds: [Packet]
-    private let soundFrameSize: Int
-    private let sampleRate: Int
+    /// The sound, when the rendition has one.
+    private let silence: Silence?
     private let fps: Int
     private var frames = 0
     private var samples = 0
@@ -36,22 +34,8 @@ final class TestPattern {
                                   options: [], wantAudio: false, interruption: Interruption())
         guard let picture = try bars.nextFrame()?.frame else { throw LibavError(function: "smptehdbars", code: .endOfFile) }
         pictures = try Self.encode(max(1, settings.gopFrames), copiesOf: picture, with: video)
-        if let sound {
-            let audio = try Encoder(audio: AudioEncoderOptions(encoder: sound.encoder, sampleRate: sound.sampleRate, channels: sound.channels,
-                                                               bitrate: sound.bitrate))
-            soundFrameSize = audio.frameSize > 0 ? audio.frameSize : 1024
-            let silence = try Frame(silence: soundFrameSize, sampleRate: sound.sampleRate, channels: sound.channels, sampleFormat: "fltp")
-            // The first packets carry the encoder's priming, the last its flush: the middle ones
-            // are silence that repeats.
-            let encoded = try Self.encode(16, copiesOf: silence, with: audio)
-            sounds = encoded.count > 8 ? Array(encoded.dropFirst(4).dropLast(4)) : encoded
-            guard !sounds.isEmpty else { throw LibavError(function: "avcodec_receive_packet", code: .endOfFile) }
-            streams = [video.parameters, audio.parameters]
-        } else {
-            (sounds, soundFrameSize) = ([], 1)
-            streams = [video.parameters]
-        }
-        sampleRate = sound?.sampleRate ?? 1
+        silence = try sound.map(Silence.init)
+        streams = [video.parameters] + (silence.map { [$0.parameters] } ?? [])
     }
 
     /// The rendition's picture, keyframes and profile; the cheapest x264 setting at a low
@@ -68,7 +52,7 @@ final class TestPattern {
     }
 
     /// The packets of `count` copies of `frame`, timestamped 0, 1, 2… in frames, flushed.
-    private static func encode(_ count: Int, copiesOf frame: Frame, with encoder: Encoder) throws -> [Packet] {
+    fileprivate static func encode(_ count: Int, copiesOf frame: Frame, with encoder: Encoder) throws -> [Packet] {
         var packets: [Packet] = []
         func drain() throws {
             let packet = try Packet()
@@ -101,14 +85,16 @@ final class TestPattern {
     /// index (0 video, 1 sound).
     func nextPackets() throws -> [(Packet, Int)] {
         let index = frames % pictures.count
+        // A new packet each frame (the muxer takes it): a copy of at most a frame's bytes, which
+        // is all a frame costs here.
         let picture = try pictures[index].paddedWithH264Filler(to: pictureSize(index))
         (picture.presentationTimestamp, picture.decodingTimestamp) = (Int64(frames), Int64(frames))
         frames += 1
         var out = [(picture, 0)]
-        while !sounds.isEmpty, Double(samples) / Double(sampleRate) < videoSeconds {
-            let sound = try sounds[(samples / soundFrameSize) % sounds.count].reference()
+        while let silence, Double(samples) / Double(silence.sampleRate) < videoSeconds {
+            let sound = try silence.packets[(samples / silence.frameSize) % silence.packets.count].reference()
             (sound.presentationTimestamp, sound.decodingTimestamp) = (Int64(samples), Int64(samples))
-            samples += soundFrameSize
+            samples += silence.frameSize
             out.append((sound, 1))
         }
         return out
@@ -120,5 +106,30 @@ final class TestPattern {
         let interval = bitrate / 8 * pictures.count / fps
         guard pictures.count > 1 else { return interval }
         return index == 0 ? pictures[0].size : (interval - pictures[0].size) / (pictures.count - 1)
+    }
+}
+
+/// A few packets of encoded silence, sent again and again with new timestamps.
+private struct Silence {
+    /// Each `frameSize` samples at `sampleRate`.
+    let packets: [Packet]
+    let frameSize: Int
+    let sampleRate: Int
+    /// What the muxer needs of the sound's stream.
+    let parameters: StreamParameters
+
+    /// Silence encoded as `sound` says.
+    init(_ sound: AudioEncoding) throws {
+        let encoder = try Encoder(audio: AudioEncoderOptions(encoder: sound.encoder, sampleRate: sound.sampleRate, channels: sound.channels,
+                                                             bitrate: sound.bitrate))
+        frameSize = encoder.frameSize > 0 ? encoder.frameSize : 1024
+        sampleRate = sound.sampleRate
+        parameters = encoder.parameters
+        let frame = try Frame(silence: frameSize, sampleRate: sound.sampleRate, channels: sound.channels, sampleFormat: "fltp")
+        // The first packets carry the encoder's priming, the last its flush: the middle ones
+        // are silence that repeats.
+        let encoded = try TestPattern.encode(16, copiesOf: frame, with: encoder)
+        packets = encoded.count > 8 ? Array(encoded.dropFirst(4).dropLast(4)) : encoded
+        guard !packets.isEmpty else { throw LibavError(function: "avcodec_receive_packet", code: .endOfFile) }
     }
 }
