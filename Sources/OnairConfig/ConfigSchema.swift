@@ -278,6 +278,7 @@ public enum ConfigSchema {
             FieldSchema("retry", .object(retry), "Reconnection policy (default: the pipeline's)."),
             FieldSchema("start", .choice(DestinationSpec.Start.allCases.map(\.rawValue)),
                         "When it starts: with the run (default), or when the schedule's start: action names it (scheduled)."),
+            FieldSchema("audio", .reference("source or mix"), "The sound it gets: a mix (a music-free one, say) or a source (default: the pipeline's audio:)."),
         ],
         variants: [
             .init("platform", "A streaming platform from the catalogue.", [
@@ -352,6 +353,35 @@ public enum ConfigSchema {
             FieldSchema("slate", .object(visual), "What to show then: an image, a video or a colour (default \"#000000\")."),
         ])
 
+    /// A bed that dips while someone speaks.
+    public static let ducking = ObjectSchema(
+        "ducking", doc: "Lower this source while another one of the mix is heard (music under a voice).",
+        fields: [
+            FieldSchema("under", .reference("source"), required: true, "The source of the same mix whose sound lowers this one."),
+            FieldSchema("by", .decibels(1...40), "How far it dips (default 12dB)."),
+            FieldSchema("attack", .duration(), "How fast it dips once the other is heard (default 50ms)."),
+            FieldSchema("release", .duration(), "How fast it comes back once the other is quiet (default 400ms)."),
+        ])
+
+    /// One source's place in a mix.
+    public static let mixSource = ObjectSchema(
+        "mix source", doc: "A source's (or another mix's) sound in a mix.",
+        fields: [
+            FieldSchema("gain", .decibels(-60...20), "Its level in the mix (default 0dB)."),
+            FieldSchema("pan", .number(-1...1), "Left (-1) to right (1) (default 0, centre)."),
+            FieldSchema("mute", .boolean, "Left out of the mix until unmuted (default false)."),
+            FieldSchema("delay", .duration(), "Held back this long, to line sound up with pictures (default 0ms)."),
+            FieldSchema("duck", .object(ducking), "Dip under another source of the mix."),
+        ])
+
+    /// A named mix of sources.
+    public static let mix = ObjectSchema(
+        "mix", doc: "Sound mixed from several sources (or mixes), each with its gain, pan, delay and ducking.",
+        fields: [
+            FieldSchema("sources", .map(.object(mixSource)), required: true,
+                        "The sources (or mixes) heard, by name, each with its settings ({} for none): {presenter: {}, music: {gain: -12dB}}."),
+        ])
+
     /// A named pipeline file.
     public static let pipeline = ObjectSchema(
         "pipeline", doc: "A named pipeline: sources, overlays, layers, quality and destinations.",
@@ -360,7 +390,8 @@ public enum ConfigSchema {
             FieldSchema("sources", .map(.object(source)), required: true, "Named sources."),
             FieldSchema("overlays", .map(.object(overlay)), required: true, "Named overlay combinations."),
             FieldSchema("active", .reference("overlay combination"), required: true, "The overlay combination on air at start."),
-            FieldSchema("audio", .reference("source"), "The source that supplies sound (default: the active combination's camera, or else the first combination's camera with sound)."),
+            FieldSchema("mixes", .map(.object(mix)), "Named mixes of sources' sound (audio: names one)."),
+            FieldSchema("audio", .reference("source or mix"), "The sound broadcast: a mix or a source (default: the active combination's camera, or else the first combination's camera with sound)."),
             FieldSchema("layers", .list(.object(layer)), "Logos, text and picture-in-picture drawn on top, in order."),
             FieldSchema("quality", qualityChoice, required: true,
                         "The scene's quality: a preset name, inline settings, or {auto: [1080p30, 720p30]} (the scene has the first; each network destination gets the first its link carries)."),

@@ -207,6 +207,8 @@ public struct DestinationSpec: Hashable, Sendable {
     /// The latency mode a platform destination's broadcast is set to on the platform's side
     /// (`latency_mode:`), nil for the platform's default.
     public var latencyMode: Located<String>? = nil
+    /// The mix or source whose sound it gets (`audio:`), nil for the pipeline's.
+    public var audio: Located<String>? = nil
 
     /// When a destination starts.
     public enum Start: String, CaseIterable, Hashable, Sendable {
@@ -262,6 +264,7 @@ extension DestinationSpec {
                   adaptive: adaptive, canvas: canvas, required: reader.boolean("required")?.value ?? true, retry: retry,
                   start: reader.choice("start", as: Start.self)?.value ?? .immediately)
         if kindName == "platform" { latencyMode = reader.text("latency_mode") }
+        audio = reader.reference("audio")
     }
 
     /// Where the destination called `name` sends, by its `kind:`; nil (with diagnostics) when

@@ -70,6 +70,8 @@ public enum JSONSchema {
         case .nameOrObject(_, let schema, let alternatives): return ["anyOf": [["type": "string"], object(schema)] + alternatives.map(object)]
         case .countOrUnlimited(let range): return ["anyOf": [["type": "integer", "minimum": range.lowerBound, "maximum": range.upperBound], ["const": "unlimited"]]]
         case .booleanOrNumber(let range): return ["anyOf": [["type": "boolean"], ["type": "number", "minimum": range.lowerBound, "maximum": range.upperBound]]]
+        case .decibels(let range):
+            return ["anyOf": [["type": "number", "minimum": range.lowerBound, "maximum": range.upperBound], ["type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)? ?dB$"]]]
         case .actionTime:
             return ["type": "string", "pattern": "^(\\+[0-9]+(\\.[0-9]+)?(ms|s|m|h)|[0-9]{1,2}:[0-9]{2}(:[0-9]{2})?|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:?[0-9]{2}))$"]
         }

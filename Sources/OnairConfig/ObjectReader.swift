@@ -213,6 +213,21 @@ public struct ObjectReader {
         return Located(value, at: node.location)
     }
 
+    /// A level in decibels, in the schema's range.
+    public func decibels(_ key: String) -> Located<Double>? {
+        guard case .decibels(let range) = declaredType(of: key) else { misread(key, as: "decibels") }
+        guard let (node, text) = scalarText(key, .decibels(range)) else { return nil }
+        guard let value = Units.decibels(text) else {
+            wrongValue(key, node, .decibels(range), suggestion: "write -6dB, 0dB or 3dB")
+            return nil
+        }
+        guard range.contains(value) else {
+            log.error("out-of-range", "'\(key)' in \(subject) is \(value.formatted) dB; it must be from \(range.lowerBound.formatted) to \(range.upperBound.formatted) dB", at: node.location)
+            return nil
+        }
+        return Located(value, at: node.location)
+    }
+
     /// Bits per second.
     public func bitrate(_ key: String) -> Located<Int>? {
         guard let (node, text) = scalarText(key, .bitrate) else { return nil }

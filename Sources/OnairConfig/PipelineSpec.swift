@@ -17,8 +17,10 @@ public struct PipelineSpec: Hashable, Sendable {
     public var overlays: [OverlaySpec]
     /// The combination on air at start.
     public var active: Located<String>
-    /// The source that supplies sound (nil: the active combination's lead source).
+    /// The sound broadcast: a mix or a source (nil: the active combination's lead source).
     public var audio: Located<String>?
+    /// The named mixes, in the order written.
+    public var mixes: [MixSpec] = []
     /// Layers drawn on top, bottom first.
     public var layers: [LayerSpec]
     /// The scene's quality (a ladder's first rung).
@@ -48,6 +50,8 @@ public struct PipelineSpec: Hashable, Sendable {
 
     /// The source called `name`.
     public func source(_ name: String) -> SourceSpec? { sources.first { $0.name == name } }
+    /// The mix called `name`.
+    public func mix(_ name: String) -> MixSpec? { mixes.first { $0.name == name } }
     /// The combination called `name`.
     public func overlay(_ name: String) -> OverlaySpec? { overlays.first { $0.name == name } }
 
@@ -128,8 +132,15 @@ extension PipelineSpec {
             log.error("unknown-reference", "unknown overlay combination '\(active.value)'", at: active.location,
                       suggestion: Suggestion.phrase(for: active.value, in: overlayEntries.map(\.key)) ?? "define it under 'overlays:'")
         }
+        let mixes = MixSpec.decodeAll(reader.namedEntries("mixes"), context: context)
+        MixSpec.check(mixes, sources: sources, log: log)
+        func checkSound(_ reference: Located<String>, role: String) {
+            guard !mixes.contains(where: { $0.name == reference.value }), !sourceNames.contains(reference.value) else { return }
+            log.error("unknown-reference", "unknown source\(mixes.isEmpty ? "" : " or mix") '\(reference.value)' (\(role))", at: reference.location,
+                      suggestion: Suggestion.phrase(for: reference.value, in: sourceNames + mixes.map(\.name)) ?? "define it under 'sources:' or 'mixes:'")
+        }
         let audio = reader.reference("audio")
-        if let audio { checkSource(audio, role: "audio") }
+        if let audio { checkSound(audio, role: "audio") }
 
         let schedule = ActionSpec.decodeList(reader.items("schedule"), subject: "the schedule", presets: presets, context: context)
         let layers = decodeLayers(reader.items("layers"), variables: ActionSpec.variables(set: schedule), context: context)
@@ -140,6 +151,14 @@ extension PipelineSpec {
 
         let qualityChoice = reader["quality"].flatMap { presets.qualityChoice($0, context: context) }
         let destinations = decodeDestinations(of: name, reader: reader, presets: presets, context: context)
+        for destination in destinations {
+            guard let sound = destination.audio else { continue }
+            checkSound(sound, role: "audio of destination '\(destination.name)'")
+            if let source = sources.first(where: { $0.name == sound.value }), !source.hasAudio {
+                log.error("no-audio", "source '\(source.name)' has no sound (audio of destination '\(destination.name)')", at: sound.location,
+                          suggestion: "name a mix, or a source with sound")
+            }
+        }
         let inputLoss = InputLossPolicy.decode(reader["input_loss"], context: context)
         let http = reader["http"].flatMap { HTTPSpec.decode($0, pipeline: name, context: context) }
         if case .source(let reference) = inputLoss.slate { checkSource(reference, role: "slate") }
@@ -152,7 +171,7 @@ extension PipelineSpec {
         return PipelineSpec(
             isComplete: log.errorCount == errorsBefore,
             name: name, file: root.location.file, title: reader.text("title")?.value ?? name,
-            sources: sources, overlays: overlays, active: active, audio: audio, layers: layers, quality: quality,
+            sources: sources, overlays: overlays, active: active, audio: audio, mixes: mixes, layers: layers, quality: quality,
             ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http,
             timeZone: timeZone, schedule: schedule,
             notify: NotifySpec.decodeAll(reader.namedEntries("notify"), presets: presets, context: context),

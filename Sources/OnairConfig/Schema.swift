@@ -41,6 +41,8 @@ public indirect enum ValueType: Sendable {
     case countOrUnlimited(ClosedRange<Int>)
     /// A number, or one of a few words (e.g. `auto_lighting: true` or `0.5`).
     case booleanOrNumber(ClosedRange<Double>)
+    /// A level in decibels within the range: a number, or a number with `dB` (`-6dB`).
+    case decibels(ClosedRange<Double>)
     /// When a scheduled action happens: `"18:00"` (a clock time), `+5m` (from the run's start)
     /// or `"2026-12-01T18:00:00+01:00"` (an instant).
     case actionTime
@@ -67,6 +69,7 @@ public indirect enum ValueType: Sendable {
         case .nameOrObject(let what, _, _): "the name of a \(what) or a mapping"
         case .countOrUnlimited(let range): "a whole number from \(range.lowerBound) to \(range.upperBound) or 'unlimited'"
         case .booleanOrNumber(let range): "true, false or a number from \(range.lowerBound.formatted) to \(range.upperBound.formatted)"
+        case .decibels(let range): "a level such as -6dB, from \(range.lowerBound.formatted) to \(range.upperBound.formatted) dB"
         case .actionTime: "a time such as \"18:00\", +5m or \"2026-12-01T18:00:00+01:00\""
         }
     }

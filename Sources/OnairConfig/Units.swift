@@ -31,6 +31,14 @@ public enum Units {
         return nil
     }
 
+    /// Decibels from `-6dB`, `-6 dB`, `3.5dB` or a bare number (`-6`).
+    public static func decibels(_ text: String) -> Double? {
+        var body = text.trimmingCharacters(in: .whitespaces)
+        if body.lowercased().hasSuffix("db") { body = String(body.dropLast(2)).trimmingCharacters(in: .whitespaces) }
+        guard let value = Double(body), value.isFinite, body.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" || $0 == "+" }) else { return nil }
+        return value
+    }
+
     /// When a scheduled action happens: `+5m` (from the run's start), `18:00` or `18:00:30` (a
     /// clock time), or an ISO 8601 time with an offset (`2026-12-01T18:00:00+01:00`, `…Z`).
     /// An ISO time without an offset is refused: which zone it means would be a guess.

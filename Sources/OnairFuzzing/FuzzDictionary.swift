@@ -73,6 +73,7 @@ public enum FuzzDictionary {
         case .nameOrObject: return []
         case .countOrUnlimited(let range): return around(range) + ["unlimited"]
         case .booleanOrNumber(let range): return ["true", "false", "\(range.lowerBound)", "\(range.upperBound)"]
+        case .decibels(let range): return ["\(range.lowerBound)dB", "\(range.upperBound)dB", "0dB", "-6 dB"]
         case .actionTime: return ["\"18:00\"", "\"23:59:59\"", "\"24:00\"", "+0s", "+5m", "-5m", "\"2026-03-29T02:30:00+01:00\"", "\"2026-12-01T18:00:00\""]
         }
     }

@@ -17,7 +17,7 @@ struct DestinationRules {
     }
 
     mutating func check(_ targets: [DestinationTarget]) {
-        let hasAudio = SceneCompiler.audioSource(of: spec) != nil
+        let hasAudio = SceneCompiler.soundName(of: spec) != nil
         for target in targets {
             if let platform = target.platform {
                 checkPlatform(target, platform, hasAudio: hasAudio)
@@ -37,7 +37,7 @@ struct DestinationRules {
     /// Checks `target` streaming the ladder's rung `rung` against its platform's limits.
     func checkPlatform(of target: DestinationTarget, rung: String?) {
         guard let platform = target.platform else { return }
-        checkPlatform(target, platform, hasAudio: SceneCompiler.audioSource(of: spec) != nil,
+        checkPlatform(target, platform, hasAudio: SceneCompiler.soundName(of: spec) != nil,
                       subject: "destination '\(target.spec.name)' (rung '\(rung ?? "")' of its quality: auto)")
     }
 

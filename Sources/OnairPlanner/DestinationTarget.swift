@@ -11,6 +11,8 @@ struct DestinationTarget {
     var crop: CanvasCrop?
     var video: VideoEncoding
     var audio: AudioEncoding
+    /// The mix or source it hears when not the pipeline's sound (see ``RenditionTable``).
+    var sound: String?
     /// URL template or path; `{key}` where the key goes.
     var target: String
     var kind: PlannedOutput.Kind
@@ -32,7 +34,7 @@ struct DestinationTarget {
               let picture = fitCanvas(of: spec, quality: quality, scene: scene, log: log) else { return nil }
         let (video, audio) = encoding(of: spec, quality: quality, picture: picture, platform: ingest.platform, log: log)
         return DestinationTarget(spec: spec, platform: ingest.platform, quality: quality, crop: picture.crop, video: video, audio: audio,
-                                 target: ingest.target, kind: ingest.kind, format: ingest.format, options: ingest.options,
+                                 sound: spec.audio?.value, target: ingest.target, kind: ingest.kind, format: ingest.format, options: ingest.options,
                                  ingestProtocol: ingest.ingestProtocol, ladder: ladder)
     }
 
@@ -144,6 +146,9 @@ struct RenditionTable {
         var crop: CanvasCrop?
         var video: VideoEncoding
         var audio: AudioEncoding
+        /// The sound heard, nil for the pipeline's: destinations that hear different mixes
+        /// are different renditions (each encodes its own pictures too, for now).
+        var sound: String?
     }
 
     private(set) var keys: [Key] = []
@@ -151,7 +156,7 @@ struct RenditionTable {
 
     init(targets: [DestinationTarget]) {
         for target in targets {
-            var key = Key(crop: target.crop, video: target.video, audio: target.audio)
+            var key = Key(crop: target.crop, video: target.video, audio: target.audio, sound: target.sound)
             key.video.scenecut = true
             if members[key] == nil { keys.append(key) }
             members[key, default: []].append(target)
@@ -159,7 +164,7 @@ struct RenditionTable {
     }
 
     func id(for target: DestinationTarget) -> String {
-        var key = Key(crop: target.crop, video: target.video, audio: target.audio)
+        var key = Key(crop: target.crop, video: target.video, audio: target.audio, sound: target.sound)
         key.video.scenecut = true
         return "r\(keys.firstIndex(of: key)!)"
     }
@@ -175,7 +180,7 @@ struct RenditionTable {
                 id: "r\(index)", videoPad: .rendition(index, .video), audioPad: audio ? .rendition(index, .audio) : nil, crop: key.crop, video: video,
                 audio: audio ? key.audio : nil, encoderOptions: EncoderOptions(video: video, audio: audio ? key.audio : nil),
                 destinations: group.map(\.spec.name),
-                preset: presets.count == 1 && presets.first != "" ? presets.first : nil)
+                preset: presets.count == 1 && presets.first != "" ? presets.first : nil, sound: audio ? key.sound : nil)
         }
     }
 }

@@ -235,6 +235,9 @@ public struct Rendition: Codable, Equatable, Sendable {
     public var destinations: [String]
     /// The quality preset's name, when it came from one.
     public var preset: String?
+    /// The mix (or source) its sound is, when not the pipeline's `audio:` (a destination's own
+    /// `audio:`); nil for the pipeline's.
+    public var sound: String? = nil
 }
 
 /// A crop of the scene: aspect and focus, and the rectangle it selects.

@@ -61,6 +61,7 @@ public enum PlanSummary {
             if let adaptive = video.adaptive { text += ", adaptive down to \(Units.formatBitrate(adaptive.minBitrate))" }
             if let audio = rendition.audio {
                 text += "; \(audio.codec) \(Units.formatBitrate(audio.bitrate)) \(audio.sampleRate / 1000)kHz \(audio.channels == 1 ? "mono" : "stereo")"
+                if let sound = rendition.sound { text += " of '\(sound)'" }
             } else {
                 text += "; no audio"
             }

@@ -44,9 +44,12 @@ public struct Planner: Sendable {
     public func plan(_ spec: PipelineSpec, log: DiagnosticLog) -> PipelinePlan? {
         let errorsBefore = log.errorCount
         let warningsBefore = log.all.count
-        let targets = spec.destinations.compactMap { destination in
+        var targets = spec.destinations.compactMap { destination in
             DestinationTarget.resolve(destination, scene: spec.quality, ladder: spec.ladder(of: destination), catalogue: catalogue, log: log)
         }
+        // A destination that names the pipeline's own sound shares its renditions.
+        let mainSound = SceneCompiler.soundName(of: spec)
+        for index in targets.indices where targets[index].sound == mainSound { targets[index].sound = nil }
         var rules = DestinationRules(spec: spec, mode: mode, secretProblem: secretProblem, log: log)
         rules.check(targets)
         checkRungs(of: targets, in: spec, rules: rules, log: log)
@@ -133,7 +136,7 @@ extension Planner {
     /// The source whose sound `spec` broadcasts with its `active:` combination on air: the one
     /// `audio:` names, else the combination's lead source when it has sound; nil for none.
     public static func soundSource(of spec: PipelineSpec) -> String? {
-        SceneCompiler.audioSource(of: spec)?.name
+        SceneCompiler.soundName(of: spec)
     }
 }
 

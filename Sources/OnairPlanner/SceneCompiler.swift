@@ -27,14 +27,16 @@ struct SceneCompiler {
     let layerStates: LayerStates
     private(set) var inputs: [PlannedInput] = []
     private(set) var usedSources: Set<String> = []
-    private(set) var hasAudio = false
+    var hasAudio = false
     /// The failover groups of the inputs the graph reads.
     private(set) var failover: [FailoverPlan] = []
-    private var chains: [FilterChain] = []
+    var chains: [FilterChain] = []
     private var kernels: [SourceKernel] = []
     private var labels: [String: Int] = [:]
     private var videoPads: [String: GraphPad] = [:]
     private var audioPads: [String: GraphPad] = [:]
+    /// Copies of a source's or a mix's sound not yet taken by the mixes that hear it, by name.
+    var soundCopies: [String: [GraphPad]] = [:]
     private var sharedCopies: [GraphPad: [GraphPad]] = [:]
     /// Pads whose picture comes from a still image, by the image's input index.
     private var stillOrigin: [GraphPad: Int] = [:]
@@ -58,12 +60,20 @@ struct SceneCompiler {
     /// active combination's lead (its camera), else the first combination's lead with sound.
     /// The last keeps a pipeline that starts on silent slides audible — a platform may require
     /// a sound track, and a run can then switch to the camera without changing encoders.
+    /// (Nil when `audio:` names a mix: see ``soundName(of:)``.)
     static func audioSource(of spec: PipelineSpec) -> SourceSpec? {
         if let name = spec.audio?.value { return spec.source(name) }
         let active = spec.overlay(spec.active.value).map { [$0] } ?? []
         return (active + spec.overlays).lazy
             .compactMap { spec.source($0.leadSource.value) }
             .first { $0.hasAudio }
+    }
+
+    /// The name of the sound broadcast: the mix or the source `audio:` names, else the source
+    /// ``audioSource(of:)`` picks; nil for none.
+    static func soundName(of spec: PipelineSpec) -> String? {
+        if let name = spec.audio?.value, spec.mix(name) != nil { return name }
+        return audioSource(of: spec)?.name
     }
 
     // MARK: - Entry
@@ -80,18 +90,35 @@ struct SceneCompiler {
         }
         splitVideo(scene, renditions: renditions, log: log)
         freezeStills()
-        if let source = Self.audioSource(of: spec) {
-            if !source.hasAudio, let written = spec.audio {
-                log.error("no-audio", "source '\(source.name)' has no sound", at: written.location,
-                          suggestion: "pick a source with audio, or remove 'audio:'")
-            } else {
-                splitAudio(audioPad(source), renditions: renditions)
-            }
-        }
+        compileSound(renditions: renditions, log: log)
         addBackups(log: log)
         var graph = FilterGraph(chains: chains, kernels: kernels)
         graph.inlineSharedKernels()
         return graph
+    }
+
+    /// The sound of every rendition: the pipeline's (`audio:`, a mix or a source), or the mix
+    /// or source its destinations name. Each is compiled once (see ``mixSounds(_:)``).
+    private mutating func compileSound(renditions: RenditionTable, log: DiagnosticLog) {
+        var main = Self.soundName(of: spec)
+        if let name = main, let source = spec.source(name), !source.hasAudio, let written = spec.audio {
+            log.error("no-audio", "source '\(source.name)' has no sound", at: written.location,
+                      suggestion: "pick a source with audio, or remove 'audio:'")
+            main = nil
+        }
+        var heard: [(sound: String, members: [Int])] = []
+        for (index, key) in renditions.keys.enumerated() {
+            guard let sound = key.sound ?? main else { continue }
+            if let group = heard.firstIndex(where: { $0.sound == sound }) { heard[group].members.append(index) } else { heard.append((sound, [index])) }
+        }
+        if main == nil, let own = spec.destinations.first(where: { $0.audio != nil }), let written = own.audio,
+           renditions.keys.contains(where: { $0.sound == nil }) {
+            log.error("no-audio", "destination '\(own.name)' has sound of its own, but the pipeline has none for the others", at: written.location,
+                      suggestion: "name the pipeline's sound with audio: (a mix or a source with sound)")
+            return
+        }
+        let pads = mixSounds(heard.map(\.sound))
+        for (group, pad) in zip(heard, pads) { splitAudio(pad, renditions: renditions, members: group.members) }
     }
 
     /// Opens the backups of every input the graph reads that has a failover, after the graph's
@@ -389,12 +416,14 @@ struct SceneCompiler {
         }
     }
 
-    private mutating func splitAudio(_ input: GraphPad, renditions: RenditionTable) {
+    /// Feeds `input`, a sound, to the audio encoders of renditions `members` (indices in
+    /// `renditions`), one copy per sample rate and layout.
+    private mutating func splitAudio(_ input: GraphPad, renditions: RenditionTable, members: [Int]) {
         hasAudio = true
         let keys = renditions.keys
         struct Sound: Hashable { var rate: Int, channels: Int }
         var sounds: [Sound] = []
-        for key in keys where !sounds.contains(Sound(rate: key.audio.sampleRate, channels: key.audio.channels)) {
+        for key in members.map({ keys[$0] }) where !sounds.contains(Sound(rate: key.audio.sampleRate, channels: key.audio.channels)) {
             sounds.append(Sound(rate: key.audio.sampleRate, channels: key.audio.channels))
         }
         let pads = split(input, into: sounds.count, filter: "asplit", purpose: "one copy per sample format", label: "sound")
@@ -406,7 +435,7 @@ struct SceneCompiler {
                 Filter("aformat", [FilterOption("sample_fmts", "fltp"), FilterOption("channel_layouts", sound.channels == 1 ? "mono" : "stereo")],
                        purpose: "encoder sample format"),
             ]
-            let users = keys.indices.filter { Sound(rate: keys[$0].audio.sampleRate, channels: keys[$0].audio.channels) == sound }
+            let users = members.filter { Sound(rate: keys[$0].audio.sampleRate, channels: keys[$0].audio.channels) == sound }
             if users.count == 1 {
                 chains.append(FilterChain([pad], filters, [.rendition(users[0], .audio)]))
             } else {
@@ -426,7 +455,7 @@ struct SceneCompiler {
     }
 
     /// `count` copies of `pad` (the pad itself when one is enough).
-    private mutating func split(_ pad: GraphPad, into count: Int, filter: String, purpose: String, label: String) -> [GraphPad] {
+    mutating func split(_ pad: GraphPad, into count: Int, filter: String, purpose: String, label: String) -> [GraphPad] {
         guard count > 1 else { return [pad] }
         let outputs = (0..<count).map { _ in GraphPad.link(nextLabel(label)) }
         chains.append(FilterChain([pad], [Filter(filter, [FilterOption(nil, String(count))], purpose: purpose)], outputs))
@@ -519,7 +548,7 @@ struct SceneCompiler {
         return .input(index, .video)
     }
 
-    private mutating func audioPad(_ source: SourceSpec) -> GraphPad {
+    mutating func audioPad(_ source: SourceSpec) -> GraphPad {
         if let pad = audioPads[source.name] { return pad }
         usedSources.insert(source.name)
         let pad: GraphPad
@@ -579,7 +608,7 @@ struct SceneCompiler {
 
     // MARK: - Helpers
 
-    private mutating func chain(_ inputs: [GraphPad], _ filters: [Filter], _ label: String) -> GraphPad {
+    mutating func chain(_ inputs: [GraphPad], _ filters: [Filter], _ label: String) -> GraphPad {
         let output = GraphPad.link(nextLabel(label))
         chains.append(FilterChain(inputs, filters, [output]))
         if inputs.count == 1, let origin = stillOrigin[inputs[0]] { stillOrigin[output] = origin }

@@ -17,6 +17,34 @@ public enum Tone {
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
+    /// The first sound stream of the file at `path` as two channels (left, right) of 48 kHz
+    /// samples, decoded by ffmpeg into the scratch file `raw`; waited for on a thread of its own.
+    public static func stereo(of path: String, through raw: String) async throws -> (left: [Float], right: [Float]) {
+        try await OwnThread.run {
+            let decoded = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "2", "-ar", "48000", "-f", "f32le", raw],
+                                             timeout: .seconds(60))
+            guard decoded.status == 0 else { throw Undecodable(description: "ffmpeg could not decode the sound of \(path): \(decoded)") }
+            let interleaved = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            return (stride(from: 0, to: interleaved.count - 1, by: 2).map { interleaved[$0] }, stride(from: 1, to: interleaved.count, by: 2).map { interleaved[$0] })
+        }
+    }
+
+    /// The level of the sine at `frequency` Hz in `samples` (48 kHz), dBFS (a full-scale sine is
+    /// 0): the Goertzel filter's amplitude over the whole slice, exact when the slice holds a
+    /// whole number of the tone's periods (one second holds one of every whole frequency).
+    public static func level(_ samples: ArraySlice<Float>, at frequency: Double) -> Double {
+        let coefficient = 2 * cos(2 * Double.pi * frequency / 48_000)
+        var previous = 0.0, beforePrevious = 0.0
+        for sample in samples {
+            let current = Double(sample) + coefficient * previous - beforePrevious
+            beforePrevious = previous
+            previous = current
+        }
+        let power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+        let amplitude = 2 * power.squareRoot() / Double(max(1, samples.count))
+        return 20 * log10(max(amplitude, 1e-9))
+    }
+
     /// ``samples(of:through:)`` from async code: ffmpeg is waited for on a thread of its own.
     public static func samples(of path: String, through raw: String) async throws -> [Float] {
         try await OwnThread.run { try samples(of: path, through: raw) }

@@ -205,7 +205,7 @@ struct DiagnosticReportTests {
             Pipelines/show.yaml:9:57: error: unknown key 'bitrat' in destination 'archive' [unknown-key]
              9 |   archive: {kind: record, path: ../recordings/show.mkv, bitrat: 3000k}
                |                                                         ^~~~~~
-               = help: expected one of 'quality', 'canvas', 'required', 'retry', 'start', 'kind', 'path', 'extends'
+               = help: expected one of 'quality', 'canvas', 'required', 'retry', 'start', 'audio', 'kind', 'path', 'extends'
 
             1 error, 0 warnings
             """)

@@ -61,7 +61,7 @@ struct JSONSchemaTests {
     @Test func pipelineSchema() throws {
         let root = try Self.parse(.pipeline)
         let properties = try #require(root["properties"] as? [String: Any])
-        #expect(Set(properties.keys) == ["title", "sources", "overlays", "active", "audio", "layers", "quality",
+        #expect(Set(properties.keys) == ["title", "sources", "overlays", "active", "mixes", "audio", "layers", "quality",
                                          "destinations", "retry", "input_loss", "latency", "http", "timezone", "schedule", "notify"])
         #expect(root["required"] as? [String] == ["sources", "overlays", "active", "quality", "destinations"])
         #expect(root["additionalProperties"] as? Bool == false)

@@ -1,0 +1,64 @@
+import Foundation
+import OnairTestSupport
+import Testing
+
+extension EndToEnd {
+    @Suite("Mixes: several sources heard at once, each at its level, place and ducking")
+    struct Mixes {
+        /// A voice (440 Hz), music (3 kHz) at −6 dB panned right that dips 12 dB under the
+        /// voice, and a muted guest (1 kHz): every tone a whole number of periods a second. A
+        /// music-free mix, `clean`, has the voice alone.
+        static let scene = """
+            sources:
+              voice: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunPipeline.width)x\(RunPipeline.height), fps: \(RunPipeline.fps)}
+              music: {kind: test, pattern: color, color: "#0000C0", tone: 3000, size: \(RunPipeline.width)x\(RunPipeline.height), fps: \(RunPipeline.fps)}
+              guest: {kind: test, pattern: color, color: "#00C000", tone: 1000, size: \(RunPipeline.width)x\(RunPipeline.height), fps: \(RunPipeline.fps)}
+            overlays:
+              room: {kind: real-scene, camera: voice}
+            active: room
+            mixes:
+              program:
+                sources:
+                  voice: {}
+                  music: {gain: -6dB, pan: 0.5, duck: {under: voice, by: 12dB}}
+                  guest: {mute: true}
+              clean:
+                sources: {voice: {}}
+            audio: program
+            """
+
+        @Test("the program holds the voice at its own level, the music 18 dB under it (−6 dB, and 12 dB of ducking) and 6 dB lower on the left, and no guest; the clean destination the voice alone",
+              .hangGuard)
+        func levels() async throws {
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv")),
+                                                            ("clean", "{kind: record, path: ../out/clean.mkv, audio: clean}")], scene: Self.scene)
+            defer { project.remove() }
+            let run = try OnairRun(project, arguments: ["--duration", "5s"])
+            let output = await run.finish(timeout: .seconds(60))
+            #expect(output.status == 0, "\(output)")
+
+            let sound = try await Tone.stereo(of: project.file("out/rec.mkv").path, through: project.file("out/sound.f32").path)
+            // Two whole seconds from 1.5 s in: past the encoder's start and the ducking's attack.
+            let start = 72_000, end = 168_000
+            try #require(sound.right.count >= end, "only \(sound.right.count) samples")
+            let left = sound.left[start..<end], right = sound.right[start..<end]
+            // A test source's tone is a mono sine at 1/8 of full scale (−18.06 dBFS), spread over
+            // both channels at −3 dB each: −21.07 dBFS.
+            let voice = (left: Tone.level(left, at: 440), right: Tone.level(right, at: 440))
+            let music = (left: Tone.level(left, at: 3000), right: Tone.level(right, at: 3000))
+            let guest = max(Tone.level(left, at: 1000), Tone.level(right, at: 1000))
+            let measured = "voice \(voice), music \(music), guest \(guest) dBFS"
+            #expect(abs(voice.right + 21.07) < 1 && abs(voice.left - voice.right) < 0.3, "the voice at 0 dB, centred: \(measured)")
+            #expect(abs(music.right - voice.right + 18) < 1, "music −6 dB and ducked 12 dB: \(measured)")
+            #expect(abs(music.left - music.right + 6.02) < 0.5, "music panned 0.5 right (left at half): \(measured)")
+            #expect(guest < -70, "the muted guest is heard: \(measured)")
+
+            let clean = try await Tone.stereo(of: project.file("out/clean.mkv").path, through: project.file("out/clean.f32").path)
+            try #require(clean.right.count >= end, "only \(clean.right.count) samples")
+            let cleanVoice = Tone.level(clean.right[start..<end], at: 440)
+            let cleanMusic = max(Tone.level(clean.left[start..<end], at: 3000), Tone.level(clean.right[start..<end], at: 3000))
+            #expect(abs(cleanVoice + 21.07) < 1, "the clean mix's voice: \(cleanVoice) dBFS")
+            #expect(cleanMusic < -70, "music in the music-free mix: \(cleanMusic) dBFS")
+        }
+    }
+}
