@@ -374,12 +374,23 @@ public enum ConfigSchema {
             FieldSchema("duck", .object(ducking), "Dip under another source of the mix."),
         ])
 
+    /// How loud a mix is kept.
+    public static let loudness = ObjectSchema(
+        "loudness", doc: "How loud the mix is kept: its peaks limited, or its loudness brought to a target.",
+        fields: [
+            FieldSchema("mode", .choice(LoudnessSpec.Mode.allCases.map(\.rawValue)),
+                        "limit (default): peaks held under true_peak, no delay; normalize: loudness brought to target as well (loudnorm, about 3 s of look-ahead)."),
+            FieldSchema("target", .number(-40...(-5)), "Integrated loudness aimed at by normalize, LUFS (default -14, where YouTube plays back)."),
+            FieldSchema("true_peak", .number(-9...0), "The highest peak let through, dBTP (default -1)."),
+        ])
+
     /// A named mix of sources.
     public static let mix = ObjectSchema(
         "mix", doc: "Sound mixed from several sources (or mixes), each with its gain, pan, delay and ducking.",
         fields: [
             FieldSchema("sources", .map(.object(mixSource)), required: true,
                         "The sources (or mixes) heard, by name, each with its settings ({} for none): {presenter: {}, music: {gain: -12dB}}."),
+            FieldSchema("loudness", .object(loudness), "Keep the mix's peaks under a ceiling, or its loudness at a target."),
         ])
 
     /// A named pipeline file.

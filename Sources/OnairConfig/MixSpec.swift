@@ -8,16 +8,44 @@ public struct MixSpec: Hashable, Sendable {
     public var location: SourceLocation
     /// What is heard in it, in the order written.
     public var members: [MixMember]
+    /// How loud it is kept (nil: as the members sum).
+    public var loudness: LoudnessSpec?
 
     /// Creates a mix.
-    public init(name: String, location: SourceLocation, members: [MixMember]) {
+    public init(name: String, location: SourceLocation, members: [MixMember], loudness: LoudnessSpec? = nil) {
         self.name = name
         self.location = location
         self.members = members
+        self.loudness = loudness
     }
 
     /// The member called `name`.
     public func member(_ name: String) -> MixMember? { members.first { $0.name.value == name } }
+}
+
+/// How loud a mix is kept (`loudness:`).
+public struct LoudnessSpec: Hashable, Sendable {
+    /// What is done to the sound.
+    public enum Mode: String, CaseIterable, Hashable, Sendable {
+        /// Peaks held under the ceiling (alimiter): no delay.
+        case limit
+        /// Loudness brought to the target and peaks under the ceiling (loudnorm): it reads
+        /// about 3 s ahead, which the broadcast's delay grows by.
+        case normalize
+    }
+
+    public var mode: Located<Mode>
+    /// Integrated loudness aimed at by `normalize`, LUFS.
+    public var target: Double
+    /// The highest peak let through, dBTP.
+    public var truePeak: Double
+
+    /// Creates a loudness setting.
+    public init(mode: Located<Mode>, target: Double = -14, truePeak: Double = -1) {
+        self.mode = mode
+        self.target = target
+        self.truePeak = truePeak
+    }
 }
 
 /// A source's (or a mix's) sound in a mix.
@@ -90,15 +118,23 @@ extension MixSpec {
                 context.log.error("mix-empty", "mix '\(entry.key)' has no sources", at: reader.location(of: "sources"),
                                   suggestion: "name the sources heard, e.g. sources: {presenter: {}, music: {gain: -12dB}}")
             }
-            return MixSpec(name: entry.key, location: entry.keyLocation, members: members)
+            let loudness = reader.object("loudness", ConfigSchema.loudness).map { loudness in
+                LoudnessSpec(mode: loudness.choice("mode", as: LoudnessSpec.Mode.self) ?? Located(.limit, at: reader.location(of: "loudness")),
+                             target: loudness.number("target")?.value ?? -14, truePeak: loudness.number("true_peak")?.value ?? -1)
+            }
+            return MixSpec(name: entry.key, location: entry.keyLocation, members: members, loudness: loudness)
         }
     }
 
     /// Checks the mixes against the pipeline's sources: every member a source with sound or a
     /// mix, no mix inside itself, a ducking key in the same mix, no name both a source and a mix.
-    static func check(_ mixes: [MixSpec], sources: [SourceSpec], log: DiagnosticLog) {
+    static func check(_ mixes: [MixSpec], sources: [SourceSpec], latency: LatencyMode, log: DiagnosticLog) {
         let names = sources.map(\.name) + mixes.map(\.name)
         for mix in mixes {
+            if latency == .low, let mode = mix.loudness?.mode, mode.value == .normalize {
+                log.error("low-latency-loudness", "mix '\(mix.name)' is normalised, which holds about 3 s of sound, and the pipeline asks for latency: low", at: mode.location,
+                          suggestion: "use mode: limit (peaks only, no delay), or leave latency: low out")
+            }
             if sources.contains(where: { $0.name == mix.name }) {
                 log.error("mix-name", "'\(mix.name)' is both a source and a mix", at: mix.location,
                           suggestion: "rename the mix, e.g. '\(mix.name)-mix'")

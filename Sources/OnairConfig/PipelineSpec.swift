@@ -133,7 +133,8 @@ extension PipelineSpec {
                       suggestion: Suggestion.phrase(for: active.value, in: overlayEntries.map(\.key)) ?? "define it under 'overlays:'")
         }
         let mixes = MixSpec.decodeAll(reader.namedEntries("mixes"), context: context)
-        MixSpec.check(mixes, sources: sources, log: log)
+        let latency = reader.choice("latency", as: LatencyMode.self)?.value ?? .normal
+        MixSpec.check(mixes, sources: sources, latency: latency, log: log)
         func checkSound(_ reference: Located<String>, role: String) {
             guard !mixes.contains(where: { $0.name == reference.value }), !sourceNames.contains(reference.value) else { return }
             log.error("unknown-reference", "unknown source\(mixes.isEmpty ? "" : " or mix") '\(reference.value)' (\(role))", at: reference.location,
@@ -175,7 +176,7 @@ extension PipelineSpec {
             ladder: qualityChoice?.ladder, destinations: destinations, inputLoss: inputLoss, http: http,
             timeZone: timeZone, schedule: schedule,
             notify: NotifySpec.decodeAll(reader.namedEntries("notify"), presets: presets, context: context),
-            latency: reader.choice("latency", as: LatencyMode.self)?.value ?? .normal)
+            latency: latency)
     }
 
     /// `timezone:` as written; an unknown zone is an error (and still returned, located).

@@ -44,6 +44,10 @@ public struct LatencyCoefficients: Sendable {
     /// to both modes together (see ``measured``). A bare libavformat RTMP hop (the benchmark's
     /// `relay` path, the ffmpeg CLI copying) adds about as much: 34 ms.
     public var hopMs: Double
+    /// What loudnorm's look-ahead adds, ms: its first sound comes about 2.2 s after a
+    /// pass-through's (FFmpeg 5.1, stereo 48 kHz at real time), and the muxer holds the
+    /// pictures until their sound is there.
+    public var loudnormMs: Double = 2200
 }
 
 extension LatencyCoefficients {

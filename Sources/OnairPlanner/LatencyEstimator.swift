@@ -40,6 +40,9 @@ public struct LatencyEstimator: Sendable {
             stages.append(LatencyStage(stage: "decode", detail: "\(camera.name) \(size)", frames: held,
                                        ms: Double(held) * interval + c.decodeMsPerMegapixel * Self.megapixels(camera.video)))
         }
+        if plan.graph.chains.contains(where: { $0.filters.contains { $0.name == "loudnorm" } }) {
+            stages.append(LatencyStage(stage: "loudness", detail: "loudnorm reads the sound ahead; the pictures wait for it", frames: 0, ms: c.loudnormMs))
+        }
         let held = low ? 0 : c.sceneFrameRateFramesHeld
         stages.append(LatencyStage(stage: "frame rate", detail: low ? "kept by the encoder" : "fps filter, one picture ahead",
                                    frames: held, ms: Double(held) * interval))

@@ -44,10 +44,33 @@ extension SceneCompiler {
             }
             pads.append(pad)
         }
-        guard pads.count > 1 else { return pads.first ?? .link("missing:\(mix.name)") }
-        return chain(pads, [Filter("amix", [FilterOption("inputs", String(pads.count)), FilterOption("normalize", "0"),
-                                            FilterOption("dropout_transition", "0")],
-                                   purpose: "mix '\(mix.name)': the sum of its sources", origin: mix.location)], "mix")
+        var sum = pads.first ?? .link("missing:\(mix.name)")
+        if pads.count > 1 {
+            sum = chain(pads, [Filter("amix", [FilterOption("inputs", String(pads.count)), FilterOption("normalize", "0"),
+                                               FilterOption("dropout_transition", "0")],
+                                      purpose: "mix '\(mix.name)': the sum of its sources", origin: mix.location)], "mix")
+        }
+        guard let loudness = mix.loudness else { return sum }
+        return chain([sum], Self.loudnessFilters(loudness, of: mix), "loud")
+    }
+
+    /// `normalize`: loudnorm in its one-pass (dynamic) mode, which reads 3 s ahead and works at
+    /// 192 kHz (brought back to 48 kHz); `limit`: alimiter without its automatic level, peaks
+    /// held under the ceiling with no delay.
+    static func loudnessFilters(_ loudness: LoudnessSpec, of mix: MixSpec) -> [Filter] {
+        let ceiling = FFmpegCommand.number(loudness.truePeak)
+        switch loudness.mode.value {
+        case .normalize:
+            return [
+                Filter("loudnorm", [FilterOption("I", FFmpegCommand.number(loudness.target)), FilterOption("TP", ceiling), FilterOption("LRA", "11")],
+                       purpose: "mix '\(mix.name)': \(FFmpegCommand.number(loudness.target)) LUFS, peaks under \(ceiling) dBTP", origin: loudness.mode.location),
+                Filter("aresample", [FilterOption(nil, "48000")], purpose: "mix '\(mix.name)': back from loudnorm's 192 kHz"),
+            ]
+        case .limit:
+            let linear = ((pow(10, loudness.truePeak / 20)) * 10_000).rounded() / 10_000
+            return [Filter("alimiter", [FilterOption("limit", FFmpegCommand.number(linear)), FilterOption("level", "0")],
+                           purpose: "mix '\(mix.name)': peaks under \(ceiling) dBFS", origin: loudness.mode.location)]
+        }
     }
 
     /// The next copy of the sound of `name` (a source or a mix), split on first use.

@@ -126,4 +126,29 @@ struct MixBlockTests {
         #expect(loaded.with(code: "no-audio").map(\.location) == [at(12, 63)])
         #expect(loaded.project.pipeline("show")?.destination("archive")?.audio?.value == "clean")
     }
+
+    @Test("loudness: limit by default at -14 LUFS and -1 dBTP; normalize refused under latency: low, at its mode; a target out of range at the value")
+    func loudness() throws {
+        let loaded = try Self.load("""
+            mixes:
+              program:
+                sources: {mic: {}}
+                loudness: {}
+              normalised:
+                sources: {mic: {}}
+                loudness: {mode: normalize, target: -16, true_peak: -2}
+              odd:
+                sources: {mic: {}}
+                loudness: {target: -3}
+            audio: program
+            latency: low
+            """)
+        let pipeline = try #require(loaded.project.pipeline("show"))
+        let program = try #require(pipeline.mix("program")?.loudness)
+        #expect(program.mode.value == .limit && program.target == -14 && program.truePeak == -1)
+        let normalised = try #require(pipeline.mix("normalised")?.loudness)
+        #expect(normalised.mode.value == .normalize && normalised.target == -16 && normalised.truePeak == -2)
+        #expect(loaded.with(code: "low-latency-loudness").map(\.location) == [at(19, 22)], "\(loaded.dump)")
+        #expect(loaded.with(code: "out-of-range").map(\.location) == [at(22, 24)])
+    }
 }

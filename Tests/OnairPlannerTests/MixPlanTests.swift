@@ -101,4 +101,25 @@ private func pipeline(mixes: String, audio: String, destinations: String = "  ar
         let summary = PlanSummary.render(plan)
         #expect(summary.contains("128k 48kHz stereo of 'clean'"), "\(summary)")
     }
+
+    @Test("limit is alimiter at the ceiling with no delay; normalize is loudnorm brought back to 48 kHz, and the latency estimate counts its look-ahead")
+    func loudness() throws {
+        let (limited, limitedPlan) = try graph(mixes: """
+              program:
+                sources: {presenter: {}, music: {gain: -12dB}}
+                loudness: {mode: limit, true_peak: -1}
+            """, audio: "program")
+        #expect(limited.contains("[mix]alimiter=limit=0.8913:level=0[loud]"), "\(limited)")
+        #expect(!LatencyEstimator().estimate(limitedPlan).stages.contains { $0.stage == "loudness" })
+
+        let (normalised, normalisedPlan) = try graph(mixes: """
+              program:
+                sources: {presenter: {}}
+                loudness: {mode: normalize, target: -14, true_peak: -1.5}
+            """, audio: "program")
+        #expect(normalised.contains("loudnorm=I=-14:TP=-1.5:LRA=11,aresample=48000[loud]"), "\(normalised)")
+        let stage = try #require(LatencyEstimator().estimate(normalisedPlan).stages.first { $0.stage == "loudness" })
+        #expect(stage.ms == 2200)
+        #expect(LatencyEstimator().estimate(normalisedPlan).onairMs >= LatencyEstimator().estimate(limitedPlan).onairMs + 2200)
+    }
 }
