@@ -384,6 +384,14 @@ public enum ConfigSchema {
             FieldSchema("true_peak", .number(-9...0), "The highest peak let through, dBTP (default -1)."),
         ])
 
+    /// Dead air: a mix silent too long.
+    public static let silenceAlert = ObjectSchema(
+        "silence alert", doc: "Raise audio.silent when the mix stays below a floor this long (dead air), and audio.silence-ended when it is heard again.",
+        fields: [
+            FieldSchema("below", .decibels(-90...(-10)), "The floor: the mix's loudest sample below it counts as silence (default -50dB)."),
+            FieldSchema("after", .duration(minimumMs: 500), "How long the silence lasts before it is reported (default 10s)."),
+        ])
+
     /// A named mix of sources.
     public static let mix = ObjectSchema(
         "mix", doc: "Sound mixed from several sources (or mixes), each with its gain, pan, delay and ducking.",
@@ -391,6 +399,7 @@ public enum ConfigSchema {
             FieldSchema("sources", .map(.object(mixSource)), required: true,
                         "The sources (or mixes) heard, by name, each with its settings ({} for none): {presenter: {}, music: {gain: -12dB}}."),
             FieldSchema("loudness", .object(loudness), "Keep the mix's peaks under a ceiling, or its loudness at a target."),
+            FieldSchema("silence", .object(silenceAlert), "Watch the mix for dead air: {below: -50dB, after: 10s}."),
         ])
 
     /// A named pipeline file.

@@ -10,6 +10,8 @@ public struct MixSpec: Hashable, Sendable {
     public var members: [MixMember]
     /// How loud it is kept (nil: as the members sum).
     public var loudness: LoudnessSpec?
+    /// Watched for dead air (nil: not watched).
+    public var silence: SilenceAlert?
 
     /// Creates a mix.
     public init(name: String, location: SourceLocation, members: [MixMember], loudness: LoudnessSpec? = nil) {
@@ -21,6 +23,20 @@ public struct MixSpec: Hashable, Sendable {
 
     /// The member called `name`.
     public func member(_ name: String) -> MixMember? { members.first { $0.name.value == name } }
+}
+
+/// Dead air (`silence:`): a mix whose loudest sample stays below `belowDB` for `afterMs`.
+public struct SilenceAlert: Hashable, Sendable {
+    /// The floor, dBFS.
+    public var belowDB: Double
+    /// How long the silence lasts before it is reported, ms.
+    public var afterMs: Int
+
+    /// Creates a dead-air watch (by default: below −50 dBFS for 10 s).
+    public init(belowDB: Double = -50, afterMs: Int = 10_000) {
+        self.belowDB = belowDB
+        self.afterMs = afterMs
+    }
 }
 
 /// How loud a mix is kept (`loudness:`).
@@ -122,7 +138,11 @@ extension MixSpec {
                 LoudnessSpec(mode: loudness.choice("mode", as: LoudnessSpec.Mode.self) ?? Located(.limit, at: reader.location(of: "loudness")),
                              target: loudness.number("target")?.value ?? -14, truePeak: loudness.number("true_peak")?.value ?? -1)
             }
-            return MixSpec(name: entry.key, location: entry.keyLocation, members: members, loudness: loudness)
+            var mix = MixSpec(name: entry.key, location: entry.keyLocation, members: members, loudness: loudness)
+            if let silence = reader.object("silence", ConfigSchema.silenceAlert) {
+                mix.silence = SilenceAlert(belowDB: silence.decibels("below")?.value ?? -50, afterMs: silence.duration("after")?.value ?? 10_000)
+            }
+            return mix
         }
     }
 

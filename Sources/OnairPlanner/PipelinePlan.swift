@@ -238,6 +238,25 @@ public struct Rendition: Codable, Equatable, Sendable {
     /// The mix (or source) its sound is, when not the pipeline's `audio:` (a destination's own
     /// `audio:`); nil for the pipeline's.
     public var sound: String? = nil
+    /// Its sound watched for dead air: on the first rendition of each mix that asks for it.
+    public var silenceWatch: SilenceWatchPlan? = nil
+}
+
+/// A mix watched for dead air (its `silence:`), on the rendition whose sound is it.
+public struct SilenceWatchPlan: Codable, Equatable, Sendable {
+    /// The mix.
+    public var mix: String
+    /// The floor, dBFS.
+    public var belowDB: Double
+    /// How long the silence lasts before it is reported, ms.
+    public var afterMs: Int
+
+    /// Watches `mix` for sound below `belowDB` dBFS for `afterMs`.
+    public init(mix: String, belowDB: Double, afterMs: Int) {
+        self.mix = mix
+        self.belowDB = belowDB
+        self.afterMs = afterMs
+    }
 }
 
 /// A crop of the scene: aspect and focus, and the rectangle it selects.

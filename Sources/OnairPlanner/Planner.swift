@@ -74,6 +74,7 @@ public struct Planner: Sendable {
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
         plan.voice = voice
+        Self.watchSilence(in: &plan, spec: spec)
         plan.latency = spec.latency
         if spec.latency == .low { LowLatency.apply(to: &plan) }
         plan.cost = CostEstimator().estimate(plan, standbyCombinations: spec.overlays.count - 1)
@@ -83,6 +84,16 @@ public struct Planner: Sendable {
 }
 
 extension Planner {
+    /// Puts each mix's dead-air watch (`silence:`) on the first rendition that carries it.
+    static func watchSilence(in plan: inout PipelinePlan, spec: PipelineSpec) {
+        var watched: Set<String> = []
+        for index in plan.renditions.indices where plan.renditions[index].audio != nil {
+            guard let sound = plan.renditions[index].sound ?? SceneCompiler.soundName(of: spec),
+                  let alert = spec.mix(sound)?.silence, watched.insert(sound).inserted else { continue }
+            plan.renditions[index].silenceWatch = SilenceWatchPlan(mix: sound, belowDB: alert.belowDB, afterMs: alert.afterMs)
+        }
+    }
+
     /// What each platform destination's platform adds from ingest to viewer, in the mode it
     /// declares.
     static func viewers(of targets: [DestinationTarget]) -> [String: ViewerLatency] {

@@ -176,6 +176,8 @@ extension RunReport {
             return ("destination", "\(fields["destination"] ?? ""): \(kind.verb)" + reason)
         case .sourceMuted, .sourceUnmuted, .sourceClip, .sourceClipEnded:
             return ("source", "\(fields["source"] ?? ""): " + (fields["clip"].map { "\($0) \(kind == .sourceClip ? "on air" : "ended")" } ?? kind.verb))
+        case .audioSilent: return ("audio", "\(fields["mix"] ?? ""): dead air")
+        case .audioSilenceEnded: return ("audio", "\(fields["mix"] ?? ""): heard again")
         case .scheduleFired, .scheduleSkipped, .scheduleAdded, .scheduleCancelled:
             return ("schedule", "#\(fields["id"] ?? "?") \(fields["action"] ?? "") \(kind.verb)" + reason)
         // Beside every other event, or too frequent to mark: left off the strip.

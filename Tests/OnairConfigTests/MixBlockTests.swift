@@ -151,4 +151,25 @@ struct MixBlockTests {
         #expect(loaded.with(code: "low-latency-loudness").map(\.location) == [at(19, 22)], "\(loaded.dump)")
         #expect(loaded.with(code: "out-of-range").map(\.location) == [at(22, 24)])
     }
+
+    @Test("silence: defaults below -50 dB for 10 s; values as written; a floor out of range at the value")
+    func silence() throws {
+        let loaded = try Self.load("""
+            mixes:
+              program:
+                sources: {mic: {}}
+                silence: {}
+              watched:
+                sources: {mic: {}}
+                silence: {below: -60dB, after: 3s}
+              odd:
+                sources: {mic: {}}
+                silence: {below: 0dB}
+            audio: program
+            """)
+        let pipeline = try #require(loaded.project.pipeline("show"))
+        #expect(pipeline.mix("program")?.silence == SilenceAlert(belowDB: -50, afterMs: 10_000))
+        #expect(pipeline.mix("watched")?.silence == SilenceAlert(belowDB: -60, afterMs: 3000))
+        #expect(loaded.with(code: "out-of-range").map(\.location) == [at(22, 22)], "\(loaded.dump)")
+    }
 }

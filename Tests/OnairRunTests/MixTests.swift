@@ -61,4 +61,54 @@ extension EndToEnd {
             #expect(cleanMusic < -70, "music in the music-free mix: \(cleanMusic) dBFS")
         }
     }
+
+    @Suite("Dead air: a mix silent too long is reported, and again when it is heard")
+    struct DeadAir {
+        /// The voice's sound muted from 2 s to 6 s; the mix watched for 2 s below −50 dBFS.
+        static let scene = """
+            sources:
+              voice: {kind: test, pattern: color, color: "#C00000", tone: 440, size: \(RunPipeline.width)x\(RunPipeline.height), fps: \(RunPipeline.fps)}
+            overlays:
+              room: {kind: real-scene, camera: voice}
+            active: room
+            mixes:
+              program:
+                sources: {voice: {}}
+                silence: {below: -50dB, after: 2s}
+            audio: program
+            schedule:
+              - {at: +2s, mute: {source: voice, audio: true}}
+              - {at: +6s, unmute: {source: voice, audio: true}}
+            """
+
+        @Test("audio.silent says the silence began at 2 s and comes within its 2 s plus 1 s; audio.silence-ended says it ended at 6 s",
+              .hangGuard)
+        func reported() async throws {
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
+            defer { project.remove() }
+            let run = try OnairRun(project, arguments: ["--duration", "9s"])
+            let output = await run.finish(timeout: .seconds(60))
+            #expect(output.status == 0, "\(output)")
+            let events = run.events
+            let silent = try #require(events.first { $0.event == "audio.silent" }, "\(events.map(\.event))")
+            let ended = try #require(events.first { $0.event == "audio.silence-ended" }, "\(events.map(\.event))")
+            #expect(silent.mix == "program" && ended.mix == "program")
+            // Muted on the first frame at or after 2 s; an AAC frame is 21 ms.
+            #expect(abs((silent.since_ms ?? 0) - 2000) <= 60, "since \(silent.since_ms ?? -1) ms")
+            #expect(abs((ended.at_ms ?? 0) - 6000) <= 60, "heard again at \(ended.at_ms ?? -1) ms")
+            #expect(events.filter { $0.event == "audio.silent" }.count == 1)
+            // Reported within the watch's 2 s and 1 s more of the silence's start, on the wall clock.
+            // The run's first event (an input opening) is its start, within a few ms.
+            let started = try #require(events.first?.ts.flatMap(Self.date))
+            let raised = try #require(silent.ts.flatMap(Self.date))
+            let after = raised.timeIntervalSince(started)
+            #expect(after > 3.5 && after < 5.5, "audio.silent \(after) s after the run's first event")
+        }
+
+        static func date(_ text: String) -> Date? {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.date(from: text)
+        }
+    }
 }

@@ -34,6 +34,8 @@ public enum EventName: String, CaseIterable, Codable, Sendable, Comparable {
     case destinationStopped = "destination.stopped"
     case destinationCongested = "destination.congested"
     case bitrateChanged = "bitrate.changed"
+    case audioSilent = "audio.silent"
+    case audioSilenceEnded = "audio.silence-ended"
     case libavLog = "libav.log"
     case stats
 
@@ -86,6 +88,8 @@ public enum EventName: String, CaseIterable, Codable, Sendable, Comparable {
         case .destinationFailed: "a destination gave up for good, and why"
         case .destinationStopped: "a destination ended as asked"
         case .destinationCongested: "a destination can't keep up with its rendition (media waiting, what it sends)"
+        case .audioSilent: "a mix watched for dead air stayed below its floor for its time (`since_ms`: where the silence began)"
+        case .audioSilenceEnded: "a mix that was silent is heard again"
         case .bitrateChanged: "an adaptive rendition's bitrate changed: from, to, why and by whom"
         case .libavLog: "a warning or error from libav"
         case .stats: "the periodic snapshot of the whole run"

@@ -56,6 +56,9 @@ public struct StatusEvent: Equatable, Sendable {
         /// `clip` left `source`'s place at media time `at`, and the source is back: `reason` is
         /// `ended` (the file ended) or `replaced` (another action on the source).
         case clipEnded(source: String, clip: String, at: MediaInstant, reason: String)
+        /// The mix `mix`, watched for dead air, went silent (`silent`: below `belowDB` dBFS
+        /// from media time `at` for the time it is watched over) or is heard again from `at`.
+        case silence(mix: String, silent: Bool, at: MediaInstant, belowDB: Double)
         /// The periodic snapshot of the whole run.
         case stats(RunStatus)
         /// The run started: the pipeline, its inputs, the combination on air, its encoders and
@@ -100,6 +103,7 @@ public struct StatusEvent: Equatable, Sendable {
         case .sourceMuted(_, _, _, let muted, _): muted ? .sourceMuted : .sourceUnmuted
         case .clipStarted: .sourceClip
         case .clipEnded: .sourceClipEnded
+        case .silence(_, let silent, _, _): silent ? .audioSilent : .audioSilenceEnded
         case .stats: .stats
         case .runStarted: .runStarted
         case .runNote: .runNote
@@ -137,6 +141,7 @@ public struct StatusEvent: Equatable, Sendable {
                 .sourceMuted(source: redact(source), video: video, audio: audio, muted: muted, at: at)
             case .clipStarted(let source, let clip, let loop, let at): .clipStarted(source: redact(source), clip: redact(clip), loop: loop, at: at)
             case .clipEnded(let source, let clip, let at, let reason): .clipEnded(source: redact(source), clip: redact(clip), at: at, reason: reason)
+            case .silence(let mix, let silent, let at, let below): .silence(mix: redact(mix), silent: silent, at: at, belowDB: below)
             case .stats(let status): .stats(status.redacted(redact))
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
                 .runStarted(pipeline: redact(pipeline), inputs: inputs, overlay: redact(overlay), renditions: renditions,
@@ -184,6 +189,7 @@ extension StatusEvent {
             case queueMilliseconds = "queue_ms", bitsPerSecond = "bits_per_second", followed, rendition, onAir = "on_air", attempts
             case fromBitsPerSecond = "from_bps", toBitsPerSecond = "to_bps", by
             case source, video, audio, clip, loop, atMs = "at_ms"
+            case mix, sinceMs = "since_ms", belowDB = "below_db"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -220,6 +226,10 @@ extension StatusEvent {
                 try container.encode(author, forKey: .by)
             case .sourceMuted, .clipStarted, .clipEnded:
                 try encodeSourceEvent(into: &container)
+            case .silence(let mix, let silent, let at, let below):
+                try container.encode(mix, forKey: .mix)
+                try container.encode(at / 1000, forKey: silent ? .sinceMs : .atMs)
+                try container.encode(below, forKey: .belowDB)
             case .stats(let status):
                 try status.encode(to: encoder)
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
@@ -330,6 +340,8 @@ extension StatusEvent {
             "\(source): " + (video && audio ? "picture and sound" : video ? "picture" : "sound") + " at \(Self.seconds(at))"
         case .clipStarted(let source, let clip, let loop, let at): "\(source): \(clip)\(loop ? " (looped)" : "") at \(Self.seconds(at))"
         case .clipEnded(let source, let clip, let at, let reason): "\(source): \(clip) \(reason) at \(Self.seconds(at)), \(source) back"
+        case .silence(let mix, let silent, let at, let below):
+            silent ? "\(mix): dead air, below \(Int(below)) dBFS since \(Self.seconds(at))" : "\(mix): heard again at \(Self.seconds(at))"
         case .stats: ""
         case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
             "\(pipeline): \(inputs) input(s), overlay '\(overlay)', \(renditions) encoder(s) → " + destinations.joined(separator: ", ")

@@ -93,7 +93,7 @@ public final class PipelineRun: RunControl {
         // One voice stage per encoder for the whole run when any combination pitches the sound.
         let voiced = combinations.all.contains { $0.plan?.voice != nil }
         let end = options.duration?.inMicroseconds
-        let encoders = try plan.renditions.map { try RenditionEncoder(rendition: $0, voiced: voiced, endMicros: end, reports: reports) }
+        let encoders = try plan.renditions.map { try RenditionEncoder(rendition: $0, voiced: voiced, endMicros: end, reports: reports, events: events) }
         // The slate belongs to the pipeline, not to a combination: decoded once for every graph.
         let builder = GraphBuilder(
             combinations: combinations, encoders: encoders, clock: RunClock(), events: events, reports: reports, doorbell: ThreadSignal(),

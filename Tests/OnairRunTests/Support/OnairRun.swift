@@ -61,6 +61,9 @@ struct RunEvent: Decodable, Sendable {
     var video: Bool?
     var audio: Bool?
     var at_ms: Int?
+    /// For `audio.*`: the mix, and where its silence began (ms).
+    var mix: String?
+    var since_ms: Int?
 
     struct FallbackLine: Decodable, Sendable {
         var overlay: String

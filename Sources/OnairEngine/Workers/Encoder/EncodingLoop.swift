@@ -32,6 +32,8 @@ final class EncodingLoop {
     /// Where the packets go, and the encoder whose thread runs this (set when it runs).
     private var destinations: [DestinationWorker] = []
     private var owner: RenditionEncoder!
+    /// The rendition's mix watched for dead air, when its plan says so.
+    private var silence: SilenceWatch?
 
     init(rendition: Rendition, video: Encoder, audio: Encoder?, voiced: Bool, audioFrameSize: Int?, endMicros: Int64?) {
         self.rendition = rendition
@@ -41,6 +43,7 @@ final class EncodingLoop {
         self.audioFrameSize = audioFrameSize
         self.endMicros = endMicros
         cadence = PictureCadence(longestFill: Int64(max(1, rendition.video.fps)), first: 0)
+        silence = rendition.silenceWatch.map(SilenceWatch.init)
     }
 
     /// Encodes what `encoder`'s frames bring until they close (then flushes) or it is aborted.
@@ -93,6 +96,7 @@ final class EncodingLoop {
         guard let encoder = item.kind == .video ? video : audio else { return }
         let pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
         guard item.kind == .video else {
+            watchSilence(item)
             if voiced {
                 for pitched in try pitch(item) { try encodeSound(pitched, in: voice!.timeBase) }
             } else {
@@ -109,6 +113,18 @@ final class EncodingLoop {
         lastPicture = item.frame
         owner.preview.offer(item.frame)
         owner.encodedPicture(ofGeneration: item.generation, at: pts.map { encoder.timeBase.convert($0, to: .microseconds) })
+    }
+
+    /// Tells the run when the watched mix goes silent, and when it is heard again.
+    private func watchSilence(_ item: SinkFrame) {
+        guard silence != nil, let pts = item.frame.presentationTimestamp, let peak = item.frame.peakLevel, item.frame.sampleRate > 0 else { return }
+        let micros = item.timeBase.convert(pts, to: .microseconds)
+        let length = Int64(item.frame.sampleCount) * 1_000_000 / Int64(item.frame.sampleRate)
+        guard let change = silence!.hear(peak: peak, at: micros, length: length), let plan = rendition.silenceWatch else { return }
+        switch change {
+        case .silent(let since): owner.events?.emit(.silence(mix: plan.mix, silent: true, at: MediaInstant(since), belowDB: plan.belowDB))
+        case .heard(let at): owner.events?.emit(.silence(mix: plan.mix, silent: false, at: MediaInstant(at), belowDB: plan.belowDB))
+        }
     }
 
     /// Sound may not go back in time: late sound is moved up to where the last frame ended.

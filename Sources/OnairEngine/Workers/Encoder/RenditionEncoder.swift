@@ -47,6 +47,8 @@ final class RenditionEncoder: EncoderWorker {
     /// a new bitrate looked for, per packet and per picture.
     let isSteered: Bool
     private let reports: WorkerReports
+    /// Where what it notices of its sound goes (dead air), when it watches it.
+    let events: EventSink?
     /// The encoders, until its thread takes them.
     private let loop: Mutex<Transfer<EncodingLoop>?>
     private let shared: Mutex<Shared>
@@ -89,9 +91,10 @@ final class RenditionEncoder: EncoderWorker {
 
     /// - Parameter endMicros: where the output ends on the media timeline (µs), for a run with a
     ///   duration (see ``EncodingLoop``).
-    init(rendition: Rendition, voiced: Bool = false, endMicros: Int64? = nil, reports: WorkerReports) throws {
+    init(rendition: Rendition, voiced: Bool = false, endMicros: Int64? = nil, reports: WorkerReports, events: EventSink? = nil) throws {
         self.rendition = rendition
         self.reports = reports
+        self.events = events
         preview = PreviewTap(rendition: rendition, threads: reports.threads)
         isSteered = rendition.video.adaptive != nil
         // x264's own threads start as it opens: named after the rendition, apart from the engine's.
