@@ -169,6 +169,24 @@ extension MixSpec {
         }
     }
 
+    /// Checks what the pipeline's `audio:` and each destination's name: a mix or a source (one
+    /// with sound, for a destination; the pipeline's own is checked where it is compiled).
+    static func checkSounds(pipeline: Located<String>?, destinations: [DestinationSpec], mixes: [MixSpec], sources: [SourceSpec], log: DiagnosticLog) {
+        let names = sources.map(\.name) + mixes.map(\.name)
+        let written = (pipeline.map { [($0, "audio")] } ?? []) + destinations.compactMap { destination in
+            destination.audio.map { ($0, "audio of destination '\(destination.name)'") }
+        }
+        for (reference, role) in written {
+            if !names.contains(reference.value) {
+                log.error("unknown-reference", "unknown source\(mixes.isEmpty ? "" : " or mix") '\(reference.value)' (\(role))", at: reference.location,
+                          suggestion: Suggestion.phrase(for: reference.value, in: names) ?? "define it under 'sources:' or 'mixes:'")
+            } else if role != "audio", let source = sources.first(where: { $0.name == reference.value }), !source.hasAudio {
+                log.error("no-audio", "source '\(source.name)' has no sound (\(role))", at: reference.location,
+                          suggestion: "name a mix, or a source with sound")
+            }
+        }
+    }
+
     private static func checkMember(_ member: MixMember, of mix: MixSpec, sources: [SourceSpec], names: [String], log: DiagnosticLog) {
         let name = member.name.value
         if !names.contains(name) {

@@ -135,13 +135,7 @@ extension PipelineSpec {
         let mixes = MixSpec.decodeAll(reader.namedEntries("mixes"), context: context)
         let latency = reader.choice("latency", as: LatencyMode.self)?.value ?? .normal
         MixSpec.check(mixes, sources: sources, latency: latency, log: log)
-        func checkSound(_ reference: Located<String>, role: String) {
-            guard !mixes.contains(where: { $0.name == reference.value }), !sourceNames.contains(reference.value) else { return }
-            log.error("unknown-reference", "unknown source\(mixes.isEmpty ? "" : " or mix") '\(reference.value)' (\(role))", at: reference.location,
-                      suggestion: Suggestion.phrase(for: reference.value, in: sourceNames + mixes.map(\.name)) ?? "define it under 'sources:' or 'mixes:'")
-        }
         let audio = reader.reference("audio")
-        if let audio { checkSound(audio, role: "audio") }
 
         let schedule = ActionSpec.decodeList(reader.items("schedule"), subject: "the schedule", presets: presets, context: context)
         let layers = decodeLayers(reader.items("layers"), variables: ActionSpec.variables(set: schedule), context: context)
@@ -152,14 +146,7 @@ extension PipelineSpec {
 
         let qualityChoice = reader["quality"].flatMap { presets.qualityChoice($0, context: context) }
         let destinations = decodeDestinations(of: name, reader: reader, presets: presets, context: context)
-        for destination in destinations {
-            guard let sound = destination.audio else { continue }
-            checkSound(sound, role: "audio of destination '\(destination.name)'")
-            if let source = sources.first(where: { $0.name == sound.value }), !source.hasAudio {
-                log.error("no-audio", "source '\(source.name)' has no sound (audio of destination '\(destination.name)')", at: sound.location,
-                          suggestion: "name a mix, or a source with sound")
-            }
-        }
+        MixSpec.checkSounds(pipeline: audio, destinations: destinations, mixes: mixes, sources: sources, log: log)
         let inputLoss = InputLossPolicy.decode(reader["input_loss"], context: context)
         let http = reader["http"].flatMap { HTTPSpec.decode($0, pipeline: name, context: context) }
         if case .source(let reference) = inputLoss.slate { checkSource(reference, role: "slate") }
