@@ -27,10 +27,10 @@ struct SceneCompiler {
     let layerStates: LayerStates
     private(set) var inputs: [PlannedInput] = []
     private(set) var usedSources: Set<String> = []
-    var hasAudio = false
+    private(set) var hasAudio = false
     /// The failover groups of the inputs the graph reads.
     private(set) var failover: [FailoverPlan] = []
-    var chains: [FilterChain] = []
+    private var chains: [FilterChain] = []
     private var kernels: [SourceKernel] = []
     private var labels: [String: Int] = [:]
     private var videoPads: [String: GraphPad] = [:]
