@@ -87,8 +87,9 @@ extension Planner {
     /// Puts each mix's dead-air watch (`silence:`) on the first rendition that carries it.
     static func watchSilence(in plan: inout PipelinePlan, spec: PipelineSpec) {
         var watched: Set<String> = []
+        let main = SceneCompiler.soundName(of: spec)
         for index in plan.renditions.indices where plan.renditions[index].audio != nil {
-            guard let sound = plan.renditions[index].sound ?? SceneCompiler.soundName(of: spec),
+            guard let sound = plan.renditions[index].sound ?? main,
                   let alert = spec.mix(sound)?.silence, watched.insert(sound).inserted else { continue }
             plan.renditions[index].silenceWatch = SilenceWatchPlan(mix: sound, belowDB: alert.belowDB, afterMs: alert.afterMs)
         }

@@ -10,7 +10,13 @@ public enum Tone {
     /// The first sound stream of the file at `path` as mono 48 kHz samples, decoded by ffmpeg
     /// into the scratch file `raw`.
     public static func samples(of path: String, through raw: String) throws -> [Float] {
-        let decoded = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000", "-f", "f32le", raw],
+        try decode(path, channels: 1, through: raw)
+    }
+
+    /// The first sound stream of the file at `path` as 48 kHz float samples in `channels`
+    /// channels, interleaved, decoded by ffmpeg into the scratch file `raw`.
+    private static func decode(_ path: String, channels: Int, through raw: String) throws -> [Float] {
+        let decoded = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "\(channels)", "-ar", "48000", "-f", "f32le", raw],
                                          timeout: .seconds(60))
         guard decoded.status == 0 else { throw Undecodable(description: "ffmpeg could not decode the sound of \(path): \(decoded)") }
         let data = try Data(contentsOf: URL(fileURLWithPath: raw))
@@ -21,10 +27,7 @@ public enum Tone {
     /// samples, decoded by ffmpeg into the scratch file `raw`; waited for on a thread of its own.
     public static func stereo(of path: String, through raw: String) async throws -> (left: [Float], right: [Float]) {
         try await OwnThread.run {
-            let decoded = try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-i", path, "-map", "0:a:0", "-ac", "2", "-ar", "48000", "-f", "f32le", raw],
-                                             timeout: .seconds(60))
-            guard decoded.status == 0 else { throw Undecodable(description: "ffmpeg could not decode the sound of \(path): \(decoded)") }
-            let interleaved = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let interleaved = try decode(path, channels: 2, through: raw)
             return (stride(from: 0, to: interleaved.count - 1, by: 2).map { interleaved[$0] }, stride(from: 1, to: interleaved.count, by: 2).map { interleaved[$0] })
         }
     }

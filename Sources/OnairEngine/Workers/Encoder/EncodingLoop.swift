@@ -120,7 +120,8 @@ final class EncodingLoop {
         guard silence != nil, let pts = item.frame.presentationTimestamp, let peak = item.frame.peakLevel, item.frame.sampleRate > 0 else { return }
         let micros = item.timeBase.convert(pts, to: .microseconds)
         let length = Int64(item.frame.sampleCount) * 1_000_000 / Int64(item.frame.sampleRate)
-        guard let change = silence!.hear(peak: peak, at: micros, length: length), let plan = rendition.silenceWatch else { return }
+        guard let change = silence!.hear(peak: peak, at: micros, length: length) else { return }
+        let plan = silence!.plan
         switch change {
         case .silent(let since): owner.events?.emit(.silence(mix: plan.mix, silent: true, at: MediaInstant(since), belowDB: plan.belowDB))
         case .heard(let at): owner.events?.emit(.silence(mix: plan.mix, silent: false, at: MediaInstant(at), belowDB: plan.belowDB))
