@@ -45,6 +45,12 @@ public final class Frame {
         set { pointer.pointee.pts = libavTimestamp(newValue) }
     }
 
+    /// The value a filter attached to the frame under `key` (ebur128's `lavfi.r128.M`), if any.
+    public func metadata(_ key: String) -> String? {
+        guard let entry = av_dict_get(pointer.pointee.metadata, key, nil, 0), let value = entry.pointee.value else { return nil }
+        return String(cString: value)
+    }
+
     /// Picture width in pixels (0 for audio).
     public var width: Int { Int(pointer.pointee.width) }
     /// Picture height in pixels (0 for audio).

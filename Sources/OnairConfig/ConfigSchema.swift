@@ -376,12 +376,14 @@ public enum ConfigSchema {
 
     /// How loud a mix is kept.
     public static let loudness = ObjectSchema(
-        "loudness", doc: "How loud the mix is kept: its peaks limited, or its loudness brought to a target.",
+        "loudness", doc: "How loud the mix is kept: its peaks limited, or its loudness brought to a target; watched against both.",
         fields: [
             FieldSchema("mode", .choice(LoudnessSpec.Mode.allCases.map(\.rawValue)),
-                        "limit (default): peaks held under true_peak, no delay; normalize: loudness brought to target as well (loudnorm, about 3 s of look-ahead)."),
-            FieldSchema("target", .number(-40...(-5)), "Integrated loudness aimed at by normalize, LUFS (default -14, where YouTube plays back)."),
-            FieldSchema("true_peak", .number(-9...0), "The highest peak let through, dBTP (default -1)."),
+                        "limit (default): peaks held under true_peak, no delay; normalize: loudness brought to target as well (loudnorm, about 3 s of look-ahead); measure: nothing done, only metered and watched."),
+            FieldSchema("target", .number(-40...(-5)), "Integrated loudness aimed at by normalize and watched by audio.loudness, LUFS (default -14, where YouTube plays back)."),
+            FieldSchema("true_peak", .number(-9...0), "The highest peak let through, dBTP; audio.clipping above it (default -1)."),
+            FieldSchema("tolerance", .number(0.5...10), "audio.loudness when the loudness over window is further than this from target, LU (default 2)."),
+            FieldSchema("window", .duration(minimumMs: 3000), "The span audio.loudness measures the loudness over (default 30s)."),
         ])
 
     /// Dead air: a mix silent too long.

@@ -48,19 +48,27 @@ public struct LoudnessSpec: Hashable, Sendable {
         /// Loudness brought to the target and peaks under the ceiling (loudnorm): it reads
         /// about 3 s ahead, which the broadcast's delay grows by.
         case normalize
+        /// Nothing done to the sound: metered and watched against the target and the ceiling.
+        case measure
     }
 
     public var mode: Located<Mode>
     /// Integrated loudness aimed at by `normalize`, LUFS.
     public var target: Double
-    /// The highest peak let through, dBTP.
+    /// The highest peak let through, dBTP: `audio.clipping` above it.
     public var truePeak: Double
+    /// How far the loudness over ``windowMs`` may stray from the target before `audio.loudness`, LU.
+    public var tolerance: Double
+    /// The span the loudness compared with the target is measured over, ms.
+    public var windowMs: Int
 
     /// Creates a loudness setting.
-    public init(mode: Located<Mode>, target: Double = -14, truePeak: Double = -1) {
+    public init(mode: Located<Mode>, target: Double = -14, truePeak: Double = -1, tolerance: Double = 2, windowMs: Int = 30_000) {
         self.mode = mode
         self.target = target
         self.truePeak = truePeak
+        self.tolerance = tolerance
+        self.windowMs = windowMs
     }
 }
 
@@ -136,7 +144,8 @@ extension MixSpec {
             }
             let loudness = reader.object("loudness", ConfigSchema.loudness).map { loudness in
                 LoudnessSpec(mode: loudness.choice("mode", as: LoudnessSpec.Mode.self) ?? Located(.limit, at: reader.location(of: "loudness")),
-                             target: loudness.number("target")?.value ?? -14, truePeak: loudness.number("true_peak")?.value ?? -1)
+                             target: loudness.number("target")?.value ?? -14, truePeak: loudness.number("true_peak")?.value ?? -1,
+                             tolerance: loudness.number("tolerance")?.value ?? 2, windowMs: loudness.duration("window")?.value ?? 30_000)
             }
             var mix = MixSpec(name: entry.key, location: entry.keyLocation, members: members, loudness: loudness)
             if let silence = reader.object("silence", ConfigSchema.silenceAlert) {

@@ -84,6 +84,10 @@ final class RunMetrics: Sendable {
             "onair_destination_srt_dropped_packets_total", "counter", "destination",
             "SRT packets dropped as too late for the receiver's latency: media the destination never got"
         ),
+        ("onair_mix_loudness_lufs", "gauge", "mix, window", "A mix's loudness (EBU R 128): momentary (400 ms), short_term (3 s) or integrated (since the start)"),
+        ("onair_mix_loudness_range_lu", "gauge", "mix", "A mix's loudness range since the start (EBU R 128 LRA)"),
+        ("onair_mix_true_peak_dbtp", "gauge", "mix", "A mix's highest true peak over the last second"),
+        ("onair_mix_max_true_peak_dbtp", "gauge", "mix", "A mix's highest true peak since the start"),
         ("onair_process_cpu_seconds_total", "counter", "", "CPU time of the onair process, user and system"),
         ("onair_process_resident_memory_bytes", "gauge", "", "Resident memory of the onair process"),
         (
@@ -138,12 +142,24 @@ final class RunMetrics: Sendable {
         updateInputs(&seen, from: status)
         for rendition in status.renditions { update(&seen, rendition) }
         for destination in status.destinations { update(&seen, destination) }
+        for level in status.loudness { update(&seen, level) }
         let usage = ProcessUsage.now()
         counter(&seen, "onair_process_cpu_seconds_total", [], usage.cpuSeconds)
         gauge(&seen, "onair_process_resident_memory_bytes", [], Double(usage.residentBytes))
         if let allocated = usage.allocatedBytes {
             gauge(&seen, "onair_process_allocated_memory_bytes", [], Double(allocated))
         }
+    }
+
+    /// A mix's meter.
+    private func update(_ seen: inout Seen, _ level: MixLoudness) {
+        let labels = [("mix", level.mix)]
+        for (window, value) in [("momentary", level.momentary), ("short_term", level.shortTerm), ("integrated", level.integrated)] {
+            gauge(&seen, "onair_mix_loudness_lufs", labels + [("window", window)], value)
+        }
+        gauge(&seen, "onair_mix_loudness_range_lu", labels, level.range)
+        gauge(&seen, "onair_mix_true_peak_dbtp", labels, level.truePeak)
+        gauge(&seen, "onair_mix_max_true_peak_dbtp", labels, level.maxTruePeak)
     }
 
     /// The run's state and times, and the overlay combinations.

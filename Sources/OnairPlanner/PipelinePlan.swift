@@ -240,6 +240,34 @@ public struct Rendition: Codable, Equatable, Sendable {
     public var sound: String? = nil
     /// Its sound watched for dead air: on the first rendition of each mix that asks for it.
     public var silenceWatch: SilenceWatchPlan? = nil
+    /// Its sound metered (and watched for clipping and loudness): on the first rendition of each
+    /// sound on air.
+    public var meter: MeterPlan? = nil
+}
+
+/// A sound metered (EBU R 128) on the rendition whose sound it is, and the loudness alerts
+/// watched on its readings.
+public struct MeterPlan: Codable, Equatable, Sendable {
+    /// The mix (or source).
+    public var mix: String
+    /// `audio.clipping` above this true peak, dBTP: the mix's `true_peak`, or -1.
+    public var ceilingDBTP: Double
+    /// `audio.loudness` when the loudness over ``windowMs`` strays from this by more than
+    /// ``toleranceLU``, LUFS; nil when the mix has no `loudness:`.
+    public var targetLUFS: Double?
+    /// How far the loudness may stray, LU.
+    public var toleranceLU: Double
+    /// The span the loudness is measured over, ms.
+    public var windowMs: Int
+
+    /// Meters `mix`.
+    public init(mix: String, ceilingDBTP: Double = -1, targetLUFS: Double? = nil, toleranceLU: Double = 2, windowMs: Int = 30_000) {
+        self.mix = mix
+        self.ceilingDBTP = ceilingDBTP
+        self.targetLUFS = targetLUFS
+        self.toleranceLU = toleranceLU
+        self.windowMs = windowMs
+    }
 }
 
 /// A mix watched for dead air (its `silence:`), on the rendition whose sound is it.

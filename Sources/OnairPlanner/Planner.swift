@@ -74,7 +74,7 @@ public struct Planner: Sendable {
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
         plan.voice = voice
-        Self.watchSilence(in: &plan, spec: spec)
+        Self.watchSound(in: &plan, spec: spec)
         plan.latency = spec.latency
         if spec.latency == .low { LowLatency.apply(to: &plan) }
         plan.cost = CostEstimator().estimate(plan, standbyCombinations: spec.overlays.count - 1)
@@ -84,14 +84,20 @@ public struct Planner: Sendable {
 }
 
 extension Planner {
-    /// Puts each mix's dead-air watch (`silence:`) on the first rendition that carries it.
-    static func watchSilence(in plan: inout PipelinePlan, spec: PipelineSpec) {
+    /// Puts each sound's meter, and its mix's dead-air watch (`silence:`), on the first
+    /// rendition that carries it.
+    static func watchSound(in plan: inout PipelinePlan, spec: PipelineSpec) {
         var watched: Set<String> = []
         let main = SceneCompiler.soundName(of: spec)
         for index in plan.renditions.indices where plan.renditions[index].audio != nil {
-            guard let sound = plan.renditions[index].sound ?? main,
-                  let alert = spec.mix(sound)?.silence, watched.insert(sound).inserted else { continue }
-            plan.renditions[index].silenceWatch = SilenceWatchPlan(mix: sound, belowDB: alert.belowDB, afterMs: alert.afterMs)
+            guard let sound = plan.renditions[index].sound ?? main, watched.insert(sound).inserted else { continue }
+            let mix = spec.mix(sound)
+            if let alert = mix?.silence {
+                plan.renditions[index].silenceWatch = SilenceWatchPlan(mix: sound, belowDB: alert.belowDB, afterMs: alert.afterMs)
+            }
+            let loudness = mix?.loudness
+            plan.renditions[index].meter = MeterPlan(mix: sound, ceilingDBTP: loudness?.truePeak ?? -1, targetLUFS: loudness?.target,
+                                                     toleranceLU: loudness?.tolerance ?? 2, windowMs: loudness?.windowMs ?? 30_000)
         }
     }
 

@@ -50,7 +50,7 @@ extension SceneCompiler {
                                                FilterOption("dropout_transition", "0")],
                                       purpose: "mix '\(mix.name)': the sum of its sources", origin: mix.location)], "mix")
         }
-        guard let loudness = mix.loudness else { return sum }
+        guard let loudness = mix.loudness, loudness.mode.value != .measure else { return sum }
         return chain([sum], Self.loudnessFilters(loudness, of: mix), "loud")
     }
 
@@ -70,6 +70,8 @@ extension SceneCompiler {
             let linear = ((pow(10, loudness.truePeak / 20)) * 10_000).rounded() / 10_000
             return [Filter("alimiter", [FilterOption("limit", FFmpegCommand.number(linear)), FilterOption("level", "0")],
                            purpose: "mix '\(mix.name)': peaks under \(ceiling) dBFS", origin: loudness.mode.location)]
+        case .measure:
+            return []
         }
     }
 

@@ -19,6 +19,12 @@ extension RunReport {
                           duration: durationSeconds, unit: "", scale: 1, markers: [])
                 .svg(label: "reconnects and GOPs dropped of \(destination.name)")
         }
+        for mix in loudness {
+            body += "<h3>\(Self.escaped(mix.mix)): loudness</h3>\n"
+                + SVGPlot(lines: [("short-term", mix.shortTerm), ("integrated", mix.integratedSeries)], duration: durationSeconds, unit: "LUFS",
+                          scale: 1, markers: [], range: -60...0)
+                .svg(label: "loudness of \(mix.mix)")
+        }
         body += "<h2>Speed</h2>\n" + SVGPlot(lines: [("speed", speed)], duration: durationSeconds, unit: "×", scale: 1, markers: []).svg(label: "speed")
         body += "<h2>CPU</h2>\n" + SVGPlot(lines: [("cpu", cpu)], duration: durationSeconds, unit: "cores", scale: 1, markers: []).svg(label: "cpu")
         body += "<h2>Memory</h2>\n"
@@ -86,15 +92,22 @@ struct SVGPlot {
     var unit: String
     var scale: Double
     var markers: [(t: Double, label: String)]
+    /// The values the axis spans (values outside are drawn at its ends); nil: from 0 to a
+    /// little above the highest value.
+    var range: ClosedRange<Double>? = nil
 
     private static let (width, height, left, bottom) = (1000.0, 160.0, 50.0, 20.0)
 
     func svg(label: String) -> String {
         let (width, height, left, bottom) = (Self.width, Self.height, Self.left, Self.bottom)
-        let top = max(lines.flatMap { $0.points.map { $0[1] * scale } }.max() ?? 1, 1e-9) * 1.1
+        let low = range?.lowerBound ?? 0
+        let top = range?.upperBound ?? max(lines.flatMap { $0.points.map { $0[1] * scale } }.max() ?? 1, 1e-9) * 1.1
         let span = max(duration, lines.compactMap { $0.points.last?[0] }.max() ?? 1, 1)
         func x(_ t: Double) -> Double { ((left + t / span * (width - left)) * 10).rounded() / 10 }
-        func y(_ v: Double) -> Double { (((height - bottom) - v * scale / top * (height - bottom - 5)) * 10).rounded() / 10 }
+        func y(_ v: Double) -> Double {
+            let fraction = (min(max(v * scale, low), top) - low) / max(top - low, 1e-9)
+            return (((height - bottom) - fraction * (height - bottom - 5)) * 10).rounded() / 10
+        }
         let polylines = lines.enumerated().filter { !$0.element.points.isEmpty }.map { index, line in
             "<polyline class=\"line\(index)\" points=\"" + line.points.map { "\(x($0[0])),\(y($0[1]))" }.joined(separator: " ") + "\"/>"
         }
@@ -107,8 +120,10 @@ struct SVGPlot {
         return "<svg class=\"plot\" role=\"img\" aria-label=\"\(RunReport.escaped(label))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"100%\">"
             + "<line class=\"axis\" x1=\"\(left)\" x2=\"\(width)\" y1=\"\(height - bottom)\" y2=\"\(height - bottom)\"/>"
             + "<line class=\"axis\" x1=\"\(left)\" x2=\"\(left)\" y1=\"5\" y2=\"\(height - bottom)\"/>"
-            + "<text x=\"0\" y=\"12\">\(String(format: "%.2f", top)) \(unit)</text><text x=\"0\" y=\"\(height - bottom)\">0</text>"
+            + "<text x=\"0\" y=\"12\">\(String(format: "%.2f", top)) \(unit)</text><text x=\"0\" y=\"\(height - bottom)\">\(Self.label(low))</text>"
             + "<text x=\"\(width - 60)\" y=\"\(height - 4)\">\(RunReport.clock(span))</text>"
             + (polylines.isEmpty ? "<text x=\"400\" y=\"80\">no samples</text>" : polylines.joined()) + legend.joined() + cuts.joined() + "</svg>\n"
     }
+
+    private static func label(_ value: Double) -> String { value == 0 ? "0" : String(format: "%.0f", value) }
 }

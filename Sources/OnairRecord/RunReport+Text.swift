@@ -21,6 +21,11 @@ extension RunReport {
                 + "live \(Self.clock(destination.liveSeconds))\(share) · reconnects \(destination.reconnects) · GOPs dropped \(destination.gopsDropped)"
                 + " · avg \(String(format: "%.2f", average / 1e6)) Mb/s · bitrate cuts \(destination.cuts.count)")
         }
+        if !loudness.isEmpty { lines.append("loudness") }
+        for mix in loudness {
+            lines.append("  \(mix.mix.padding(toLength: max(14, mix.mix.count + 1), withPad: " ", startingAt: 0))"
+                + String(format: "integrated %.1f LUFS · range %.1f LU · true peak max %.1f dBTP", mix.integrated, mix.range, mix.maxTruePeak))
+        }
         lines.append("speed  " + Self.range(speed, format: "%.2f"))
         lines.append("cpu    " + Self.range(cpu, format: "%.2f") + " cores")
         lines.append("memory " + Self.range(memory.map { [$0[0], $0[1] / 1_048_576] }, format: "%.0f") + " MiB")

@@ -18,6 +18,8 @@ public struct RunReport: Codable, Sendable {
     public var outcome: String
     public var reason: String?
     public var destinations: [DestinationSummary]
+    /// Each metered mix's loudness over the run.
+    public var loudness: [LoudnessSummary]
     /// Failovers, overlay switches, destination, input and source changes, the schedule's actions, the run's start and stop.
     public var timeline: [Moment]
     /// The slowest rendition's speed (1 is real time).
@@ -60,6 +62,24 @@ public struct RunReport: Codable, Sendable {
         }
     }
 
+    /// One mix's loudness over the run.
+    public struct LoudnessSummary: Codable, Sendable {
+        public var mix: String
+        /// Integrated loudness over the run (the last reading), LUFS.
+        public var integrated: Double
+        /// Loudness range over the run, LU.
+        public var range: Double
+        /// The highest true peak of the run, dBTP.
+        public var maxTruePeak: Double
+        /// Short-term (3 s) and integrated loudness over time, LUFS.
+        public var shortTerm: [[Double]]
+        public var integratedSeries: [[Double]]
+
+        enum CodingKeys: String, CodingKey {
+            case mix, integrated, range, maxTruePeak = "max_true_peak", shortTerm = "short_term", integratedSeries = "integrated_series"
+        }
+    }
+
     /// An adaptive bitrate cut: the rendition's target moved from `fromBps` to `toBps`.
     public struct Cut: Codable, Sendable {
         public var t: Double
@@ -81,7 +101,7 @@ public struct RunReport: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schema, pipeline, run, started, ended, durationSeconds = "duration_seconds", outcome, reason, destinations, timeline, speed, cpu,
+        case schema, pipeline, run, started, ended, durationSeconds = "duration_seconds", outcome, reason, destinations, loudness, timeline, speed, cpu,
             memory, samples, events, unreadableLines = "unreadable_lines", eventsNotRecorded = "events_not_recorded"
     }
 }
@@ -101,6 +121,7 @@ extension RunReport {
         reason = meta.reason ?? record.events.last { $0.kind == .runStopped }?.fields["reason"]
         let samples = record.samples
         destinations = Self.destinations(in: record, at: at)
+        loudness = Self.loudness(in: samples)
         timeline = record.events.compactMap { event in Self.moment(event).map { Moment(t: at(event.time), kind: $0.kind, event: event.name, text: $0.text) } }
         speed = Self.series(samples) { sample in sample.renditions.map(\.speed).min() }
         cpu = Self.series(samples) { $0.cpu }
@@ -124,6 +145,18 @@ extension RunReport {
                 gopsDropped: last?.gopsDropped ?? 0, bytes: last?.bytes ?? 0, bitrate: series(samples) { of($0)?.bps },
                 reconnectsSeries: series(samples) { of($0).map { Double($0.reconnects) } },
                 gopsDroppedSeries: series(samples) { of($0).map { Double($0.gopsDropped) } }, cuts: cuts(of: rendition, in: record, at: at))
+        }
+    }
+
+    /// Each mix's loudness, from the samples (mixes in the order the last sample lists them).
+    private static func loudness(in samples: [RunSample]) -> [LoudnessSummary] {
+        let mixes = samples.last?.loudness?.map(\.mix) ?? []
+        return mixes.map { mix in
+            func of(_ sample: RunSample) -> RunSample.Loudness? { sample.loudness?.first { $0.mix == mix } }
+            let last = samples.last.flatMap(of)
+            return LoudnessSummary(mix: mix, integrated: last?.i ?? MixLoudness.floor, range: last?.lra ?? 0,
+                                   maxTruePeak: samples.compactMap { of($0)?.tpMax }.max() ?? MixLoudness.floor,
+                                   shortTerm: series(samples) { of($0)?.s }, integratedSeries: series(samples) { of($0)?.i })
         }
     }
 
@@ -178,6 +211,10 @@ extension RunReport {
             return ("source", "\(fields["source"] ?? ""): " + (fields["clip"].map { "\($0) \(kind == .sourceClip ? "on air" : "ended")" } ?? kind.verb))
         case .audioSilent: return ("audio", "\(fields["mix"] ?? ""): dead air")
         case .audioSilenceEnded: return ("audio", "\(fields["mix"] ?? ""): heard again")
+        case .audioClipping: return ("audio", "\(fields["mix"] ?? ""): clipping, \(fields["peak_dbtp"] ?? "?") dBTP")
+        case .audioClippingEnded: return ("audio", "\(fields["mix"] ?? ""): under its ceiling again")
+        case .audioLoudness: return ("audio", "\(fields["mix"] ?? ""): \(fields["loudness_lufs"] ?? "?") LUFS, off target")
+        case .audioLoudnessEnded: return ("audio", "\(fields["mix"] ?? ""): loudness back on target")
         case .scheduleFired, .scheduleSkipped, .scheduleAdded, .scheduleCancelled:
             return ("schedule", "#\(fields["id"] ?? "?") \(fields["action"] ?? "") \(kind.verb)" + reason)
         // Beside every other event, or too frequent to mark: left off the strip.

@@ -21,6 +21,24 @@ public struct RunSample: Codable, Sendable, Equatable {
     public var destinations: [Destination]
     /// Per input with backups: which one is on air.
     public var failover: [String: String]?
+    /// Per metered mix.
+    public var loudness: [Loudness]?
+
+    /// A mix's loudness at that second (LUFS, LU and dBTP, to a tenth).
+    public struct Loudness: Codable, Sendable, Equatable {
+        public var mix: String
+        /// Momentary, short-term and integrated loudness.
+        public var m: Double
+        public var s: Double
+        public var i: Double
+        /// Loudness range.
+        public var lra: Double
+        /// The highest true peak over the last second, and since the start.
+        public var tp: Double
+        public var tpMax: Double
+
+        enum CodingKeys: String, CodingKey { case mix, m, s, i, lra, tp, tpMax = "tp_max" }
+    }
 
     /// A rendition at that second.
     public struct Rendition: Codable, Sendable, Equatable {
@@ -62,6 +80,9 @@ public struct RunSample: Codable, Sendable, Equatable {
         destinations = status.destinations.map {
             Destination(name: $0.name, state: $0.state.name, bps: $0.stats.bitsPerSecond.rounded(), bytes: $0.stats.bytesSent,
                         reconnects: $0.stats.reconnects, gopsDropped: $0.stats.gopsDropped, queueMs: $0.queueMilliseconds)
+        }
+        loudness = status.loudness.isEmpty ? nil : status.loudness.map {
+            Loudness(mix: $0.mix, m: $0.momentary, s: $0.shortTerm, i: $0.integrated, lra: $0.range, tp: $0.truePeak, tpMax: $0.maxTruePeak)
         }
         failover = status.failover.isEmpty ? nil : Dictionary(status.failover.map { ($0.input, $0.onAir) }, uniquingKeysWith: { first, _ in first })
     }

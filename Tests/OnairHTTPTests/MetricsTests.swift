@@ -39,6 +39,10 @@ struct MetricsTests {
             #expect(value("onair_failover_on_air", ["input": "camera", "member": "camera"]) == 0)
             #expect(value("onair_failover_switches_total", ["input": "camera"]) == 3)
             #expect(value("onair_run_state", ["pipeline": "show", "state": "live"]) == 1)
+            #expect(value("onair_mix_loudness_lufs", ["mix": "program", "window": "short_term"]) == -14.1)
+            #expect(value("onair_mix_loudness_lufs", ["mix": "program", "window": "integrated"]) == -14.4)
+            #expect(value("onair_mix_loudness_range_lu", ["mix": "program"]) == 5.5)
+            #expect(value("onair_mix_max_true_peak_dbtp", ["mix": "program"]) == -0.8)
             #expect((value("onair_process_cpu_seconds_total", [:]) ?? 0) > 0)
             #expect((value("onair_process_resident_memory_bytes", [:]) ?? 0) > 1_000_000)
             // The operations guide's table lists exactly these names.

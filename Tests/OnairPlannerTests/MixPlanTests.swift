@@ -122,4 +122,23 @@ private func pipeline(mixes: String, audio: String, destinations: String = "  ar
         #expect(stage.ms == 2200)
         #expect(LatencyEstimator().estimate(normalisedPlan).onairMs >= LatencyEstimator().estimate(limitedPlan).onairMs + 2200)
     }
+
+    @Test("measure changes nothing in the graph; every sound on air is metered once, its mix's target, ceiling, tolerance and window in the plan")
+    func meters() throws {
+        let (measured, plan) = try graph(mixes: """
+              program:
+                sources: {presenter: {}, music: {gain: -12dB}}
+                loudness: {mode: measure, target: -16, true_peak: -2, tolerance: 3, window: 10s}
+              clean:
+                sources: {presenter: {}}
+            """, audio: "program", destinations: """
+              archive: {kind: record, path: ../recordings/show.mkv}
+              copy: {kind: record, path: ../recordings/copy.mkv}
+              podcast: {kind: record, path: ../recordings/clean.mkv, audio: clean}
+            """)
+        #expect(!measured.contains("alimiter") && !measured.contains("loudnorm"), "\(measured)")
+        let meters = plan.renditions.compactMap(\.meter)
+        #expect(meters == [MeterPlan(mix: "program", ceilingDBTP: -2, targetLUFS: -16, toleranceLU: 3, windowMs: 10_000), MeterPlan(mix: "clean")],
+                "\(plan.renditions.map { ($0.id, $0.sound, $0.meter) })")
+    }
 }

@@ -32,6 +32,14 @@ extension EndToEnd {
             try browser.screenshot(to: Self.screenshot)
             let dom = (try? browser.dom()) ?? ""
             #expect(rendered, "the dashboard did not render: \(dom.prefix(3000))")
+            // A meter per sound on air: the demo's camera tone (a sine at 1/8 of full scale, −3 dB in
+            // each channel: about −21 LUFS), its bar filled that far.
+            let meter = "document.querySelector('#meters .meter')"
+            let metered = try await browser.waitUntil("""
+                (m => m && m.dataset.mix === 'camera' && (v => v > -25 && v < -17)(Number(m.querySelector('[role=meter]').getAttribute('aria-valuenow')))
+                   && parseFloat(m.querySelector('.fill').style.width) > 50 && m.querySelector('.figures').textContent.includes('LUFS'))(\(meter))
+                """, timeout: .seconds(10))
+            #expect(metered, "the meter: \(String(describing: try? browser.evaluate("\(meter)?.outerHTML")))")
 
             // A preview is fetched again every second, and an image whose source was just
             // replaced has no size until the new one is decoded: read the tiles while every

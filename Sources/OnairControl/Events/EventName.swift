@@ -36,6 +36,10 @@ public enum EventName: String, CaseIterable, Codable, Sendable, Comparable {
     case bitrateChanged = "bitrate.changed"
     case audioSilent = "audio.silent"
     case audioSilenceEnded = "audio.silence-ended"
+    case audioClipping = "audio.clipping"
+    case audioClippingEnded = "audio.clipping-ended"
+    case audioLoudness = "audio.loudness"
+    case audioLoudnessEnded = "audio.loudness-ended"
     case libavLog = "libav.log"
     case stats
 
@@ -90,6 +94,10 @@ public enum EventName: String, CaseIterable, Codable, Sendable, Comparable {
         case .destinationCongested: "a destination can't keep up with its rendition (media waiting, what it sends)"
         case .audioSilent: "a mix watched for dead air stayed below its floor for its time (`since_ms`: where the silence began)"
         case .audioSilenceEnded: "a mix that was silent is heard again"
+        case .audioClipping: "a mix's true peak went above its ceiling (`peak_dbtp`, `ceiling_dbtp`)"
+        case .audioClippingEnded: "a mix that clipped stayed under its ceiling for 3 s"
+        case .audioLoudness: "a mix's loudness over its window is off its target by more than its tolerance (`loudness_lufs`, `target_lufs`, `tolerance_lu`)"
+        case .audioLoudnessEnded: "a mix whose loudness was off target is back within its tolerance"
         case .bitrateChanged: "an adaptive rendition's bitrate changed: from, to, why and by whom"
         case .libavLog: "a warning or error from libav"
         case .stats: "the periodic snapshot of the whole run"

@@ -59,6 +59,8 @@ public struct StatusEvent: Equatable, Sendable {
         /// The mix `mix`, watched for dead air, went silent (`silent`: below `belowDB` dBFS
         /// from media time `at` for the time it is watched over) or is heard again from `at`.
         case silence(mix: String, silent: Bool, at: MediaInstant, belowDB: Double)
+        /// A mix's meter raised or cleared a loudness alert (clipping, or loudness off target).
+        case loudness(LoudnessAlert)
         /// The periodic snapshot of the whole run.
         case stats(RunStatus)
         /// The run started: the pipeline, its inputs, the combination on air, its encoders and
@@ -104,6 +106,7 @@ public struct StatusEvent: Equatable, Sendable {
         case .clipStarted: .sourceClip
         case .clipEnded: .sourceClipEnded
         case .silence(_, let silent, _, _): silent ? .audioSilent : .audioSilenceEnded
+        case .loudness(let alert): alert.name
         case .stats: .stats
         case .runStarted: .runStarted
         case .runNote: .runNote
@@ -142,6 +145,7 @@ public struct StatusEvent: Equatable, Sendable {
             case .clipStarted(let source, let clip, let loop, let at): .clipStarted(source: redact(source), clip: redact(clip), loop: loop, at: at)
             case .clipEnded(let source, let clip, let at, let reason): .clipEnded(source: redact(source), clip: redact(clip), at: at, reason: reason)
             case .silence(let mix, let silent, let at, let below): .silence(mix: redact(mix), silent: silent, at: at, belowDB: below)
+            case .loudness(let alert): .loudness(alert.redacted(redact))
             case .stats(let status): .stats(status.redacted(redact))
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
                 .runStarted(pipeline: redact(pipeline), inputs: inputs, overlay: redact(overlay), renditions: renditions,
@@ -230,6 +234,8 @@ extension StatusEvent {
                 try container.encode(mix, forKey: .mix)
                 try container.encode(at / 1000, forKey: silent ? .sinceMs : .atMs)
                 try container.encode(below, forKey: .belowDB)
+            case .loudness(let alert):
+                try alert.encode(to: encoder)
             case .stats(let status):
                 try status.encode(to: encoder)
             case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
@@ -342,6 +348,7 @@ extension StatusEvent {
         case .clipEnded(let source, let clip, let at, let reason): "\(source): \(clip) \(reason) at \(Self.seconds(at)), \(source) back"
         case .silence(let mix, let silent, let at, let below):
             silent ? "\(mix): dead air, below \(Int(below)) dBFS since \(Self.seconds(at))" : "\(mix): heard again at \(Self.seconds(at))"
+        case .loudness(let alert): alert.detail
         case .stats: ""
         case .runStarted(let pipeline, let inputs, let overlay, let renditions, let destinations, let api):
             "\(pipeline): \(inputs) input(s), overlay '\(overlay)', \(renditions) encoder(s) → " + destinations.joined(separator: ", ")

@@ -30,6 +30,8 @@ public struct RunStatus: Equatable, Sendable {
     public var destinations: [DestinationStatus]
     /// The sources muted or playing a clip now, by name (the others are not listed).
     public var sources: [SourceControlStatus] = []
+    /// Each metered mix's loudness, in plan order (none before its first reading).
+    public var loudness: [MixLoudness] = []
     /// The events the run's subscribers dropped because they did not keep up, by subscriber and
     /// event (none listed when none was dropped).
     public var eventsDropped: [DroppedEvents] = []
@@ -62,6 +64,7 @@ public struct RunStatus: Equatable, Sendable {
         copy.fallback = fallback?.redacted(redact)
         copy.overlays = overlays.map { $0.redacted(redact) }
         copy.sources = sources.map { $0.redacted(redact) }
+        copy.loudness = loudness.map { var level = $0; level.mix = redact(level.mix); return level }
         return copy
     }
 }
@@ -203,7 +206,7 @@ public struct FailoverStatus: Codable, Equatable, Sendable {
 extension RunStatus: Codable {
     private enum Key: String, CodingKey {
         case pipeline, state, startedAt = "started_at", elapsedMs = "elapsed_ms", overlay, overlays, inputs, failover, fallback, renditions, destinations, sources
-        case eventsDropped = "events_dropped"
+        case loudness, eventsDropped = "events_dropped"
     }
 
     /// Encodes `elapsed` as whole milliseconds (`elapsed_ms`) and `started_at` as ISO 8601.
@@ -221,6 +224,7 @@ extension RunStatus: Codable {
         try container.encode(renditions, forKey: .renditions)
         try container.encode(destinations, forKey: .destinations)
         try container.encode(sources, forKey: .sources)
+        try container.encode(loudness, forKey: .loudness)
         try container.encode(eventsDropped, forKey: .eventsDropped)
     }
 
@@ -241,6 +245,7 @@ extension RunStatus: Codable {
             renditions: try container.decode([RenditionStatus].self, forKey: .renditions),
             destinations: try container.decode([DestinationStatus].self, forKey: .destinations))
         sources = try container.decodeIfPresent([SourceControlStatus].self, forKey: .sources) ?? []
+        loudness = try container.decodeIfPresent([MixLoudness].self, forKey: .loudness) ?? []
         eventsDropped = try container.decodeIfPresent([DroppedEvents].self, forKey: .eventsDropped) ?? []
     }
 }

@@ -50,6 +50,7 @@ struct RunParts: Sendable {
                 return status
             })
         status.sources = directions.status(at: micros)
+        status.loudness = encoders.compactMap(\.loudness)
         status.eventsDropped = events.hub.drops.all
         return status
     }

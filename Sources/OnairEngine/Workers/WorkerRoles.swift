@@ -41,6 +41,8 @@ protocol EncoderWorker: KeyframeSource {
     func requestBitrate(_ bitsPerSecond: Int)
     /// Its status, `elapsed` seconds into the run, its bitrate steered as `control` says.
     func status(elapsed: Double, control: BitrateControlMode) -> RenditionStatus
+    /// Its sound's latest loudness, when it meters it and has read some.
+    var loudness: MixLoudness? { get }
 }
 
 /// A destination as the run sees it: it may wait (held) for the schedule's `start:`, be

@@ -65,6 +65,7 @@ function render(status) {
   renderDestinations(status.destinations);
   renderRenditions(status.renditions);
   renderInputs(status.inputs, status.failover || []);
+  renderMeters(status.loudness || []);
   document.body.dataset.ready = "true";
 }
 
@@ -208,6 +209,36 @@ function renderInputs(inputs, failover) {
   }));
 }
 
+// A meter per mix: the momentary loudness as a bar from -60 to 0 LUFS, its figures beside it.
+function renderMeters(levels) {
+  $("#meters").replaceChildren(...levels.map((level) => {
+    const meter = document.createElement("div");
+    meter.className = "meter";
+    meter.dataset.mix = level.mix;
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = level.mix;
+    const bar = document.createElement("span");
+    bar.className = "bar";
+    bar.setAttribute("role", "meter");
+    bar.setAttribute("aria-label", `${level.mix} momentary loudness`);
+    bar.setAttribute("aria-valuemin", "-60");
+    bar.setAttribute("aria-valuemax", "0");
+    bar.setAttribute("aria-valuenow", String(level.momentary));
+    const fill = document.createElement("span");
+    fill.className = "fill" + (level.true_peak > -1 ? " hot" : "");
+    fill.style.width = `${Math.min(100, Math.max(0, (level.momentary + 60) / 60 * 100))}%`;
+    bar.append(fill);
+    const figures = document.createElement("span");
+    figures.className = "figures";
+    const lufs = (value) => value <= -120 ? "–" : value.toFixed(1);
+    figures.textContent = `M ${lufs(level.momentary)} · S ${lufs(level.short_term)} · I ${lufs(level.integrated)} LUFS · `
+      + `LRA ${level.range.toFixed(1)} LU · TP ${lufs(level.true_peak)} dBTP`;
+    meter.append(name, bar, figures);
+    return meter;
+  }));
+}
+
 function row(cells) {
   const tr = document.createElement("tr");
   for (const cell of cells) {
@@ -293,6 +324,12 @@ function describe(event) {
         + (event.followed ? "" : " (optional: left to drop GOPs)");
     case "bitrate.changed": return `${event.rendition}: ${bitrate(event.from_bps)} → ${bitrate(event.to_bps)} (${event.reason})`;
     case "run.stopped": return event.reason;
+    case "audio.silent": return `${event.mix}: dead air since ${(event.since_ms / 1000).toFixed(1)} s`;
+    case "audio.silence-ended": return `${event.mix}: heard again`;
+    case "audio.clipping": return `${event.mix}: true peak ${event.peak_dbtp} dBTP above ${event.ceiling_dbtp}`;
+    case "audio.clipping-ended": return `${event.mix}: under its ceiling again`;
+    case "audio.loudness": return `${event.mix}: ${event.loudness_lufs} LUFS, off the target ${event.target_lufs} by more than ${event.tolerance_lu} LU`;
+    case "audio.loudness-ended": return `${event.mix}: loudness back within ${event.tolerance_lu} LU of ${event.target_lufs}`;
     case "schedule.fired": case "schedule.skipped": case "schedule.added": case "schedule.cancelled":
       return `#${event.id} ${event.action}` + (event.landed_media_us != null ? ` · landed +${((event.landed_media_us - event.due_media_us) / 1000).toFixed(0)} ms` : "")
         + (event.reason ? ` (${event.reason})` : "");

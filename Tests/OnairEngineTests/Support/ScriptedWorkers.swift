@@ -118,6 +118,8 @@ final class ScriptedGraph: ScriptedWorker, GraphWorker {
 final class ScriptedEncoder: ScriptedWorker, EncoderWorker {
     let body: WorkerBody
     let rendition: Rendition
+    /// Scripted encoders meter nothing.
+    let loudness: MixLoudness? = nil
     private let bitrate: Mutex<Int>
 
     init(_ rendition: Rendition, script: WorkerScript, reports: WorkerReports) {

@@ -15,7 +15,13 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
     /// Set to make previews fail (nil: a picture).
     let previewProblem = Mutex<PreviewError?>(nil)
 
-    static let sampleStatus = RunStatus(
+    static let sampleStatus: RunStatus = {
+        var status = sampleStatusWithoutSound
+        status.loudness = [MixLoudness(mix: "program", momentary: -13.2, shortTerm: -14.1, integrated: -14.4, range: 5.5, truePeak: -2.3, maxTruePeak: -0.8)]
+        return status
+    }()
+
+    private static let sampleStatusWithoutSound = RunStatus(
         pipeline: "show", state: .live, startedAt: Date(timeIntervalSince1970: 1_800_000_000), elapsed: .seconds(42),
         overlay: "room",
         overlays: [

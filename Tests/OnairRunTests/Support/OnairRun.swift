@@ -64,6 +64,9 @@ struct RunEvent: Decodable, Sendable {
     /// For `audio.*`: the mix, and where its silence began (ms).
     var mix: String?
     var since_ms: Int?
+    /// For `audio.clipping*` and `audio.loudness*`: what the meter read.
+    var peak_dbtp: Double?
+    var loudness_lufs: Double?
 
     struct FallbackLine: Decodable, Sendable {
         var overlay: String

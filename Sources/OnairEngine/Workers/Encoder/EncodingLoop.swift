@@ -34,6 +34,8 @@ final class EncodingLoop {
     private var owner: RenditionEncoder!
     /// The rendition's mix watched for dead air, when its plan says so.
     private var silence: SilenceWatch?
+    /// The rendition's sound metered, when its plan says so.
+    private let meter: MixMeter?
 
     init(rendition: Rendition, video: Encoder, audio: Encoder?, voiced: Bool, audioFrameSize: Int?, endMicros: Int64?) {
         self.rendition = rendition
@@ -44,6 +46,7 @@ final class EncodingLoop {
         self.endMicros = endMicros
         cadence = PictureCadence(longestFill: Int64(max(1, rendition.video.fps)), first: 0)
         silence = rendition.silenceWatch.map(SilenceWatch.init)
+        meter = rendition.meter.map(MixMeter.init)
     }
 
     /// Encodes what `encoder`'s frames bring until they close (then flushes) or it is aborted.
@@ -97,6 +100,7 @@ final class EncodingLoop {
         let pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
         guard item.kind == .video else {
             watchSilence(item)
+            measure(item)
             if voiced {
                 for pitched in try pitch(item) { try encodeSound(pitched, in: voice!.timeBase) }
             } else {
@@ -125,6 +129,18 @@ final class EncodingLoop {
         switch change {
         case .silent(let since): owner.events?.emit(.silence(mix: plan.mix, silent: true, at: MediaInstant(since), belowDB: plan.belowDB))
         case .heard(let at): owner.events?.emit(.silence(mix: plan.mix, silent: false, at: MediaInstant(at), belowDB: plan.belowDB))
+        }
+    }
+
+    /// Meters the sound: its loudness for the run's status, its alerts to the run's events.
+    private func measure(_ item: SinkFrame) {
+        guard let meter else { return }
+        let wasFailing = meter.failure != nil
+        let (level, alerts) = meter.measure(item.frame, timeBase: item.timeBase)
+        if let level { owner.metered(level) }
+        for alert in alerts { owner.events?.emit(.loudness(alert)) }
+        if !wasFailing, let failure = meter.failure {
+            owner.events?.emit(.runNote(message: "\(meter.plan.mix): not metered from now on: \(failure)"))
         }
     }
 

@@ -67,6 +67,8 @@ final class RenditionEncoder: EncoderWorker {
         var aborted = false
         /// Media times at or after which a picture is to be a keyframe (a destination starts there).
         var keyframes: [MediaInstant] = []
+        /// Its sound's latest loudness, when it meters it.
+        var loudness: MixLoudness?
     }
 
     /// How far an encoder has come.
@@ -118,6 +120,14 @@ final class RenditionEncoder: EncoderWorker {
         return RenditionStatus(id: rendition.id, width: rendition.video.width, height: rendition.video.height,
                                fps: elapsed > 0 ? Double(progress.frames) / elapsed : 0, speed: elapsed > 0 ? media / elapsed : 0,
                                frames: progress.frames, repeated: progress.repeated, bitrate: currentBitrate, bitrateControl: control)
+    }
+
+    /// Its sound's latest loudness, when it meters it and has read some.
+    var loudness: MixLoudness? { shared.withLock { $0.loudness } }
+
+    /// Keeps the meter's latest reading of its sound (the encoder's thread).
+    func metered(_ level: MixLoudness) {
+        shared.withLock { $0.loudness = level }
     }
 
     /// The video bitrate in force (bit/s): the plan's, or the last one adaptive bitrate applied.
