@@ -439,6 +439,7 @@ public enum ConfigSchema {
             FieldSchema("keyframes", .object(platformKeyframes), "Keyframe interval limits."),
             FieldSchema("audio", .object(platformAudio), "Audio limits."),
             FieldSchema("latency", .object(platformLatency), "Ingest to viewer, by the latency mode a broadcast is set to."),
+            FieldSchema("loudness", .object(platformLoudness), "How loud and how peaky the sound it takes may be."),
         ],
         extensible: true)
 
@@ -483,6 +484,15 @@ public enum ConfigSchema {
             FieldSchema("max", .duration(), "Longest accepted interval."),
             FieldSchema("recommended", .duration(), "Recommended interval."),
             FieldSchema("scenecut", .boolean, "false when the platform asks for no scene-cut keyframes."),
+            sourceField,
+        ])
+
+    static let platformLoudness = ObjectSchema(
+        "platform loudness limits", doc: "What a mix's loudness: may ask for on this platform.",
+        fields: [
+            FieldSchema("max_true_peak", .number(-20...0), "The highest true_peak a mix may be held under, dBTP."),
+            FieldSchema("min_target", .number(-40...(-5)), "The quietest target a mix may be brought to or measured against, LUFS."),
+            FieldSchema("max_target", .number(-40...(-5)), "The loudest target, LUFS."),
             sourceField,
         ])
 

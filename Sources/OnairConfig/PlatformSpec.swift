@@ -45,6 +45,16 @@ public struct PlatformSpec: Hashable, Sendable {
     }
 
     /// Audio limits.
+    /// What a mix's `loudness:` may ask for on the platform.
+    public struct LoudnessLimits: Hashable, Sendable {
+        /// The highest ceiling (`true_peak`), dBTP.
+        public var maxTruePeak: Double?
+        /// The targets accepted, LUFS.
+        public var minTarget: Double?
+        public var maxTarget: Double?
+        public var source: String?
+    }
+
     public struct AudioLimits: Hashable, Sendable {
         public var codecs: [String]?
         public var sampleRates: [Int]?
@@ -95,6 +105,8 @@ public struct PlatformSpec: Hashable, Sendable {
     public var audio: AudioLimits
     /// Ingest to viewer by latency mode; nil when the platform publishes nothing.
     public var latency: LatencyModes?
+    /// What a mix's `loudness:` may ask for, when the platform has limits.
+    public var loudness: LoudnessLimits?
 
     /// Protocols offered, most secure first.
     public var protocols: [IngestProtocol] { ingest.keys.sorted() }
@@ -168,6 +180,10 @@ public struct PlatformSpec: Hashable, Sendable {
             audio.source = a.text("source")?.value
         }
         latency = reader.object("latency", ConfigSchema.platformLatency).map { Self.latencyModes($0, subject: subject, log: context.log) }
+        loudness = reader.object("loudness", ConfigSchema.platformLoudness).map { limits in
+            LoudnessLimits(maxTruePeak: limits.number("max_true_peak")?.value, minTarget: limits.number("min_target")?.value,
+                           maxTarget: limits.number("max_target")?.value, source: limits.text("source")?.value)
+        }
     }
 
     /// `latency:`: each mode's duration, and a default that is one of them.

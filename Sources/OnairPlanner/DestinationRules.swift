@@ -22,6 +22,7 @@ struct DestinationRules {
             if let platform = target.platform {
                 checkPlatform(target, platform, hasAudio: hasAudio)
                 checkLatencyMode(target, platform)
+                checkLoudness(target, platform)
             }
             checkKey(target.spec)
         }
@@ -51,6 +52,26 @@ struct DestinationRules {
             log.warning("platform-orientation", "\(platform.title) is a vertical platform but \(subject) sends a \(target.video.width)x\(target.video.height) landscape picture\(cite(platform.orientationSource))",
                         at: target.spec.location,
                         suggestion: "add canvas: {aspect: \"9:16\", focus: 0.5} and quality: vertical-720 (or vertical-1080) to crop the scene")
+        }
+    }
+
+    /// The `loudness:` of the mix the destination hears asks for what the platform takes: a
+    /// ceiling no higher than its `max_true_peak`, and (when normalised to it or measured against
+    /// it) a target in its range.
+    private func checkLoudness(_ target: DestinationTarget, _ platform: PlatformSpec) {
+        guard let limits = platform.loudness, let sound = target.spec.audio?.value ?? spec.audio?.value,
+              let mix = spec.mix(sound), let loudness = mix.loudness else { return }
+        let at = loudness.mode.location, name = platform.title, subject = "destination '\(target.spec.name)'"
+        if let ceiling = limits.maxTruePeak, loudness.truePeak > ceiling {
+            log.error("platform-loudness", "mix '\(mix.name)' lets peaks up to \(FFmpegCommand.number(loudness.truePeak)) dBTP through to \(subject); \(name) takes at most \(FFmpegCommand.number(ceiling)) dBTP\(cite(limits.source))",
+                      at: at, suggestion: "set true_peak: \(FFmpegCommand.number(ceiling)) in the loudness of mix '\(mix.name)'")
+        }
+        guard loudness.mode.value != .limit else { return }
+        let low = limits.minTarget ?? -.infinity, high = limits.maxTarget ?? .infinity
+        if !(low...high).contains(loudness.target) {
+            let range = "\(limits.minTarget.map(FFmpegCommand.number) ?? "any") to \(limits.maxTarget.map(FFmpegCommand.number) ?? "any") LUFS"
+            log.error("platform-loudness", "mix '\(mix.name)' aims \(subject) at \(FFmpegCommand.number(loudness.target)) LUFS; \(name) takes \(range)\(cite(limits.source))",
+                      at: at, suggestion: "set target: \(FFmpegCommand.number(min(max(loudness.target, low), high))) in the loudness of mix '\(mix.name)'")
         }
     }
 

@@ -48,6 +48,11 @@ extension PlatformCatalogue {
               modes: {normal: 20s, low: 8s, ultra-low: 3s}
               source: "https://support.google.com/youtube/answer/7444635 names the modes but no figures; ultra-low 'as little as 2 s' (YouTube Creator Blog, 2017-09); normal 15-30 s and low 5-10 s as commonly measured"
             # A stream that goes without data can be archived and its URL changes: keep it fed.
+            loudness:                       # what a mix's loudness: may ask for
+              max_true_peak: -1
+              min_target: -24
+              max_target: -9
+              source: "AES TD1004.1.15-10 (streaming: at most -1 dBTP, -16 to -20 LUFS); EBU R 128 (-23) and ATSC A/85 (-24) for simulcast programmes; YouTube plays back near -14 LUFS (commonly measured)"
 
           twitch:
             title: Twitch
@@ -79,6 +84,11 @@ extension PlatformCatalogue {
               modes: {normal: 12s, low: 4s}
               source: "https://help.twitch.tv/s/article/low-latency-video (low latency is the default) gives no figures; normal 10-15 s and low 2-6 s as commonly measured"
             # A broadcast lasts at most 48 h; each reconnect may start a new VOD.
+            loudness:                       # what a mix's loudness: may ask for
+              max_true_peak: -1
+              min_target: -24
+              max_target: -9
+              source: "AES TD1004.1.15-10 (streaming: at most -1 dBTP, -16 to -20 LUFS); EBU R 128 (-23) and ATSC A/85 (-24) for simulcast programmes; YouTube plays back near -14 LUFS (commonly measured)"
 
           facebook:
             title: Facebook Live (Meta)
@@ -111,6 +121,11 @@ extension PlatformCatalogue {
               required: true
               source: "Meta Live Video API reference"
             # A broadcast lasts at most 8 h; don't change settings mid-broadcast.
+            loudness:                       # what a mix's loudness: may ask for
+              max_true_peak: -1
+              min_target: -24
+              max_target: -9
+              source: "AES TD1004.1.15-10 (streaming: at most -1 dBTP, -16 to -20 LUFS); EBU R 128 (-23) and ATSC A/85 (-24) for simulcast programmes; YouTube plays back near -14 LUFS (commonly measured)"
 
           tiktok:
             title: TikTok LIVE
@@ -125,6 +140,11 @@ extension PlatformCatalogue {
             audio:
               codecs: [aac]
               source: "OBS Studio rtmp-services services.json"
+            loudness:                       # what a mix's loudness: may ask for
+              max_true_peak: -1
+              min_target: -24
+              max_target: -9
+              source: "AES TD1004.1.15-10 (streaming: at most -1 dBTP, -16 to -20 LUFS); EBU R 128 (-23) and ATSC A/85 (-24) for simulcast programmes; YouTube plays back near -14 LUFS (commonly measured)"
 
           mux:
             title: Mux
@@ -170,6 +190,12 @@ extension PlatformCatalogue {
           # Generic servers: no limits. `{server}` is the destination's `server:` (or `url:`), the
           # key, if any, is appended to it (for SRT, end the server with `?streamid=` to send the
           # key as the stream id, or leave the key out).
+            loudness:                       # what a mix's loudness: may ask for
+              max_true_peak: -1
+              min_target: -24
+              max_target: -9
+              source: "AES TD1004.1.15-10 (streaming: at most -1 dBTP, -16 to -20 LUFS); EBU R 128 (-23) and ATSC A/85 (-24) for simulcast programmes; YouTube plays back near -14 LUFS (commonly measured)"
+
           rtmp:
             title: RTMP server
             ingest: {rtmp: "{server}{key}"}

@@ -131,7 +131,7 @@ struct JSONSchemaTests {
         #expect((quality["properties"] as? [String: Any])?["extends"] != nil)
         let platform = try #require((properties["platforms"] as? [String: Any])?["additionalProperties"] as? [String: Any])
         #expect(Set(((platform["properties"] as? [String: Any]) ?? [:]).keys) ==
-                ["title", "ingest", "orientation", "video", "keyframes", "audio", "latency", "extends"])
+                ["title", "ingest", "orientation", "video", "keyframes", "audio", "latency", "loudness", "extends"])
     }
 
     /// The schemas committed at the top of the repository are what `onair schema` prints today.

@@ -177,6 +177,28 @@ private let facebook = destination("facebook", platform: "facebook", key: "FB_KE
                             at: "120", after: "fps: 120", message: "accepts at most 60 fps")
     }
 
+    /// `pipeline` with a mix `program` of the camera kept by `loudness`, the pipeline's sound.
+    private func mixed(_ pipeline: String, loudness: String) -> String {
+        pipeline + "mixes:\n  program:\n    sources: {camera: {}}\n    loudness: \(loudness)\naudio: program\n"
+    }
+
+    @Test func peaksAboveYouTubesCeilingAreRefused() throws {
+        try expectOnlyError("platform-loudness", yaml: mixed(YAML.pipeline(destinations: youtube), loudness: "{mode: limit, true_peak: -0.5}"),
+                            at: "limit", after: "mode:", message: "lets peaks up to -0.5 dBTP through to destination 'youtube'; YouTube Live takes at most -1 dBTP")
+    }
+
+    @Test func aTargetOutsideTwitchsRangeIsRefusedWhenNormalisedOrMeasured() throws {
+        try expectOnlyError("platform-loudness", yaml: mixed(YAML.pipeline(destinations: twitch), loudness: "{mode: normalize, target: -30}"),
+                            at: "normalize", message: "aims destination 'twitch' at -30 LUFS; Twitch takes -24 to -9 LUFS")
+        try expectOnlyError("platform-loudness", yaml: mixed(YAML.pipeline(destinations: twitch), loudness: "{mode: measure, target: -6}"),
+                            at: "measure", message: "at -6 LUFS")
+        // limit brings the sound to no target: its target is not judged.
+        let project = try ScratchProject()
+        defer { project.remove() }
+        try project.pipeline(mixed(YAML.pipeline(destinations: twitch), loudness: "{mode: limit, target: -30}"))
+        #expect(project.plan(environment: keys).diagnostics.isEmpty)
+    }
+
     @Test func audioBitrateAboveYouTubeCap() throws {
         let audio = "{codec: aac, bitrate: 192k, sample_rate: 48000, channels: 2}"
         try expectOnlyError("platform-audio", yaml: YAML.pipeline(quality: YAML.quality(audio: audio), destinations: youtube),
