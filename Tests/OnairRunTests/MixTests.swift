@@ -60,6 +60,42 @@ extension EndToEnd {
             #expect(abs(cleanVoice + 21.07) < 1, "the clean mix's voice: \(cleanVoice) dBFS")
             #expect(cleanMusic < -70, "music in the music-free mix: \(cleanMusic) dBFS")
         }
+
+        @Test("a clip played into a source of the mix is heard in its place at the source's gain, pan and ducking; the music-free mix never hears it",
+              .hangGuard)
+        func clipInAMix() async throws {
+            let scene = Self.scene + """
+
+                schedule:
+                  - {at: +1s, play: {clip: ../clip.mp4, in: music}}
+                """
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv")),
+                                                            ("clean", "{kind: record, path: ../out/clean.mkv, audio: clean}")], scene: scene)
+            defer { project.remove() }
+            // 4 s of a 2 kHz tone at the level of a test source's (a mono sine at 1/8 of full scale).
+            let made = try await OwnThread.run { [path = project.file("clip.mp4").path] in
+                try Subprocess.run("/usr/bin/env", ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=gray:s=320x180:r=30:d=4",
+                                                    "-f", "lavfi", "-i", "sine=frequency=2000:sample_rate=48000:d=4", "-c:v", "libx264",
+                                                    "-preset", "ultrafast", "-c:a", "aac", "-b:a", "128k", "-shortest", path], timeout: .seconds(30))
+            }
+            try #require(made.status == 0, "\(made)")
+            let output = await (try OnairRun(project, arguments: ["--duration", "5s"])).finish(timeout: .seconds(60))
+            #expect(output.status == 0, "\(output)")
+
+            let sound = try await Tone.stereo(of: project.file("out/rec.mkv").path, through: project.file("out/sound.f32").path)
+            // Two whole seconds from 2 s in: the clip plays in the music's place.
+            let start = 96_000, end = 192_000
+            try #require(sound.right.count >= end, "only \(sound.right.count) samples")
+            let clip = (left: Tone.level(sound.left[start..<end], at: 2000), right: Tone.level(sound.right[start..<end], at: 2000))
+            let music = max(Tone.level(sound.left[start..<end], at: 3000), Tone.level(sound.right[start..<end], at: 3000))
+            // As the music was: −21.07 dBFS a channel, −6 dB, ducked 12 dB, the left 6 dB under the right.
+            #expect(abs(clip.right + 39.07) < 1.5 && abs(clip.left - clip.right + 6.02) < 1, "the clip: \(clip) dBFS")
+            #expect(music < -60, "the music's own tone while its clip plays: \(music) dBFS")
+            let clean = try await Tone.stereo(of: project.file("out/clean.mkv").path, through: project.file("out/clean.f32").path)
+            try #require(clean.right.count >= end, "only \(clean.right.count) samples")
+            let cleanClip = max(Tone.level(clean.left[start..<end], at: 2000), Tone.level(clean.right[start..<end], at: 2000))
+            #expect(cleanClip < -70, "the clip in the music-free mix: \(cleanClip) dBFS")
+        }
     }
 
     @Suite("Dead air: a mix silent too long is reported, and again when it is heard")
