@@ -232,3 +232,18 @@ extension MixSpec {
         return nil
     }
 }
+
+extension PipelineSpec {
+    /// The sources whose sound goes on air, given the pipeline's own sound `main` (a source or a
+    /// mix): it, each destination's `audio:`, and every source the mixes among them hear, through
+    /// the mixes they hear (muted members too: they can be unmuted on air).
+    public func heardSources(main: String?) -> Set<String> {
+        var heard = Set<String>(), seen = Set<String>()
+        var pending = ([main] + destinations.map { $0.audio?.value }).compactMap { $0 }
+        while let name = pending.popLast() {
+            guard seen.insert(name).inserted else { continue }
+            if let mix = mix(name) { pending += mix.members.map(\.name.value) } else { heard.insert(name) }
+        }
+        return heard
+    }
+}

@@ -84,11 +84,12 @@ public enum ScheduleCheck {
         }
     }
 
-    /// Each clip decodes, and has sound when the source it stands in for supplies the
-    /// broadcast's sound. Returns the clips' lengths (ms) by project-relative path.
+    /// Each clip decodes, and has sound when the source it stands in for is heard on air (the
+    /// broadcast's sound, a destination's, or a source of a mix among them). Returns the clips'
+    /// lengths (ms) by project-relative path.
     static func checkClips(_ spec: PipelineSpec, projectRoot: URL, log: DiagnosticLog) -> [String: Int] {
         var durations: [String: Int] = [:]
-        let soundSource = Planner.soundSource(of: spec)
+        let heard = spec.heardSources(main: Planner.soundSource(of: spec) ?? spec.audio?.value)
         for action in spec.schedule {
             guard case .play(let clip) = action.kind, let probe = ClipProbe.probe(projectRoot.resolvingPlanPath(clip.clip.path)) else { continue }
             if let problem = probe.problem {
@@ -97,8 +98,8 @@ public enum ScheduleCheck {
                 continue
             }
             durations[clip.clip.path] = probe.durationMs
-            if !probe.hasAudio, clip.source.value == soundSource {
-                log.warning("clip-without-sound", "\(clip.clip.written) has no sound, and '\(clip.source.value)' supplies the broadcast's sound: silence while it plays",
+            if !probe.hasAudio, heard.contains(clip.source.value) {
+                log.warning("clip-without-sound", "\(clip.clip.written) has no sound, and '\(clip.source.value)' is heard on air: silence in its place while it plays",
                             at: clip.clip.location, suggestion: "give the clip a sound track (even silence), or play it in a source whose sound is not broadcast")
             }
         }

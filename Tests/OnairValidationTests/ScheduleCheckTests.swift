@@ -15,7 +15,7 @@ struct ScheduleCheckTests {
         let project: ScratchProject
         var root: URL { project.root }
 
-        init(schedule: String, layers: String? = nil) async throws {
+        init(schedule: String, layers: String? = nil, sound: String = "audio: camera") async throws {
             project = try ScratchProject()
             try project.write("Pipelines/show.yaml", """
                 title: Evening show
@@ -27,7 +27,7 @@ struct ScheduleCheckTests {
                   room: {kind: real-scene, camera: camera}
                   close: {kind: real-scene, camera: guest}
                 active: room
-                audio: camera
+                \(sound)
                 layers:
                 \(layers ?? """
                   - {kind: text, text: "{title} {countdown:live}", name: lower, hidden: true}
@@ -135,7 +135,15 @@ struct ScheduleCheckTests {
         #expect(Self.codes(diagnostics) == ["media", "clip-without-sound"], "\(diagnostics)")
         #expect(diagnostics[0].message.hasPrefix("../media/broken.mp4 can't be read") || diagnostics[0].message.hasPrefix("../media/broken.mp4 has no picture"))
         #expect(diagnostics[0].location.line == 19 && diagnostics[1].location.line == 20, "\(diagnostics)")
-        #expect(diagnostics[1].message == "../media/mute.mp4 has no sound, and 'camera' supplies the broadcast's sound: silence while it plays")
+        #expect(diagnostics[1].message == "../media/mute.mp4 has no sound, and 'camera' is heard on air: silence in its place while it plays")
+    }
+
+    @Test func aClipWithoutSoundInASourceOfAMixIsWarnedOf() async throws {
+        let show = try await ShowProject(schedule: """
+              - {at: +1m, play: {clip: ../media/mute.mp4, in: camera}}
+            """, sound: "mixes: {program: {sources: {camera: {gain: -3dB}}}}\naudio: program")
+        let (diagnostics, _) = show.check()
+        #expect(diagnostics.filter { $0.code == "clip-without-sound" }.map(\.location.line) == [20], "\(diagnostics)")
     }
 
     @Test func theTimelineMakesSense() async throws {
