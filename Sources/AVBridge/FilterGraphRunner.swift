@@ -159,6 +159,16 @@ public final class FilterGraphRunner {
         try LibavError.check(avfilter_graph_queue_command(graph.pointer, target, option, value, 0, seconds), "avfilter_graph_queue_command")
     }
 
+    /// Where the filter `target` (its full instance name, `volume@mix.program.music`) has
+    /// reached on its timeline: the start of the last frame it passed on, µs (libavfilter's
+    /// link `current_pts_us`); nil before its first frame, or when no filter has that name.
+    public func lastOutputMicros(of target: String) -> Int64? {
+        guard let filter = avfilter_graph_get_filter(graph.pointer, target), filter.pointee.nb_outputs > 0,
+              let link = filter.pointee.outputs[0] else { return nil }
+        let micros = link.pointee.current_pts_us
+        return micros == Int64.min ? nil : micros
+    }
+
     /// Frames the source `index` has been asked for but not given, at the pad that asked most
     /// (backpressure hint).
     public func failedRequests(source index: Int) -> Int {

@@ -30,6 +30,10 @@ public struct RunStatus: Equatable, Sendable {
     public var destinations: [DestinationStatus]
     /// The sources muted or playing a clip now, by name (the others are not listed).
     public var sources: [SourceControlStatus] = []
+    /// Every mix the broadcast hears, with each member's level and mute now.
+    public var mixes: [MixStatus] = []
+    /// The destinations whose sound is muted now (their pictures go on), by name.
+    public var audioMutedDestinations: [String] = []
     /// The events the run's subscribers dropped because they did not keep up, by subscriber and
     /// event (none listed when none was dropped).
     public var eventsDropped: [DroppedEvents] = []
@@ -203,7 +207,7 @@ public struct FailoverStatus: Codable, Equatable, Sendable {
 extension RunStatus: Codable {
     private enum Key: String, CodingKey {
         case pipeline, state, startedAt = "started_at", elapsedMs = "elapsed_ms", overlay, overlays, inputs, failover, fallback, renditions, destinations, sources
-        case eventsDropped = "events_dropped"
+        case mixes, audioMutedDestinations = "audio_muted_destinations", eventsDropped = "events_dropped"
     }
 
     /// Encodes `elapsed` as whole milliseconds (`elapsed_ms`) and `started_at` as ISO 8601.
@@ -221,6 +225,8 @@ extension RunStatus: Codable {
         try container.encode(renditions, forKey: .renditions)
         try container.encode(destinations, forKey: .destinations)
         try container.encode(sources, forKey: .sources)
+        try container.encode(mixes, forKey: .mixes)
+        try container.encode(audioMutedDestinations, forKey: .audioMutedDestinations)
         try container.encode(eventsDropped, forKey: .eventsDropped)
     }
 
@@ -241,6 +247,8 @@ extension RunStatus: Codable {
             renditions: try container.decode([RenditionStatus].self, forKey: .renditions),
             destinations: try container.decode([DestinationStatus].self, forKey: .destinations))
         sources = try container.decodeIfPresent([SourceControlStatus].self, forKey: .sources) ?? []
+        mixes = try container.decodeIfPresent([MixStatus].self, forKey: .mixes) ?? []
+        audioMutedDestinations = try container.decodeIfPresent([String].self, forKey: .audioMutedDestinations) ?? []
         eventsDropped = try container.decodeIfPresent([DroppedEvents].self, forKey: .eventsDropped) ?? []
     }
 }

@@ -97,6 +97,9 @@ final class EncodingLoop {
         let pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
         guard item.kind == .video else {
             watchSilence(item)
+            if let pts = item.frame.presentationTimestamp {
+                try owner.soundGate.apply(to: item.frame, at: item.timeBase.convert(pts, to: .microseconds))
+            }
             if voiced {
                 for pitched in try pitch(item) { try encodeSound(pitched, in: voice!.timeBase) }
             } else {
