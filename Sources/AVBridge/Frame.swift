@@ -107,6 +107,14 @@ public final class Frame {
         }
     }
 
+    /// The samples of channel `channel` of a planar float sound frame (`fltp`, what mixes and
+    /// encoders carry); empty for any other frame.
+    public func floatSamples(channel: Int) -> [Float] {
+        guard width == 0, AVSampleFormat(rawValue: pointer.pointee.format) == AV_SAMPLE_FMT_FLTP, channel >= 0, channel < channelCount,
+              let plane = pointer.pointee.extended_data?[channel] else { return [] }
+        return plane.withMemoryRebound(to: Float.self, capacity: sampleCount) { Array(UnsafeBufferPointer(start: $0, count: sampleCount)) }
+    }
+
     /// Keeps only the first `count` samples of this sound frame (the rest stay in its buffers,
     /// unread): a frame cut short where something else takes over.
     public func keepSamples(_ count: Int) {

@@ -1,3 +1,4 @@
+import AVBridge
 import Foundation
 import OnairConfig
 import OnairControl
@@ -215,6 +216,45 @@ struct GainRampTests {
         #expect(ramp.expression == "1.000000+(-0.750000)*clip((t-2.000000)/0.032000,0,1)")
         #expect(GainRamp.steady(0.5).expression == "0.500000")
         #expect(abs(GainRamp.linear(decibels: -12) - 0.251189) < 1e-6 && GainRamp.linear(decibels: 3, muted: true) == 0)
+    }
+
+    /// A 440 Hz sine at half scale through a member's chain as the planner writes it; pulled
+    /// for 0.5 s, then −12 dB sent as the engine sends it (a ramp from where the filter has
+    /// taken the sound) or, for comparison, at once; the output's samples read back.
+    static func rampedThroughGraph(ramped: Bool) throws -> (samples: [Float], start: Double) {
+        let chain = "sine=frequency=440:sample_rate=48000:samples_per_frame=1024,aformat=sample_fmts=fltp:channel_layouts=mono,"
+            + "asetnsamples=n=\(LiveLevel.frameSamples):p=0,volume@mix.p.v=0dB:eval=frame[a0]"
+        let graph = try FilterGraphRunner(description: chain, sources: [], sinks: [.init(label: "a0", kind: .audio, audioFrameSize: 1024)])
+        var samples: [Float] = [], start = 0.0
+        while samples.count < 48_000 {
+            if samples.count >= 24_000, start == 0 {
+                let reached = (graph.consumedMicros(of: "volume@mix.p.v") ?? 0) + Int64(LiveLevel.frameSamples) * 1_000_000 / 48_000
+                let ramp = GainRamp(from: 1, to: GainRamp.linear(decibels: -12), start: reached)
+                try graph.send("volume", ramped ? ramp.expression : GainRamp.steady(ramp.to).expression, to: "volume@mix.p.v")
+                start = Double(reached) / 1_000_000
+            }
+            let frame = try Frame()
+            guard case .done = try graph.pull(sink: 0, into: frame) else { break }
+            samples += frame.floatSamples(channel: 0)
+        }
+        return (samples, start)
+    }
+
+    @Test("through libavfilter: the ramp begins where the filter had reached, ends 32 ms later at −12 dB, and adds at most 1/12 of the change to any step")
+    func rampInGraph() throws {
+        let (samples, start) = try Self.rampedThroughGraph(ramped: true)
+        let (abrupt, _) = try Self.rampedThroughGraph(ramped: false)
+        try #require(samples.count >= 48_000 && abrupt.count >= 48_000)
+        let at = Int(start * 48_000), amplitude: Float = 0.125, change = amplitude * (1 - Float(GainRamp.linear(decibels: -12)))
+        // The sine's own largest step at 440 Hz, and the largest either side of the change.
+        let natural = amplitude * Float(2 * Double.pi * 440 / 48_000)
+        let step = { (x: [Float]) in (at - 480..<at + 3_000).map { abs(x[$0] - x[$0 - 1]) }.max() ?? 0 }
+        let peak = { (x: [Float], from: Int) in x[from..<from + 4_800].map(abs).max() ?? 0 }
+        print("GainRampTests: ramp from \(start) s; largest step \(step(samples)) ramped, \(step(abrupt)) at once (the sine's own: \(natural), the change: \(change))")
+        #expect(abs(peak(samples, at - 9_600) - amplitude) < 0.01, "before the ramp, the level as it was")
+        #expect(abs(peak(samples, at + Int(GainRamp.length) * 48 / 1000) - amplitude * (1 - change / amplitude)) < 0.01, "after it, −12 dB")
+        #expect(step(samples) <= natural + change / 12 + 0.001, "ramped: \(step(samples))")
+        #expect(step(abrupt) > natural + change / 4, "at once, a click the test can see: \(step(abrupt))")
     }
 
     @Test("each member's volume is addressable, evaluated once a short frame; names with odd characters stay one token")

@@ -140,10 +140,10 @@ final class CombinationGraph {
     }
 
     /// Where the `volume` filter `target` has taken its sound (µs): past the start of the last
-    /// frame it passed on by one frame; a filter that has passed none yet, where the sound fed
-    /// to the graph has reached. A ramp placed from there never changes a frame already gone.
+    /// frame it took in by one frame; a filter that has taken none yet, where the sound fed to
+    /// the graph has reached. A ramp placed from there never changes a frame already processed.
     func levelReached(_ target: String) -> Int64 {
-        guard let last = graph.lastOutputMicros(of: target) else { return mediaEnd }
+        guard let last = graph.consumedMicros(of: target) else { return mediaEnd }
         return last + Int64(LiveLevel.frameSamples) * 1_000_000 / 48000
     }
 
