@@ -159,6 +159,19 @@ public final class FilterGraphRunner {
         try LibavError.check(avfilter_graph_queue_command(graph.pointer, target, option, value, 0, seconds), "avfilter_graph_queue_command")
     }
 
+    /// Where the filter `target` (its full instance name, `volume@mix.program.music`) has
+    /// reached on its timeline: the start of the last frame it took in to process, µs
+    /// (libavfilter's input link `current_pts_us`, set as the filter consumes a frame); nil
+    /// before its first frame, or when no filter has that name. Not its output link's time:
+    /// that moves only as the next filter takes frames, and frames it has processed may wait
+    /// there.
+    public func consumedMicros(of target: String) -> Int64? {
+        guard let filter = avfilter_graph_get_filter(graph.pointer, target), filter.pointee.nb_inputs > 0,
+              let link = filter.pointee.inputs[0] else { return nil }
+        let micros = link.pointee.current_pts_us
+        return micros == Int64.min ? nil : micros
+    }
+
     /// Frames the source `index` has been asked for but not given, at the pad that asked most
     /// (backpressure hint).
     public func failedRequests(source index: Int) -> Int {

@@ -87,6 +87,40 @@ public final class Frame {
                                                     AVSampleFormat(rawValue: pointer.pointee.format)), "av_samples_set_silence")
     }
 
+    /// Multiplies each sample of this sound frame by `gain(index)`, `index` counting samples
+    /// from the frame's start (every channel alike); float sample formats only, packed or
+    /// planar (what encoders are given). Throws for other formats.
+    public func scaleSamples(by gain: (Int) -> Float) throws(LibavError) {
+        guard width == 0, sampleCount > 0 else { return }
+        let format = AVSampleFormat(rawValue: pointer.pointee.format)
+        guard format == AV_SAMPLE_FMT_FLTP || format == AV_SAMPLE_FMT_FLT else { throw LibavError(function: "scaleSamples", code: .invalidArgument) }
+        try LibavError.check(av_frame_make_writable(pointer), "av_frame_make_writable")
+        let channels = channelCount, samples = sampleCount
+        let planar = format == AV_SAMPLE_FMT_FLTP
+        guard let data = pointer.pointee.extended_data else { return }
+        for plane in 0..<(planar ? channels : 1) {
+            guard let bytes = data[plane] else { continue }
+            bytes.withMemoryRebound(to: Float.self, capacity: samples * (planar ? 1 : channels)) { values in
+                for sample in 0..<samples {
+                    let level = gain(sample)
+                    if planar {
+                        values[sample] *= level
+                    } else {
+                        for channel in 0..<channels { values[sample * channels + channel] *= level }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The samples of channel `channel` of a planar float sound frame (`fltp`, what mixes and
+    /// encoders carry); empty for any other frame.
+    public func floatSamples(channel: Int) -> [Float] {
+        guard width == 0, AVSampleFormat(rawValue: pointer.pointee.format) == AV_SAMPLE_FMT_FLTP, channel >= 0, channel < channelCount,
+              let plane = pointer.pointee.extended_data?[channel] else { return [] }
+        return plane.withMemoryRebound(to: Float.self, capacity: sampleCount) { Array(UnsafeBufferPointer(start: $0, count: sampleCount)) }
+    }
+
     /// Keeps only the first `count` samples of this sound frame (the rest stay in its buffers,
     /// unread): a frame cut short where something else takes over.
     public func keepSamples(_ count: Int) {

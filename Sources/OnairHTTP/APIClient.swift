@@ -83,6 +83,45 @@ public struct APIClient: Sendable {
         return try decode(RunStatus.self, from: await send("POST", "api/v1/sources/\(source)/mute", body: body, timeout: timeout))
     }
 
+    /// `POST /api/v1/mixes/{mix}/gain`: `source`'s level in `mix`, ramped in at once; the status.
+    public func setGain(mix: String, source: String, gainDB: Double, timeout: TimeInterval = 10) async throws(Failure) -> RunStatus {
+        try await post(MixChange(source: source, gainDB: gainDB), to: "api/v1/mixes/\(mix)/gain", timeout: timeout)
+    }
+
+    /// `POST /api/v1/mixes/{mix}/mute`: mutes (`muted`) or unmutes `source` in `mix` only; the status.
+    public func mute(mix: String, source: String, muted: Bool, timeout: TimeInterval = 10) async throws(Failure) -> RunStatus {
+        try await post(MixChange(source: source, muted: muted), to: "api/v1/mixes/\(mix)/mute", timeout: timeout)
+    }
+
+    /// `POST /api/v1/destinations/{name}/mute`: mutes (`muted`) or unmutes the sound
+    /// `destination` receives, its picture going on; the status.
+    public func muteSound(of destination: String, muted: Bool, timeout: TimeInterval = 10) async throws(Failure) -> RunStatus {
+        try await post(MixChange(audio: true, muted: muted), to: "api/v1/destinations/\(destination)/mute", timeout: timeout)
+    }
+
+    /// What the mix and destination calls send (only the fields set).
+    private struct MixChange: Encodable {
+        var source: String?
+        var gainDB: Double?
+        var audio: Bool?
+        var muted: Bool?
+
+        private enum CodingKeys: String, CodingKey {
+            case source, gainDB = "gain_db", audio, muted
+        }
+    }
+
+    /// POSTs `body` as JSON to `path`; the status the run answers with.
+    private func post(_ body: MixChange, to path: String, timeout: TimeInterval) async throws(Failure) -> RunStatus {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(body)
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        return try decode(RunStatus.self, from: await send("POST", path, body: data, timeout: timeout))
+    }
+
     /// `GET /api/v1/schedule`: the running schedule.
     public func schedule(timeout: TimeInterval = 5) async throws(Failure) -> ScheduleTimeline {
         try decode(ScheduleTimeline.self, from: await send("GET", "api/v1/schedule", timeout: timeout))

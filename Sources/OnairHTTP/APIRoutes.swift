@@ -17,6 +17,7 @@ struct APIRoutes: Sendable {
             ("/api/v1/status", [.get]), ("/api/v1/events", [.get]), ("/api/v1/overlay", [.post]), ("/api/v1/stop", [.post]),
             ("/api/v1/renditions/{id}/bitrate", [.post]), ("/api/v1/destinations/{name}/preview.jpg", [.get]), ("/report", [.get]),
             ("/api/v1/sources/{name}/mute", [.post]), ("/api/v1/sources/{name}/play", [.post]),
+            ("/api/v1/mixes/{mix}/gain", [.post]), ("/api/v1/mixes/{mix}/mute", [.post]), ("/api/v1/destinations/{name}/mute", [.post]),
             ("/api/v1/hls", [.get]), ("/hls/{destination}/{file}", [.get]),
             ("/api/v1/schedule", [.get, .post]), ("/api/v1/schedule/{id}", [.delete]),
         ] + Dashboard.files.map { ($0.path, [.get]) }
@@ -61,6 +62,7 @@ struct APIRoutes: Sendable {
             try await setBitrate(request, context: context, json: json)
         }
         addSourceRoutes(to: router, json: json)
+        MixRoutes(control: control).add(to: router, json: json)
         ScheduleRoutes(control: control).add(to: router, json: json)
         router.post("/api/v1/stop") { _, _ in
             let run = try control.run()

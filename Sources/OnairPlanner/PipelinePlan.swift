@@ -46,6 +46,9 @@ public struct PipelinePlan: Codable, Equatable, Sendable {
     public var latency: LatencyMode = .normal
     /// Glass to glass: onair's part stage by stage, and each destination's viewers' wait.
     public var latencyEstimate: LatencyEstimate = .none
+    /// The mixes its graph compiles, with the `volume` filter of each member an operator may
+    /// change on air.
+    public var mixes: [PlannedMix] = []
 }
 
 /// The pitch shift of the sound while a combination is on air. The engine applies it in each

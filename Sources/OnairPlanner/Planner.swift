@@ -74,6 +74,7 @@ public struct Planner: Sendable {
             unusedSources: spec.sources.map(\.name).filter { !compiler.usedSources.contains($0) },
             warnings: Array(warnings).sorted(by: Diagnostic.reportOrder))
         plan.voice = voice
+        plan.mixes = compiler.compiledMixes
         Self.watchSound(in: &plan, spec: spec)
         plan.latency = spec.latency
         if spec.latency == .low { LowLatency.apply(to: &plan) }

@@ -35,6 +35,10 @@ extension SceneCompiler {
     }
 
     private mutating func compileMix(_ mix: MixSpec, uses: [String: Int]) -> GraphPad {
+        compiledMixes.append(PlannedMix(name: mix.name, members: mix.members.map { member in
+            PlannedMix.Member(name: member.name.value, gainDB: member.gainDB, muted: member.muted,
+                              target: LiveLevel.target(mix: mix.name, member: member.name.value))
+        }))
         var pads: [GraphPad] = []
         for member in mix.members {
             var pad = chain([take(member.name.value, uses: uses)], Self.memberFilters(member, in: mix), "mixin")
@@ -108,11 +112,15 @@ extension SceneCompiler {
             filters.append(Filter("adelay", [FilterOption("delays", "\(member.delayMs)"), FilterOption("all", "1")],
                                   purpose: "mix '\(mix.name)': '\(name)' \(member.delayMs) ms later", origin: member.name.location))
         }
-        if member.muted || member.gainDB != 0 {
-            let level = member.muted ? "0" : FFmpegCommand.number(member.gainDB) + "dB"
-            filters.append(Filter("volume", [FilterOption(nil, level)],
-                                  purpose: "mix '\(mix.name)': '\(name)' " + (member.muted ? "muted" : "at \(level)"), origin: member.name.location))
-        }
+        // Every member has its volume, evaluated once a short frame, for the operator's live
+        // changes to ramp in steps too small to click (see GainRamp).
+        filters.append(Filter("asetnsamples", [FilterOption("n", String(LiveLevel.frameSamples)), FilterOption("p", "0")],
+                              purpose: "mix '\(mix.name)': '\(name)' in short frames, for smooth live level changes"))
+        let level = member.muted ? "0" : FFmpegCommand.number(member.gainDB) + "dB"
+        var volume = Filter("volume", [FilterOption(nil, level), FilterOption("eval", "frame")],
+                            purpose: "mix '\(mix.name)': '\(name)' " + (member.muted ? "muted" : "at \(level)"), origin: member.name.location)
+        volume.instance = LiveLevel.instance(mix: mix.name, member: name)
+        filters.append(volume)
         if member.pan != 0 {
             // A balance: the far side is turned down, the near side kept at its level.
             let left = member.pan > 0 ? 1 - member.pan : 1, right = member.pan < 0 ? 1 + member.pan : 1

@@ -37,6 +37,8 @@ struct SceneCompiler {
     private var audioPads: [String: GraphPad] = [:]
     /// Copies of a source's or a mix's sound not yet taken by the mixes that hear it, by name.
     var soundCopies: [String: [GraphPad]] = [:]
+    /// The mixes compiled, each once, with their members' live-level targets.
+    var compiledMixes: [PlannedMix] = []
     private var sharedCopies: [GraphPad: [GraphPad]] = [:]
     /// Pads whose picture comes from a still image, by the image's input index.
     private var stillOrigin: [GraphPad: Int] = [:]

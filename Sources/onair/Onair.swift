@@ -13,7 +13,7 @@ struct Onair: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Validate.self, Plan.self, Preview.self, Run.self, TestConnection.self, Status.self, Switch.self, Bitrate.self, Mute.self, ScheduleCommand.self, Export.self, List.self, Schema.self,
+            Validate.self, Plan.self, Preview.self, Run.self, TestConnection.self, Status.self, Switch.self, Bitrate.self, Mute.self, Gain.self, ScheduleCommand.self, Export.self, List.self, Schema.self,
             Notify.self, Runs.self, Report.self,
         ]
     )

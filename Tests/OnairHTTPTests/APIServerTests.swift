@@ -48,7 +48,7 @@ struct APIServerTests {
             let reply = try await HTTP.send(base + "/api/v1/status")
             #expect(reply.status == 200)
             #expect(reply.header("Content-Type") == "application/json")
-            #expect(try reply.decode(RunStatus.self) == ScriptedRun.sampleStatus)
+            #expect(try reply.decode(RunStatus.self) == ScriptedRun.withMixes(ScriptedRun.sampleStatus))
             let destinations = reply.json?["destinations"] as? [[String: Any]]
             #expect(destinations?[1]["state"] as? String == "retrying")
             #expect(destinations?[1]["attempt"] as? Int == 2)
@@ -190,6 +190,39 @@ struct APIServerTests {
             }
             run.current.withLock { $0.state = .draining }
             #expect(try await HTTP.post(base + "/api/v1/sources/camera/mute", json: "{}").status == 409)
+        }
+    }
+
+    @Test("POST /api/v1/mixes/{mix}/gain and /mute, /api/v1/destinations/{name}/mute: the status shows it; 400 out of range, 404 with a suggestion, 409 shared")
+    func mixControl() async throws {
+        let run = ScriptedRun()
+        try await withServer(run) { base in
+            let gain = try await HTTP.post(base + "/api/v1/mixes/program/gain", json: #"{"source": "music", "gain_db": -6}"#)
+            #expect(gain.status == 200, "\(gain.text)")
+            #expect(try gain.decode(RunStatus.self).mixes.first?.members.last == MixStatus.Member(name: "music", gainDB: -6, muted: false))
+            let members = (gain.json?["mixes"] as? [[String: Any]])?.first?["members"] as? [[String: Any]]
+            #expect(members?.last?["gain_db"] as? Double == -6, "\(gain.text)")
+            let muted = try await HTTP.post(base + "/api/v1/mixes/program/mute", json: #"{"source": "voice"}"#)
+            #expect(try muted.decode(RunStatus.self).mixes.first?.members.first == MixStatus.Member(name: "voice", gainDB: 0, muted: true))
+
+            for (body, says) in [(#"{"source": "music", "gain_db": 21}"#, "gain 21.0 dB is out of range: from -60 to 20 dB"),
+                                 (#"{"source": "music", "gain_db": -61}"#, "out of range"), (#"{"source": "music"}"#, "gain_db"),
+                                 (#"{"gain_db": -6}"#, "source"), (#"{"source": "music", "gain_db": "loud"}"#, "gain_db")] {
+                let bad = try await HTTP.post(base + "/api/v1/mixes/program/gain", json: body)
+                #expect(bad.status == 400 && (bad.json?["error"] as? String)?.contains(says) == true, "\(body): \(bad.text)")
+            }
+            let mix = try await HTTP.post(base + "/api/v1/mixes/progam/gain", json: #"{"source": "music", "gain_db": -6}"#)
+            #expect(mix.status == 404 && mix.json?["error"] as? String == "no mix 'progam'; did you mean 'program'?", "\(mix.text)")
+            let member = try await HTTP.post(base + "/api/v1/mixes/program/mute", json: #"{"source": "musik"}"#)
+            #expect(member.status == 404 && member.json?["error"] as? String == "no source 'musik' in mix 'program'; did you mean 'music'?")
+
+            let sound = try await HTTP.post(base + "/api/v1/destinations/youtube/mute", json: #"{"audio": true}"#)
+            #expect(try sound.decode(RunStatus.self).audioMutedDestinations == ["youtube"], "\(sound.text)")
+            #expect(try await HTTP.post(base + "/api/v1/destinations/archive/mute", json: "{}").status == 409)
+            #expect(try await HTTP.post(base + "/api/v1/destinations/nowhere/mute", json: "{}").status == 404)
+            #expect(try await HTTP.post(base + "/api/v1/destinations/youtube/mute", json: #"{"audio": false}"#).status == 400)
+            let back = try await HTTP.post(base + "/api/v1/destinations/youtube/mute", json: #"{"muted": false}"#)
+            #expect(try back.decode(RunStatus.self).audioMutedDestinations.isEmpty)
         }
     }
 

@@ -48,10 +48,11 @@ private func pipeline(mixes: String, audio: String, destinations: String = "  ar
                   music: {gain: -12dB, duck: {under: presenter, by: 12dB, attack: 50ms, release: 400ms}}
                   camera: {mute: true}
             """, audio: "program")
-        #expect(graph.contains("aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo,adelay=delays=80:all=1[mixin]"), "\(graph)")
-        #expect(graph.contains("volume=-3dB,pan=stereo|c0\\\\=1*c0|c1\\\\=0.5*c1"), "\(graph)")
+        // Every member has its volume, named for live changes and evaluated once a 128-sample frame.
+        #expect(graph.contains("aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=stereo,adelay=delays=80:all=1,asetnsamples=n=128:p=0,volume@mix.program.presenter=0dB:eval=frame[mixin]"), "\(graph)")
+        #expect(graph.contains("volume@mix.program.guest=-3dB:eval=frame,pan=stereo|c0\\\\=1*c0|c1\\\\=0.5*c1"), "\(graph)")
         #expect(graph.contains("sidechaincompress=threshold=0.001:ratio=20:attack=50:release=400:mix=0.749"), "\(graph)")
-        #expect(graph.contains("volume=0[mixin4]"), "the muted camera: \(graph)")
+        #expect(graph.contains("volume@mix.program.camera=0:eval=frame[mixin4]"), "the muted camera: \(graph)")
         #expect(graph.contains("amix=inputs=4:normalize=0:dropout_transition=0[mix]"), "\(graph)")
         // The presenter is heard and keys the ducking: one split into two copies.
         #expect(graph.components(separatedBy: "asplit=2").count - 1 == 1, "\(graph)")

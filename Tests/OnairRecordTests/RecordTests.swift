@@ -24,6 +24,9 @@ final class ScriptedStatusRun: RunControl, Sendable {
     func stop() async {}
     func preview(of destination: String) async throws(PreviewError) -> PreviewPicture { throw .unavailable(reason: "not in this test") }
     func mute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
+    func setGain(mix: String, source: String, gainDB: Double) async throws(MixControlError) -> RunStatus { throw .refused(reason: "not in this test") }
+    func setMuted(_ muted: Bool, mix: String, source: String) async throws(MixControlError) -> RunStatus { throw .refused(reason: "not in this test") }
+    func setAudioMuted(_ muted: Bool, destination: String) async throws(MixControlError) -> RunStatus { throw .refused(reason: "not in this test") }
     func unmute(source: String, video: Bool, audio: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
     func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus { throw .refused(reason: "not in this test") }
 }

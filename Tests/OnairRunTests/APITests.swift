@@ -14,7 +14,7 @@ extension EndToEnd {
         /// `required` always, `optional` sometimes, nothing else.
         static let shapes: [String: (required: Set<String>, optional: Set<String>)] = [
             "status": (["pipeline", "state", "started_at", "elapsed_ms", "overlays", "inputs", "failover", "renditions", "destinations", "sources",
-                        "events_dropped"],
+                        "mixes", "audio_muted_destinations", "events_dropped"],
                        ["overlay"]),
             "failover": (["input", "on_air", "backups", "switches"], ["reason"]),
             "overlay": (["name", "number", "on_air", "available"], ["reason"]),
@@ -23,6 +23,8 @@ extension EndToEnd {
             "destination": (["name", "required", "state", "stats", "queue_bytes", "queue_ms"],
                             ["platform", "attempt", "next_try_in_ms", "reason", "last_error", "latency"]),
             "source": (["name", "video_muted", "audio_muted"], ["clip"]),
+            "mix": (["name", "members"], []),
+            "member": (["name", "gain_db", "muted"], ["changed_at_ms"]),
             "stats": (["packets_sent", "bytes_sent", "packets_dropped", "gops_dropped", "reconnects", "bits_per_second"], []),
         ]
 
@@ -44,6 +46,10 @@ extension EndToEnd {
             for input in json?["inputs"] as? [Any] ?? [] { expectShape(input, "input", sourceLocation: sourceLocation) }
             for group in json?["failover"] as? [Any] ?? [] { expectShape(group, "failover", sourceLocation: sourceLocation) }
             for source in json?["sources"] as? [Any] ?? [] { expectShape(source, "source", sourceLocation: sourceLocation) }
+            for mix in json?["mixes"] as? [[String: Any]] ?? [] {
+                expectShape(mix, "mix", sourceLocation: sourceLocation)
+                for member in mix["members"] as? [Any] ?? [] { expectShape(member, "member", sourceLocation: sourceLocation) }
+            }
             for rendition in json?["renditions"] as? [Any] ?? [] { expectShape(rendition, "rendition", sourceLocation: sourceLocation) }
             for destination in json?["destinations"] as? [[String: Any]] ?? [] {
                 expectShape(destination, "destination", sourceLocation: sourceLocation)

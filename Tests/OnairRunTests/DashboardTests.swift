@@ -190,5 +190,32 @@ extension EndToEnd {
             #expect(try browser.evaluate("document.querySelector('#schedule-entries li[data-id=\"2\"]').dataset.state") as? String == "cancelled")
             try browser.screenshot(to: Self.screenshot.deletingLastPathComponent().appendingPathComponent("dashboard-schedule.png"))
         }
+
+        @Test("the mixer shows a strip per mix with each member's level; a mute click and a typed level reach the run", .hangGuard)
+        func mixer() async throws {
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: EndToEnd.Mixes.scene)
+            defer { project.remove() }
+            let api = try await APIRun(pipeline: RunPipeline.name, project: project.path, arguments: ["--duration", "60s"])
+            defer { api.run.child.terminate() }
+            #expect(await api.poll("/readyz", timeout: .seconds(30)) { $0.status == 200 } != nil)
+
+            let browser = try await HeadlessBrowser.showing(api.base + "/")
+            defer { browser.close() }
+            let faders = "[...document.querySelectorAll('#mixes .strip')].map(s => s.dataset.mix + ':' + [...s.querySelectorAll('.fader')].map(f => f.dataset.source + '=' + f.querySelector('input[type=number]').value).join(',')).join(' ')"
+            let shown = try await browser.waitUntil("!document.querySelector('#mixer').hidden && \(faders) === 'program:voice=0,music=-6,guest=0'",
+                                                    timeout: .seconds(20))
+            #expect(shown, "\((try? browser.evaluate(faders)) ?? "?")")
+            let music = "document.querySelector('#mixes [data-mix=\"program\"] [data-source=\"music\"]')"
+            _ = try browser.evaluate("\(music).querySelector('button').click()")
+            let muted = try await browser.waitUntil("\(music).querySelector('button').getAttribute('aria-pressed') === 'true'", timeout: .seconds(10))
+            #expect(muted)
+            _ = try browser.evaluate("(n => { n.value = '-20'; n.dispatchEvent(new Event('change')); })(\(music).querySelector('input[type=number]'))")
+            let status = try #require(await api.poll("/api/v1/status", timeout: .seconds(10)) { answer in
+                let members = ((answer.json?["mixes"] as? [[String: Any]])?.first?["members"] as? [[String: Any]]) ?? []
+                return members.contains { $0["name"] as? String == "music" && $0["gain_db"] as? Double == -20 && $0["muted"] as? Bool == true }
+            }, "the run never got the mixer's changes")
+            #expect(status.status == 200)
+            try browser.screenshot(to: Self.screenshot.deletingLastPathComponent().appendingPathComponent("dashboard-mixer.png"))
+        }
     }
 }

@@ -59,6 +59,21 @@ public protocol RunControl: AnyObject, Sendable {
     /// When it throws (the clip can't be opened), the source stays on air.
     func play(clip: String, in source: String, loop: Bool, at: MediaInstant?) async throws(SourceControlError) -> RunStatus
 
+    /// Sets `source`'s level in `mix` to `gainDB` (within ``MixLevels/gainRange``), ramped over
+    /// 32 ms from where the mix's sound has reached (sound is mixed up to about 100 ms ahead of
+    /// the run's clock), so it never clicks; the answer's member says where it began. Kept
+    /// across overlay switches; the same source in other mixes is left as it is.
+    func setGain(mix: String, source: String, gainDB: Double) async throws(MixControlError) -> RunStatus
+
+    /// Mutes (`muted`) or unmutes `source` in `mix` only, ramped as ``setGain(mix:source:gainDB:)``
+    /// is; it is heard again at its gain. Returns the status.
+    func setMuted(_ muted: Bool, mix: String, source: String) async throws(MixControlError) -> RunStatus
+
+    /// Mutes (`muted`) or unmutes the sound `destination` receives, ramped, while its picture
+    /// goes on. Refused when its encoder also feeds another destination (the two receive the
+    /// same encoded sound). Returns the status.
+    func setAudioMuted(_ muted: Bool, destination: String) async throws(MixControlError) -> RunStatus
+
     /// Asks the run to stop: the first request drains gracefully (inputs stop, encoders flush,
     /// recordings are closed, readiness goes false at once); a second one aborts at once.
     func stop() async

@@ -32,6 +32,10 @@ public struct RunStatus: Equatable, Sendable {
     public var sources: [SourceControlStatus] = []
     /// Each metered mix's loudness, in plan order (none before its first reading).
     public var loudness: [MixLoudness] = []
+    /// Every mix the broadcast hears, with each member's level and mute now.
+    public var mixes: [MixStatus] = []
+    /// The destinations whose sound is muted now (their pictures go on), by name.
+    public var audioMutedDestinations: [String] = []
     /// The events the run's subscribers dropped because they did not keep up, by subscriber and
     /// event (none listed when none was dropped).
     public var eventsDropped: [DroppedEvents] = []
@@ -206,7 +210,7 @@ public struct FailoverStatus: Codable, Equatable, Sendable {
 extension RunStatus: Codable {
     private enum Key: String, CodingKey {
         case pipeline, state, startedAt = "started_at", elapsedMs = "elapsed_ms", overlay, overlays, inputs, failover, fallback, renditions, destinations, sources
-        case loudness, eventsDropped = "events_dropped"
+        case loudness, mixes, audioMutedDestinations = "audio_muted_destinations", eventsDropped = "events_dropped"
     }
 
     /// Encodes `elapsed` as whole milliseconds (`elapsed_ms`) and `started_at` as ISO 8601.
@@ -225,6 +229,8 @@ extension RunStatus: Codable {
         try container.encode(destinations, forKey: .destinations)
         try container.encode(sources, forKey: .sources)
         try container.encode(loudness, forKey: .loudness)
+        try container.encode(mixes, forKey: .mixes)
+        try container.encode(audioMutedDestinations, forKey: .audioMutedDestinations)
         try container.encode(eventsDropped, forKey: .eventsDropped)
     }
 
@@ -246,6 +252,8 @@ extension RunStatus: Codable {
             destinations: try container.decode([DestinationStatus].self, forKey: .destinations))
         sources = try container.decodeIfPresent([SourceControlStatus].self, forKey: .sources) ?? []
         loudness = try container.decodeIfPresent([MixLoudness].self, forKey: .loudness) ?? []
+        mixes = try container.decodeIfPresent([MixStatus].self, forKey: .mixes) ?? []
+        audioMutedDestinations = try container.decodeIfPresent([String].self, forKey: .audioMutedDestinations) ?? []
         eventsDropped = try container.decodeIfPresent([DroppedEvents].self, forKey: .eventsDropped) ?? []
     }
 }

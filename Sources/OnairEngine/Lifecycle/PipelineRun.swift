@@ -105,15 +105,23 @@ public final class PipelineRun: RunControl {
                                              reports: reports)
         let standby = Self.standby(for: plan, combinations: combinations, builder: builder)
         let fallbacks = OverlayFallbacks(combinations: combinations, standby: standby, builder: builder, events: events, keys: keys, reports: reports)
-        let compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: builder.doorbell, reports: reports,
+        let levels = LiveLevels(mixes: Self.mixes(of: combinations, plan: plan))
+        let compositor = Compositor(onAir: onAir, encoders: encoders, doorbell: builder.doorbell, reports: reports, levels: levels,
                                     standIn: { fallbacks.standIn(for: $0, reason: $1) })
         let switchboard = OverlaySwitchboard(compositor: compositor, encoders: encoders, standby: standby, fallbacks: fallbacks, builder: builder,
                                              events: events, keys: keys)
         (self.compositor, self.encoders, destinationWorkers, self.builder) = (compositor, encoders, destinations, builder)
         parts = RunParts(plan: plan, combinations: combinations, clock: builder.clock, compositor: compositor, encoders: encoders,
-                         destinations: destinations, overlays: switchboard, events: events, keys: keys, directions: builder.directions)
+                         destinations: destinations, overlays: switchboard, events: events, keys: keys, directions: builder.directions,
+                         levels: levels)
         supervisor = RunSupervisor(parts: parts, clock: ContinuousClock(), signals: signals, reports: reports,
                                    covered: Self.coveredInputs(combinations), duration: options.duration, statsInterval: options.statsInterval)
+    }
+
+    /// Every mix any combination hears, each once (the plan on air's first).
+    private static func mixes(of combinations: OverlayCombinations, plan: PipelinePlan) -> [PlannedMix] {
+        var seen = Set<String>()
+        return (plan.mixes + combinations.all.compactMap(\.plan).flatMap(\.mixes)).filter { seen.insert($0.name).inserted }
     }
 
     /// A destination worker per output, fed by its rendition's encoder.

@@ -19,6 +19,8 @@ struct RunParts: Sendable {
     let keys: StreamKeys
     /// What the operator asked of the sources (mutes, clips).
     let directions: SourceDirections
+    /// The mixes' levels as the operator set them.
+    var levels = LiveLevels(mixes: [])
 
     /// The destinations that decide whether the run is ready and whether it failed: the
     /// required ones, or all of them when none is.
@@ -51,6 +53,8 @@ struct RunParts: Sendable {
             })
         status.sources = directions.status(at: micros)
         status.loudness = encoders.compactMap(\.loudness)
+        status.mixes = levels.status
+        status.audioMutedDestinations = levels.mutedDestinations
         status.eventsDropped = events.hub.drops.all
         return status
     }

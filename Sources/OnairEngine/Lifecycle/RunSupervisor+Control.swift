@@ -178,6 +178,14 @@ extension RunSupervisor {
         return landing
     }
 
+    /// Refuses a change to a mix or a destination's sound once the run is stopping.
+    func acceptMixControl() throws(MixControlError) {
+        switch lifecycle.state {
+        case .draining, .stopped, .failed: throw .refused(reason: "the run is stopping")
+        case .preparing, .starting, .live, .switching: break
+        }
+    }
+
     private func acceptSourceControl() throws(SourceControlError) {
         switch lifecycle.state {
         case .draining, .stopped, .failed: throw .refused(reason: "the run is stopping")

@@ -62,6 +62,7 @@ function render(status) {
   const live = status.destinations.filter((d) => d.state === "live").length;
   $("#live-count").textContent = `${live}/${status.destinations.length} live`;
   renderOverlays(status);
+  renderMixer(status.mixes || []);
   renderDestinations(status.destinations);
   renderRenditions(status.renditions);
   renderInputs(status.inputs, status.failover || []);
@@ -116,6 +117,78 @@ async function switchTo(name) {
   } finally {
     switching = false;
     button?.classList.remove("pending");
+  }
+}
+
+// ---------- mixer: a strip per mix, a level and a mute per member
+
+function renderMixer(mixes) {
+  const panel = $("#mixer");
+  panel.hidden = mixes.length === 0;
+  const box = $("#mixes");
+  const wanted = mixes.map((m) => m.name + ":" + m.members.map((s) => s.name).join(",")).join("\n");
+  if (box.dataset.names !== wanted) {
+    box.replaceChildren(...mixes.map((mix) => {
+      const strip = document.createElement("fieldset");
+      strip.className = "strip";
+      strip.dataset.mix = mix.name;
+      const legend = document.createElement("legend");
+      legend.textContent = mix.name;
+      strip.append(legend, ...mix.members.map((member) => makeFader(mix.name, member.name)));
+      return strip;
+    }));
+    box.dataset.names = wanted;
+  }
+  for (const mix of mixes) {
+    for (const member of mix.members) {
+      const fader = box.querySelector(`[data-mix="${CSS.escape(mix.name)}"] [data-source="${CSS.escape(member.name)}"]`);
+      // A fader being moved keeps the operator's value until it is let go.
+      if (fader.dataset.busy !== "true") {
+        fader.querySelector("input[type=range]").value = member.gain_db;
+        fader.querySelector("input[type=number]").value = member.gain_db;
+      }
+      const mute = fader.querySelector("button");
+      mute.classList.toggle("muted", member.muted);
+      mute.setAttribute("aria-pressed", String(member.muted));
+    }
+  }
+}
+
+function makeFader(mix, source) {
+  const fader = document.createElement("div");
+  fader.className = "fader";
+  fader.dataset.source = source;
+  const name = document.createElement("span");
+  name.className = "name";
+  name.textContent = source;
+  const slider = Object.assign(document.createElement("input"), { type: "range", min: -60, max: 20, step: 0.5, title: `${source} in ${mix}, dB` });
+  const number = Object.assign(document.createElement("input"), { type: "number", min: -60, max: 20, step: 0.5, title: `${source} in ${mix}, dB` });
+  const mute = Object.assign(document.createElement("button"), { type: "button", textContent: "mute", title: `mute ${source} in ${mix} only` });
+  slider.addEventListener("input", () => { fader.dataset.busy = "true"; number.value = slider.value; });
+  slider.addEventListener("change", () => { fader.dataset.busy = "false"; setGain(mix, source, Number(slider.value)); });
+  number.addEventListener("change", () => setGain(mix, source, Number(number.value)));
+  mute.addEventListener("click", () => mixCall(`/api/v1/mixes/${encodeURIComponent(mix)}/mute`,
+    { source, muted: !mute.classList.contains("muted") }, `${source} in ${mix}`));
+  fader.append(name, slider, number, mute);
+  return fader;
+}
+
+function setGain(mix, source, gain) {
+  return mixCall(`/api/v1/mixes/${encodeURIComponent(mix)}/gain`, { source, gain_db: gain }, `${source} in ${mix}: ${gain} dB`);
+}
+
+async function mixCall(path, body, what) {
+  const message = $("#mixer-message");
+  message.className = "message";
+  try {
+    const response = await api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const answer = await response.json();
+    if (!response.ok) throw new Error(answer.error || "HTTP " + response.status);
+    message.textContent = what;
+    render(answer);
+  } catch (error) {
+    message.className = "message error";
+    message.textContent = error.message;
   }
 }
 

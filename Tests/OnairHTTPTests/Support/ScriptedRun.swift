@@ -9,7 +9,7 @@ import Synchronization
 final class ScriptedRun: RunControl, @unchecked Sendable {
     let pipeline = "show"
     let hub = EventHub(historyCapacity: 50)
-    let current = Mutex(ScriptedRun.sampleStatus)
+    let current = Mutex(ScriptedRun.withMixes(ScriptedRun.sampleStatus))
     let ready = Mutex(Readiness(ready: true, reasons: []))
     let stops = Mutex(0)
     /// Set to make previews fail (nil: a picture).
@@ -97,6 +97,44 @@ final class ScriptedRun: RunControl, @unchecked Sendable {
             if video || both { state.videoMuted = muted }
             if audio || both { state.audioMuted = muted }
             status.sources = state.videoMuted || state.audioMuted ? [state] : []
+            return status
+        }
+    }
+
+    /// The sample status with a mix, `program` (voice, music at −12 dB), and no destination muted.
+    static func withMixes(_ status: RunStatus) -> RunStatus {
+        var status = status
+        status.mixes = [MixStatus(name: "program", members: [.init(name: "voice", gainDB: 0, muted: false), .init(name: "music", gainDB: -12, muted: false)])]
+        return status
+    }
+
+    /// Changes `program`'s members as asked (no other mix is there).
+    func setGain(mix: String, source: String, gainDB: Double) async throws(MixControlError) -> RunStatus {
+        guard MixLevels.gainRange.contains(gainDB) else { throw .outOfRange(gainDB: gainDB) }
+        return try changeMember(source, in: mix) { $0.gainDB = gainDB }
+    }
+
+    func setMuted(_ muted: Bool, mix: String, source: String) async throws(MixControlError) -> RunStatus {
+        try changeMember(source, in: mix) { $0.muted = muted }
+    }
+
+    private func changeMember(_ source: String, in mix: String, _ change: (inout MixStatus.Member) -> Void) throws(MixControlError) -> RunStatus {
+        guard mix == "program" else { throw .unknownMix(name: mix, suggestion: mix == "progam" ? "did you mean 'program'?" : nil) }
+        guard let index = current.withLock({ $0.mixes[0].members.firstIndex { $0.name == source } }) else {
+            throw .unknownMember(mix: mix, name: source, suggestion: source == "musik" ? "did you mean 'music'?" : nil)
+        }
+        return current.withLock { status in
+            change(&status.mixes[0].members[index])
+            return status
+        }
+    }
+
+    /// Mutes youtube's sound; archive shares its encoder, so it is refused.
+    func setAudioMuted(_ muted: Bool, destination: String) async throws(MixControlError) -> RunStatus {
+        guard destination == "youtube" || destination == "archive" else { throw .unknownDestination(name: destination, suggestion: nil) }
+        guard destination == "youtube" else { throw .refused(reason: "destination 'archive' shares its encoded sound with 'youtube'") }
+        return current.withLock { status in
+            status.audioMutedDestinations = muted ? ["youtube"] : []
             return status
         }
     }

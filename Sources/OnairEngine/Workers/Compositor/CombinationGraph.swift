@@ -133,6 +133,20 @@ final class CombinationGraph {
         try graph.queue(change.command, change.argument, to: change.target, atSeconds: Double(command.at) / 1_000_000)
     }
 
+    /// Sets the `volume` filter `target` (a mix member's) to follow `ramp`; a graph without it
+    /// (a combination that does not hear that mix) is left as it is.
+    func setLevel(_ target: String, to ramp: GainRamp) {
+        try? graph.send("volume", ramp.expression, to: target)
+    }
+
+    /// Where the `volume` filter `target` has taken its sound (µs): past the start of the last
+    /// frame it took in by one frame; a filter that has taken none yet, where the sound fed to
+    /// the graph has reached. A ramp placed from there never changes a frame already processed.
+    func levelReached(_ target: String) -> Int64 {
+        guard let last = graph.consumedMicros(of: target) else { return mediaEnd }
+        return last + Int64(LiveLevel.frameSamples) * 1_000_000 / 48000
+    }
+
     /// Builds the graph from the inputs' real formats (local inputs) or their planned ones, and
     /// prepares `slate` and silence for each live input in its graph source's format.
     func build(slate: Slate) throws {

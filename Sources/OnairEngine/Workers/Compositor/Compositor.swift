@@ -47,6 +47,9 @@ final class Compositor: GraphWorker {
     private let standIn: @Sendable (CombinationGraph, String) -> CombinationGraph?
     /// What other threads ask of it and see of it.
     private let inbox: Mutex<Inbox>
+    /// The mixes' levels as the operator set them: placed and sent to the graph on air, and to
+    /// every graph that goes on air after it.
+    private let levels: LiveLevels
 
     private struct Inbox {
         /// The graph it starts with, until its thread takes it.
@@ -81,9 +84,10 @@ final class Compositor: GraphWorker {
         let landed: @Sendable (OnAirGraph?) -> Void
     }
 
-    init(onAir: CombinationGraph, encoders: [RenditionEncoder], doorbell: ThreadSignal, reports: WorkerReports,
+    init(onAir: CombinationGraph, encoders: [RenditionEncoder], doorbell: ThreadSignal, reports: WorkerReports, levels: LiveLevels,
          standIn: @escaping @Sendable (CombinationGraph, String) -> CombinationGraph? = { _, _ in nil }) {
         inbox = Mutex(Inbox(first: Transfer(onAir), onAir: onAir.summary))
+        self.levels = levels
         self.encoders = encoders
         self.doorbell = doorbell
         self.reports = reports
@@ -160,6 +164,12 @@ final class Compositor: GraphWorker {
         doorbell.ring()
     }
 
+    /// The operator changed a mix's level: the next round places its ramp, now rather than
+    /// at the next frame's arrival.
+    func levelsChanged() {
+        doorbell.ring()
+    }
+
     private func run() -> WorkerOutcome {
         // Only this thread changes the graph on air, and only `current` holds it: the first graph
         // is taken from the inbox here, not captured by the thread's closure, which kept it (its
@@ -179,6 +189,7 @@ final class Compositor: GraphWorker {
             }
             if request == .abort { return .aborted }
             layers.add(commands, to: current)
+            for (target, ramp) in levels.resolve(reached: current.levelReached) { current.setLevel(target, to: ramp) }
             if let pending {
                 let next = pending.graph.value
                 // A scheduled switch shows nothing of the new graph before its time.
@@ -227,6 +238,8 @@ final class Compositor: GraphWorker {
         let picture = Int64(1_000_000 / max(1, current.plan.fps))
         for encoder in encoders { encoder.frames.push(.repeatLastPicture(untilMicros: start - 2 * picture)) }
         next.takeOverFailover(from: current)
+        // Built with the pipeline's levels: the operator's go in before its first sound.
+        for (target, ramp) in levels.ramps { next.setLevel(target, to: ramp) }
         next.goOnAir()
         for input in next.inputs where !input.isStarted { input.start(at: start, soundFrom: soundStart) }
         for input in current.inputs where !kept.contains(ObjectIdentifier(input)) { input.stop() }

@@ -101,6 +101,9 @@ final class EncodingLoop {
         guard item.kind == .video else {
             watchSilence(item)
             measure(item)
+            if let pts = item.frame.presentationTimestamp {
+                try owner.soundGate.apply(to: item.frame, at: item.timeBase.convert(pts, to: .microseconds))
+            }
             if voiced {
                 for pitched in try pitch(item) { try encodeSound(pitched, in: voice!.timeBase) }
             } else {

@@ -49,6 +49,8 @@ final class RenditionEncoder: EncoderWorker {
     private let reports: WorkerReports
     /// Where what it notices of its sound goes (dead air), when it watches it.
     let events: EventSink?
+    /// Its sound muted on air (its destinations' sound muted while their pictures go on).
+    let soundGate = SoundGate()
     /// The encoders, until its thread takes them.
     private let loop: Mutex<Transfer<EncodingLoop>?>
     private let shared: Mutex<Shared>
