@@ -14,7 +14,7 @@ extension EndToEnd {
         /// `required` always, `optional` sometimes, nothing else.
         static let shapes: [String: (required: Set<String>, optional: Set<String>)] = [
             "status": (["pipeline", "state", "started_at", "elapsed_ms", "overlays", "inputs", "failover", "renditions", "destinations", "sources",
-                        "mixes", "audio_muted_destinations", "events_dropped"],
+                        "loudness", "mixes", "audio_muted_destinations", "events_dropped"],
                        ["overlay"]),
             "failover": (["input", "on_air", "backups", "switches"], ["reason"]),
             "overlay": (["name", "number", "on_air", "available"], ["reason"]),
