@@ -36,22 +36,11 @@ final class MixControlRun {
               side: {kind: record, path: ../out/side.mkv, audio: side}
 
             """)
-        let log = DiagnosticLog()
-        let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: ["t"], log: log)
-        let spec = try #require(loaded.pipeline("t"), "\(log.sorted)")
-        let planner = CheckedPlanner(
-            planner: Planner(catalogue: PlatformCatalogue(project: loaded), mode: .run, secretProblem: { _, _ in nil }),
-            projectRoot: project.root)
-        let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
-        let (combinations, root) = (OverlayCombinations(planner.combinations(of: spec, onAir: plan)), project.root)
-        run = try await OwnThread.run { try PipelineRun(plan: plan, combinations: combinations, projectRoot: root, keys: StreamKeys([:]), options: RunOptions()) }
+        run = try await PlannedPipeline(project).run()
     }
 
     /// The run's clock (s): the media time being composed now.
-    func elapsed() async -> Double {
-        let elapsed = await run.status().elapsed.components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    }
+    func elapsed() async -> Double { await run.elapsedSeconds() }
 
     /// Waits for media time `seconds`.
     func wait(until seconds: Double) async throws {

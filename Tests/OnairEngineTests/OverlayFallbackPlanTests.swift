@@ -33,14 +33,8 @@ struct OverlayFallbackPlanTests {
               rec: {kind: record, path: ../out/rec.mkv}
 
             """)
-        let log = DiagnosticLog()
-        let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: ["t"], log: log)
-        let spec = try #require(loaded.pipeline("t"))
-        let planner = CheckedPlanner(
-            planner: Planner(catalogue: PlatformCatalogue(project: loaded), mode: .run, secretProblem: { _, _ in nil }),
-            projectRoot: project.root)
-        let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
-        let combinations = OverlayCombinations(planner.combinations(of: spec, onAir: plan))
+        let planned = try PlannedPipeline(project)
+        let (plan, combinations) = (planned.plan, planned.combinations)
 
         #expect(combinations.fallback(of: "room") == nil, "the camera as it is has nothing to fall back to")
         let lit = try #require(combinations.fallback(of: "lit"))

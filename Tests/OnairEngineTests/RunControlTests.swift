@@ -57,20 +57,9 @@ final class ControlledRun {
                 retry: {initial_delay: 200ms, max_delay: 500ms, max_attempts: unlimited}
 
             """)
-        let log = DiagnosticLog()
-        let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: ["t"], log: log)
-        let spec = try #require(loaded.pipeline("t"))
-        let planner = CheckedPlanner(
-            planner: Planner(catalogue: PlatformCatalogue(project: loaded), mode: .run, secretProblem: { _, _ in nil }),
-            projectRoot: project.root)
-        let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
         var options = RunOptions()
         options.statsInterval = statsInterval
-        // Opening the inputs and encoders blocks in libav: on a thread of its own, as `onair run` does.
-        let (combinations, root) = (OverlayCombinations(planner.combinations(of: spec, onAir: plan)), project.root)
-        run = try await OwnThread.run { [options] in
-            try PipelineRun(plan: plan, combinations: combinations, projectRoot: root, keys: StreamKeys(["far": Self.key]), options: options)
-        }
+        run = try await PlannedPipeline(project).run(keys: StreamKeys(["far": Self.key]), options: options)
     }
 
     /// Looks at the status until `condition` holds (``eventually(timeout:every:_:)``); the

@@ -29,16 +29,7 @@ final class SourceControlRun {
               rec: {kind: record, path: ../out/rec.mkv}
 
             """)
-        let log = DiagnosticLog()
-        let loaded = Project.load(root: project.root, displayRoot: "", builtinPlatforms: PlatformCatalogue.builtinNode, only: ["t"], log: log)
-        let spec = try #require(loaded.pipeline("t"), "\(log.sorted)")
-        let planner = CheckedPlanner(
-            planner: Planner(catalogue: PlatformCatalogue(project: loaded), mode: .run, secretProblem: { _, _ in nil }),
-            projectRoot: project.root)
-        let plan = try #require(planner.plan(spec, log: log), "\(log.sorted)")
-        // Opening the inputs and encoders blocks in libav: on a thread of its own, as `onair run` does.
-        let (combinations, root) = (OverlayCombinations(planner.combinations(of: spec, onAir: plan)), project.root)
-        run = try await OwnThread.run { try PipelineRun(plan: plan, combinations: combinations, projectRoot: root, keys: StreamKeys([:]), options: RunOptions()) }
+        run = try await PlannedPipeline(project).run()
     }
 
     /// A whole second of media time at least two seconds ahead of the run's clock: actions
@@ -57,11 +48,8 @@ final class SourceControlRun {
         try #require(reached, "the run's clock never reached \(seconds) s: \(now) s", sourceLocation: sourceLocation)
     }
 
-    /// The run's clock (s).
-    func elapsed() async -> Double {
-        let elapsed = await run.status().elapsed.components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-    }
+    /// The run's clock (s): the media time being composed now.
+    func elapsed() async -> Double { await run.elapsedSeconds() }
 
     /// Where the picture and the sound of the camera were muted and unmuted (s), from the
     /// `source.muted`/`source.unmuted` events; nil unless there is exactly one of each.
