@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OnairConfig
 import OnairControl
 import OnairHTTP
 
@@ -35,7 +36,7 @@ struct Gain: AsyncParsableCommand {
     private var gain: String { words.joined(separator: " ") }
 
     func validate() throws {
-        guard words.count == 1, Self.decibels(gain) != nil else {
+        guard words.count == 1, Units.decibels(gain) != nil else {
             throw ValidationError(words.isEmpty ? "give the new level, e.g. -6dB" : "'\(gain)' is not a level: write it in dB, e.g. -6dB")
         }
     }
@@ -43,18 +44,11 @@ struct Gain: AsyncParsableCommand {
     func run() async throws {
         let running = try RunningPipeline(name, project: projectOptions)
         do {
-            let status = try await running.client.setGain(mix: mix, source: source, gainDB: Self.decibels(gain) ?? 0)
+            let status = try await running.client.setGain(mix: mix, source: source, gainDB: Units.decibels(gain) ?? 0)
             print(Self.line(for: source, in: mix, status: status))
         } catch {
             throw RunningPipeline.fail(error)
         }
-    }
-
-    /// `-6dB`, `-6 dB` or `-6` as a number of dB.
-    static func decibels(_ text: String) -> Double? {
-        var number = text.trimmingCharacters(in: .whitespaces)
-        if number.lowercased().hasSuffix("db") { number = String(number.dropLast(2)).trimmingCharacters(in: .whitespaces) }
-        return Double(number).flatMap { $0.isFinite ? $0 : nil }
     }
 
     /// `music in program: -6 dB` (`, muted` when it is).
