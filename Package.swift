@@ -106,7 +106,11 @@ let package = Package(
         // Runs plans through libav. Consumes PipelinePlan values and planned combinations, never a
         // PipelineSpec; reads a plan's graph inputs through OnairValidation's PlannedSource, so the
         // graph that runs is the graph that was checked.
-        .target(name: "OnairEngine", dependencies: ["OnairControl", "OnairThreads", "OnairProcess", "OnairConfig", "OnairPlanner", "OnairEncoding", "OnairValidation", "AVBridge"],
+        // Twitch's VOD track as it goes on the wire: the FLV script-data messages that carry a
+        // second AAC track in one RTMP session. Pure Swift bytes.
+        .target(name: "OnairVODTrack", swiftSettings: strictness),
+        .target(name: "OnairEngine", dependencies: ["OnairControl", "OnairThreads", "OnairProcess", "OnairConfig", "OnairPlanner", "OnairEncoding", "OnairValidation", "AVBridge",
+                                                    "OnairVODTrack"],
                 swiftSettings: strictness),
         // A show's schedule carried out on a running pipeline: the timeline resolved at the run's
         // start, each action prepared ahead and landing on a frame. Beside the engine, not on it:
@@ -225,6 +229,7 @@ let package = Package(
         .testTarget(name: "OnairRecordTests", dependencies: ["OnairRecord", "OnairControl", "OnairConfig", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairShowTests", dependencies: ["OnairShow", "OnairControl", "OnairPlanner", "OnairConfig", "OnairTestSupport"],
                     swiftSettings: strictness),
+        .testTarget(name: "OnairVODTrackTests", dependencies: ["OnairVODTrack", "OnairTestSupport"], swiftSettings: strictness),
         .testTarget(name: "OnairRunTests", dependencies: ["OnairPlanner", "OnairTestSupport"], swiftSettings: strictness),
     ] + sanitizerTargets
 )

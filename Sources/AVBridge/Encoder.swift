@@ -16,9 +16,25 @@ public final class StreamParameters: @unchecked Sendable {  // Owns an AVCodecPa
         try LibavError.check(avcodec_parameters_from_context(parameters, codec), "avcodec_parameters_from_context")
     }
 
+    /// A data stream with no codec, whose packets FLV writes as script-data tags as they are
+    /// (Twitch's VOD track), stamped in `timeBase`.
+    public init(scriptDataIn timeBase: TimeBase) throws(LibavError) {
+        guard let parameters = avcodec_parameters_alloc() else { throw LibavError(function: "avcodec_parameters_alloc", code: .outOfMemory) }
+        pointer = parameters
+        self.timeBase = timeBase
+        parameters.pointee.codec_type = AVMEDIA_TYPE_DATA
+        parameters.pointee.codec_id = AV_CODEC_ID_NONE
+    }
+
     deinit {
         var parameters: UnsafeMutablePointer<AVCodecParameters>? = pointer
         avcodec_parameters_free(&parameters)
+    }
+
+    /// The codec's global header (an AAC encoder's AudioSpecificConfig), empty when it has none.
+    public var extradata: [UInt8] {
+        guard let data = pointer.pointee.extradata, pointer.pointee.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(pointer.pointee.extradata_size)))
     }
 }
 

@@ -93,6 +93,22 @@ public final class MediaOutput {
         try LibavError.check(av_write_frame(context, packet.pointer), "av_write_frame")
     }
 
+    /// Writes an FLV script-data tag holding `body` as it is, at time 0, straight after the
+    /// header (before any packet): what a publisher announces before its media (Twitch's
+    /// `onExpectAdditionalMedia`). libavformat's RTMP writer sends it as a data message,
+    /// unchanged (it adds `@setDataFrame` only to `onMetaData`).
+    public func writeScriptTag(_ body: [UInt8]) throws(LibavError) {
+        guard let context, let pb = context.pointee.pb else { throw LibavError(function: "writeScriptTag", code: .invalidArgument) }
+        let size = UInt32(body.count)
+        // Tag type 18, 24-bit size, 24+8-bit timestamp 0, 24-bit stream id 0.
+        var tag: [UInt8] = [18, UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF), 0, 0, 0, 0, 0, 0, 0] + body
+        let total = UInt32(tag.count)
+        tag += [UInt8(total >> 24), UInt8(total >> 16 & 0xFF), UInt8(total >> 8 & 0xFF), UInt8(total & 0xFF)]
+        tag.withUnsafeBufferPointer { avio_write(pb, $0.baseAddress, Int32($0.count)) }
+        avio_flush(pb)
+        try LibavError.check(pb.pointee.error, "avio_write")
+    }
+
     /// Writes the trailer and closes the output (a recording's index, an HLS playlist's end).
     public func finish() throws(LibavError) {
         guard opened, !finished else { return }

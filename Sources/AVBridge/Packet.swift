@@ -71,7 +71,7 @@ public final class Packet {
     }
 
     /// A copy of the compressed data.
-    var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         guard let data = pointer.pointee.data, size > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: data, count: size))
     }
@@ -103,6 +103,15 @@ public final class Packet {
         (filler + header.count).update(repeating: 0xFF, count: room - header.count - 1)
         filler[room - 1] = 0x80
         return padded
+    }
+
+    /// A packet of `bytes` with this one's timestamps, time base and flags: the same content
+    /// framed otherwise (Twitch's VOD track wraps each AAC packet in a script-data message).
+    public func replacingData(with bytes: [UInt8]) throws(LibavError) -> Packet {
+        let copy = try Packet(bytes: bytes)
+        try LibavError.check(av_packet_copy_props(copy.pointer, pointer), "av_packet_copy_props")
+        copy.timeBase = timeBase
+        return copy
     }
 
     /// A new packet sharing this one's data (reference counted, no copy).

@@ -288,6 +288,8 @@ public enum ConfigSchema {
                 FieldSchema("protocol", .choice(["rtmps", "rtmp", "srt"]), "Ingest protocol (default: the most secure the platform offers)."),
                 FieldSchema("latency_mode", .text, "The latency mode the broadcast is set to on the platform's side (YouTube: normal, low, ultra-low; Twitch: normal, low), for the latency estimate (default: the platform's)."),
                 FieldSchema("adaptive", .object(adaptive), "Follow this destination's link: step the bitrate down while it falls behind."),
+                FieldSchema("vod_track", .reference("source or mix"),
+                            "A second sound sent in the same session for the platform's VODs and clips, while live viewers hear audio: (Twitch's VOD track; a music-free mix, say)."),
             ]),
             .init("url", "A custom RTMP, RTMPS or SRT URL; {key} stands for the key.", [
                 FieldSchema("url", .text, required: true, "The URL, e.g. rtmps://live.example.com/app/{key}."),
@@ -503,6 +505,7 @@ public enum ConfigSchema {
             FieldSchema("sample_rates", .list(.choice(["44100", "48000"])), "Accepted sample rates."),
             FieldSchema("max_bitrate", .bitrate, "Audio bitrate cap."),
             FieldSchema("required", .boolean, "Whether an audio track is mandatory."),
+            FieldSchema("vod_track", .boolean, "Whether it takes a second audio track for its VODs in the same RTMP session (Twitch's VOD track)."),
             sourceField,
         ])
 

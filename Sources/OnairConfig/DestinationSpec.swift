@@ -209,6 +209,9 @@ public struct DestinationSpec: Hashable, Sendable {
     public var latencyMode: Located<String>? = nil
     /// The mix or source whose sound it gets (`audio:`), nil for the pipeline's.
     public var audio: Located<String>? = nil
+    /// The mix or source sent as Twitch's VOD track (`vod_track:`): a second AAC track in the
+    /// same session, kept for the VOD and clips instead of the live sound.
+    public var vodTrack: Located<String>? = nil
 
     /// When a destination starts.
     public enum Start: String, CaseIterable, Hashable, Sendable {
@@ -263,7 +266,10 @@ extension DestinationSpec {
         self.init(name: name, location: location, kind: kind, quality: quality?.quality, ladder: quality?.ladder, chosenRung: nil,
                   adaptive: adaptive, canvas: canvas, required: reader.boolean("required")?.value ?? true, retry: retry,
                   start: reader.choice("start", as: Start.self)?.value ?? .immediately)
-        if kindName == "platform" { latencyMode = reader.text("latency_mode") }
+        if kindName == "platform" {
+            latencyMode = reader.text("latency_mode")
+            vodTrack = reader.reference("vod_track")
+        }
         audio = reader.reference("audio")
     }
 

@@ -182,8 +182,9 @@ extension MixSpec {
     /// with sound, for a destination; the pipeline's own is checked where it is compiled).
     static func checkSounds(pipeline: Located<String>?, destinations: [DestinationSpec], mixes: [MixSpec], sources: [SourceSpec], log: DiagnosticLog) {
         let names = sources.map(\.name) + mixes.map(\.name)
-        let written = (pipeline.map { [($0, "audio")] } ?? []) + destinations.compactMap { destination in
-            destination.audio.map { ($0, "audio of destination '\(destination.name)'") }
+        let written = (pipeline.map { [($0, "audio")] } ?? []) + destinations.flatMap { destination in
+            [destination.audio.map { ($0, "audio of destination '\(destination.name)'") },
+             destination.vodTrack.map { ($0, "vod_track of destination '\(destination.name)'") }].compactMap { $0 }
         }
         for (reference, role) in written {
             if !names.contains(reference.value) {
@@ -239,7 +240,7 @@ extension PipelineSpec {
     /// the mixes they hear (muted members too: they can be unmuted on air).
     public func heardSources(main: String?) -> Set<String> {
         var heard = Set<String>(), seen = Set<String>()
-        var pending = ([main] + destinations.map { $0.audio?.value }).compactMap { $0 }
+        var pending = ([main] + destinations.flatMap { [$0.audio?.value, $0.vodTrack?.value] }).compactMap { $0 }
         while let name = pending.popLast() {
             guard seen.insert(name).inserted else { continue }
             if let mix = mix(name) { pending += mix.members.map(\.name.value) } else { heard.insert(name) }

@@ -60,6 +60,8 @@ public struct PlatformSpec: Hashable, Sendable {
         public var sampleRates: [Int]?
         public var maxBitrate: Int?
         public var required = false
+        /// Whether it takes a VOD track (a destination's `vod_track:`).
+        public var vodTrack = false
         public var source: String?
     }
 
@@ -177,6 +179,7 @@ public struct PlatformSpec: Hashable, Sendable {
             audio.sampleRates = Self.accepted(a, "sample_rates", of: "audio", subject: subject, log: context.log)?.compactMap { Int($0) }
             audio.maxBitrate = a.bitrate("max_bitrate")?.value
             audio.required = a.boolean("required")?.value ?? false
+            audio.vodTrack = a.boolean("vod_track")?.value ?? false
             audio.source = a.text("source")?.value
         }
         latency = reader.object("latency", ConfigSchema.platformLatency).map { Self.latencyModes($0, subject: subject, log: context.log) }

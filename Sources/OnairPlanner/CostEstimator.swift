@@ -111,9 +111,11 @@ public struct CostEstimator: Sendable {
             let preset = c.x264[video.preset] == nil ? "medium" : video.preset
             terms.cpu.append(CostTerm(component: "x264.\(preset)", detail: "\(rendition.id) \(video.width)x\(video.height) \(video.fps)fps",
                                       work: rate, amount: (c.x264[preset] ?? 0) * rate))
-            if let audio = rendition.audio {
-                terms.cpu.append(CostTerm(component: "aac", detail: "\(rendition.id) \(audio.channels) channel(s)", work: Double(audio.channels),
-                                          amount: c.aacPerChannel * Double(audio.channels)))
+            // Its sound, and its VOD track's (encoded alike).
+            for track in rendition.soundPads.indices {
+                guard let audio = rendition.audio else { break }
+                terms.cpu.append(CostTerm(component: "aac", detail: "\(rendition.id)\(track == 0 ? "" : " VOD track") \(audio.channels) channel(s)",
+                                          work: Double(audio.channels), amount: c.aacPerChannel * Double(audio.channels)))
             }
             let pixels = Double(video.width * video.height)
             terms.memory.append(CostTerm(component: "memory.encoder", detail: rendition.id, work: pixels, amount: c.encoderBytesPerPixel * pixels))

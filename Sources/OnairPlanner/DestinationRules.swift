@@ -24,6 +24,7 @@ struct DestinationRules {
                 checkLatencyMode(target, platform)
                 checkLoudness(target, platform)
             }
+            checkVODTrack(target)
             checkKey(target.spec)
         }
         checkConflicts(targets)
@@ -59,8 +60,13 @@ struct DestinationRules {
     /// ceiling no higher than its `max_true_peak`, and (when normalised to it or measured against
     /// it) a target in its range.
     private func checkLoudness(_ target: DestinationTarget, _ platform: PlatformSpec) {
-        guard let limits = platform.loudness, let sound = target.spec.audio?.value ?? spec.audio?.value,
-              let mix = spec.mix(sound), let loudness = mix.loudness else { return }
+        for sound in [target.spec.audio?.value ?? spec.audio?.value, target.spec.vodTrack?.value].compactMap({ $0 }) {
+            checkLoudness(of: sound, to: target, platform)
+        }
+    }
+
+    private func checkLoudness(of sound: String, to target: DestinationTarget, _ platform: PlatformSpec) {
+        guard let limits = platform.loudness, let mix = spec.mix(sound), let loudness = mix.loudness else { return }
         let at = loudness.mode.location, name = platform.title, subject = "destination '\(target.spec.name)'"
         if let ceiling = limits.maxTruePeak, loudness.truePeak > ceiling {
             log.error("platform-loudness", "mix '\(mix.name)' lets peaks up to \(FFmpegCommand.number(loudness.truePeak)) dBTP through to \(subject); \(name) takes at most \(FFmpegCommand.number(ceiling)) dBTP\(cite(limits.source))",
@@ -72,6 +78,30 @@ struct DestinationRules {
             let range = "\(limits.minTarget.map(FFmpegCommand.number) ?? "any") to \(limits.maxTarget.map(FFmpegCommand.number) ?? "any") LUFS"
             log.error("platform-loudness", "mix '\(mix.name)' aims \(subject) at \(FFmpegCommand.number(loudness.target)) LUFS; \(name) takes \(range)\(cite(limits.source))",
                       at: at, suggestion: "set target: \(FFmpegCommand.number(min(max(loudness.target, low), high))) in the loudness of mix '\(mix.name)'")
+        }
+    }
+
+    /// `vod_track:` goes only to a platform that takes one (Twitch), over RTMP or RTMPS, with
+    /// sound on the live track too.
+    private func checkVODTrack(_ target: DestinationTarget) {
+        guard let track = target.spec.vodTrack else { return }
+        let subject = "destination '\(target.spec.name)'"
+        guard let platform = target.platform, platform.audio.vodTrack else {
+            log.error("vod-track-platform", "\(subject) is not on a platform that takes a VOD track (Twitch does)",
+                      at: track.location, suggestion: "remove vod_track:, or give \(subject) audio: \(track.value) to send it that sound")
+            return
+        }
+        if target.kind != .rtmp {
+            log.error("vod-track-protocol", "\(platform.title)'s VOD track goes over RTMP or RTMPS; \(subject) uses \(target.ingestProtocol ?? "another protocol")",
+                      at: track.location, suggestion: "use protocol: rtmps")
+        }
+        if let voiced = spec.overlays.first(where: { $0.voice != nil }) {
+            log.error("vod-track-voice", "\(subject) has a VOD track, which is not pitched like the live sound of overlay combination '\(voiced.name)' (voice:)",
+                      at: track.location, suggestion: "remove vod_track:, or the combination's voice:")
+        }
+        if SceneCompiler.soundName(of: spec) == nil, target.spec.audio == nil {
+            log.error("vod-track-alone", "\(subject) has a VOD track but no live sound", at: track.location,
+                      suggestion: "give the pipeline (or the destination) audio:")
         }
     }
 

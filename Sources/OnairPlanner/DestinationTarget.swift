@@ -13,6 +13,8 @@ struct DestinationTarget {
     var audio: AudioEncoding
     /// The mix or source it hears when not the pipeline's sound (see ``RenditionTable``).
     var sound: String?
+    /// The mix or source sent as its VOD track, if any.
+    var vodTrack: String?
     /// URL template or path; `{key}` where the key goes.
     var target: String
     var kind: PlannedOutput.Kind
@@ -34,7 +36,7 @@ struct DestinationTarget {
               let picture = fitCanvas(of: spec, quality: quality, scene: scene, log: log) else { return nil }
         let (video, audio) = encoding(of: spec, quality: quality, picture: picture, platform: ingest.platform, log: log)
         return DestinationTarget(spec: spec, platform: ingest.platform, quality: quality, crop: picture.crop, video: video, audio: audio,
-                                 sound: spec.audio?.value, target: ingest.target, kind: ingest.kind, format: ingest.format, options: ingest.options,
+                                 sound: spec.audio?.value, vodTrack: spec.vodTrack?.value, target: ingest.target, kind: ingest.kind, format: ingest.format, options: ingest.options,
                                  ingestProtocol: ingest.ingestProtocol, ladder: ladder)
     }
 
@@ -149,6 +151,8 @@ struct RenditionTable {
         /// The sound heard, nil for the pipeline's: destinations that hear different mixes
         /// are different renditions (each encodes its own pictures too, for now).
         var sound: String?
+        /// The sound of its VOD track: destinations with different ones are different renditions.
+        var vodTrack: String?
     }
 
     private(set) var keys: [Key] = []
@@ -156,17 +160,21 @@ struct RenditionTable {
 
     init(targets: [DestinationTarget]) {
         for target in targets {
-            var key = Key(crop: target.crop, video: target.video, audio: target.audio, sound: target.sound)
-            key.video.scenecut = true
+            let key = Self.key(of: target)
             if members[key] == nil { keys.append(key) }
             members[key, default: []].append(target)
         }
     }
 
     func id(for target: DestinationTarget) -> String {
-        var key = Key(crop: target.crop, video: target.video, audio: target.audio, sound: target.sound)
+        "r\(keys.firstIndex(of: Self.key(of: target))!)"
+    }
+
+    /// What `target` shares its encoders by; scene-cut keyframes are settled per group.
+    private static func key(of target: DestinationTarget) -> Key {
+        var key = Key(crop: target.crop, video: target.video, audio: target.audio, sound: target.sound, vodTrack: target.vodTrack)
         key.video.scenecut = true
-        return "r\(keys.firstIndex(of: key)!)"
+        return key
     }
 
     /// Renditions in order of first use; scene-cut keyframes are off when any destination asks.
@@ -180,7 +188,8 @@ struct RenditionTable {
                 id: "r\(index)", videoPad: .rendition(index, .video), audioPad: audio ? .rendition(index, .audio) : nil, crop: key.crop, video: video,
                 audio: audio ? key.audio : nil, encoderOptions: EncoderOptions(video: video, audio: audio ? key.audio : nil),
                 destinations: group.map(\.spec.name),
-                preset: presets.count == 1 && presets.first != "" ? presets.first : nil, sound: audio ? key.sound : nil)
+                preset: presets.count == 1 && presets.first != "" ? presets.first : nil, sound: audio ? key.sound : nil,
+                vodTrack: audio ? key.vodTrack.map { VODTrackPlan(sound: $0, pad: .vodTrack(index)) } : nil)
         }
     }
 }

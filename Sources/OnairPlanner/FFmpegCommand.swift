@@ -58,6 +58,11 @@ public struct FFmpegCommand: Sendable {
             add(Self.encoding(rendition.encoderOptions))
             if let seconds = options.durationSeconds { add(["-t", Self.number(seconds)]) }
             arguments += Self.writing(outputs, options: options)
+            if let track = rendition.vodTrack, let audio = rendition.encoderOptions.audio {
+                // The CLI's FLV muxer takes one audio stream: the VOD track is encoded, not sent.
+                add(["-map", "[\(track.pad)]", "-c:a", audio.encoder, "-b:a", Units.formatBitrate(audio.bitrate), "-ar", String(audio.sampleRate),
+                     "-ac", String(audio.channels), "-f", "null", "-"])
+            }
         }
     }
 
@@ -136,15 +141,23 @@ public struct FFmpegCommand: Sendable {
     }
 
     /// What the command can't do as onair does: an adaptive rendition's bitrate changes while
-    /// onair streams; the command encodes with the same x264 settings at the planned bitrate.
+    /// onair streams (the command encodes with the same x264 settings at the planned bitrate);
+    /// a VOD track goes nowhere.
     static func notes(for plan: PipelinePlan) -> [String] {
-        plan.renditions.compactMap { rendition in
-            guard let adaptive = rendition.video.adaptive else { return nil }
-            return "rendition \(rendition.id) (\(rendition.destinations.joined(separator: ", "))) is adaptive: onair lowers its bitrate "
+        plan.renditions.compactMap(adaptiveNote) + plan.renditions.compactMap { rendition in
+            rendition.vodTrack.map { track in
+                "rendition \(rendition.id) (\(rendition.destinations.joined(separator: ", "))) sends '\(track.sound)' as Twitch's VOD track: "
+                    + "the ffmpeg CLI can't (its FLV muxer takes one audio stream), so this command encodes it and throws it away"
+            }
+        }
+    }
+
+    private static func adaptiveNote(_ rendition: Rendition) -> String? {
+        guard let adaptive = rendition.video.adaptive else { return nil }
+        return "rendition \(rendition.id) (\(rendition.destinations.joined(separator: ", "))) is adaptive: onair lowers its bitrate "
                 + "down to \(Units.formatBitrate(adaptive.minBitrate)) while a link can't carry it; this command keeps "
                 + "\(Units.formatBitrate(rendition.video.bitrate)) throughout, with onair's x264 settings for a bitrate that may change "
                 + "(no NAL HRD signalling, no filler)"
-        }
     }
 
     /// A slave's target as the tee muxer's tokenizer (`av_get_token`) must see it: quotes,

@@ -12,6 +12,8 @@ public enum GraphPad: Hashable, Sendable, CustomStringConvertible {
     case input(Int, Media)
     /// What the rendition `index` encodes (`v0`, `a0`).
     case rendition(Int, Media)
+    /// The VOD track of rendition `index` (`vod0`): a second sound, encoded as its own is.
+    case vodTrack(Int)
     /// Between two chains, named after what it carries (`scene`, `canvas2`, `logo`).
     case link(String)
 
@@ -20,6 +22,7 @@ public enum GraphPad: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .input(let index, let media): "\(index):\(media.rawValue)"
         case .rendition(let index, let media): "\(media.rawValue)\(index)"
+        case .vodTrack(let index): "vod\(index)"
         case .link(let name): name
         }
     }
@@ -30,6 +33,7 @@ public enum GraphPad: Hashable, Sendable, CustomStringConvertible {
     public var media: Media? {
         switch self {
         case .input(_, let media), .rendition(_, let media): media
+        case .vodTrack: .audio
         case .link: nil
         }
     }
@@ -48,7 +52,7 @@ extension GraphPad: Codable {
     }
 
     /// The pad a label written by ``encode(to:)`` names: `INDEX:v|a` an input's, `v|aINDEX` a
-    /// rendition's (no link is named so), anything else a link.
+    /// rendition's, `vodINDEX` a VOD track's (no link is named so), anything else a link.
     public init(from decoder: any Decoder) throws {
         let label = try decoder.singleValueContainer().decode(String.self)
         if let colon = label.firstIndex(of: ":"), let index = Int(label[..<colon]),
@@ -56,6 +60,8 @@ extension GraphPad: Codable {
             self = .input(index, media)
         } else if let media = label.first.flatMap({ Media(rawValue: String($0)) }), let index = Int(label.dropFirst()) {
             self = .rendition(index, media)
+        } else if label.hasPrefix("vod"), let index = Int(label.dropFirst(3)) {
+            self = .vodTrack(index)
         } else {
             self = .link(label)
         }

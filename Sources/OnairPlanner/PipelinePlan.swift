@@ -246,6 +246,21 @@ public struct Rendition: Codable, Equatable, Sendable {
     /// Its sound metered (and watched for clipping and loudness): on the first rendition of each
     /// sound on air.
     public var meter: MeterPlan? = nil
+    /// A second sound sent beside its own as Twitch's VOD track, encoded as its sound is.
+    public var vodTrack: VODTrackPlan? = nil
+
+    /// The graph pads of its sound: its own, then its VOD track's.
+    public var soundPads: [GraphPad] {
+        [audioPad, vodTrack?.pad].compactMap { $0 }
+    }
+}
+
+/// A rendition's VOD track: which sound, from which graph pad.
+public struct VODTrackPlan: Codable, Equatable, Sendable {
+    /// The mix (or source) heard on it.
+    public var sound: String
+    /// The graph pad carrying it.
+    public var pad: GraphPad
 }
 
 /// A sound metered (EBU R 128) on the rendition whose sound it is, and the loudness alerts

@@ -62,6 +62,7 @@ public enum PlanSummary {
             if let audio = rendition.audio {
                 text += "; \(audio.codec) \(Units.formatBitrate(audio.bitrate)) \(audio.sampleRate / 1000)kHz \(audio.channels == 1 ? "mono" : "stereo")"
                 if let sound = rendition.sound { text += " of '\(sound)'" }
+                if let track = rendition.vodTrack { text += ", VOD track of '\(track.sound)'" }
             } else {
                 text += "; no audio"
             }
@@ -185,7 +186,7 @@ public enum PlanGraphviz {
             let id = "enc_\(rendition.id)"
             lines.append("  \(id) [shape=box, style=filled, fillcolor=\"#fff2cc\", label=\(quote("\(rendition.id): \(rendition.video.encoder) \(rendition.video.width)x\(rendition.video.height) \(Units.formatBitrate(rendition.video.bitrate))"))];")
             if let producer = producers[rendition.videoPad] { lines.append("  \(producer) -> \(id);") }
-            if let pad = rendition.audioPad, let producer = producers[pad] { lines.append("  \(producer) -> \(id);") }
+            for pad in rendition.soundPads { if let producer = producers[pad] { lines.append("  \(producer) -> \(id);") } }
         }
         for output in plan.outputs {
             let id = "out_\(output.destination.map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined())"

@@ -78,6 +78,7 @@ extension PlatformCatalogue {
               codecs: [aac]                 # AAC-LC, mono or stereo, 128k recommended
               sample_rates: [44100, 48000]
               max_bitrate: 320k
+              vod_track: true               # a second AAC track for VODs, as OBS's "Twitch VOD Track" sends it
               source: "Twitch Creator Camp broadcast recommendations; Twitch help article 1253460"
             latency:                        # the channel's "Latency mode" (Creator Dashboard > Settings > Stream)
               default: low

@@ -108,10 +108,14 @@ struct SceneCompiler {
                       suggestion: "pick a source with audio, or remove 'audio:'")
             main = nil
         }
-        var heard: [(sound: String, members: [Int])] = []
+        var heard: [(sound: String, encoders: [SoundEncoder])] = []
+        func hear(_ sound: String, by encoder: SoundEncoder) {
+            if let group = heard.firstIndex(where: { $0.sound == sound }) { heard[group].encoders.append(encoder) } else { heard.append((sound, [encoder])) }
+        }
         for (index, key) in renditions.keys.enumerated() {
             guard let sound = key.sound ?? main else { continue }
-            if let group = heard.firstIndex(where: { $0.sound == sound }) { heard[group].members.append(index) } else { heard.append((sound, [index])) }
+            hear(sound, by: SoundEncoder(pad: .rendition(index, .audio), audio: key.audio))
+            if let track = key.vodTrack { hear(track, by: SoundEncoder(pad: .vodTrack(index), audio: key.audio)) }
         }
         if main == nil, let own = spec.destinations.first(where: { $0.audio != nil }), let written = own.audio,
            renditions.keys.contains(where: { $0.sound == nil }) {
@@ -120,7 +124,13 @@ struct SceneCompiler {
             return
         }
         let pads = mixSounds(heard.map(\.sound))
-        for (group, pad) in zip(heard, pads) { splitAudio(pad, renditions: renditions, members: group.members) }
+        for (group, pad) in zip(heard, pads) { splitAudio(pad, to: group.encoders) }
+    }
+
+    /// A sound encoder's graph pad (a rendition's sound, or its VOD track) and its settings.
+    struct SoundEncoder {
+        var pad: GraphPad
+        var audio: AudioEncoding
     }
 
     /// Opens the backups of every input the graph reads that has a failover, after the graph's
@@ -418,16 +428,13 @@ struct SceneCompiler {
         }
     }
 
-    /// Feeds `input`, a sound, to the audio encoders of renditions `members` (indices in
-    /// `renditions`), one copy per sample rate and layout.
-    private mutating func splitAudio(_ input: GraphPad, renditions: RenditionTable, members: [Int]) {
+    /// Feeds `input`, a sound, to `encoders`, one copy per sample rate and layout.
+    private mutating func splitAudio(_ input: GraphPad, to encoders: [SoundEncoder]) {
         hasAudio = true
-        let keys = renditions.keys
         struct Sound: Hashable { var rate: Int, channels: Int }
+        func format(of encoder: SoundEncoder) -> Sound { Sound(rate: encoder.audio.sampleRate, channels: encoder.audio.channels) }
         var sounds: [Sound] = []
-        for key in members.map({ keys[$0] }) where !sounds.contains(Sound(rate: key.audio.sampleRate, channels: key.audio.channels)) {
-            sounds.append(Sound(rate: key.audio.sampleRate, channels: key.audio.channels))
-        }
+        for encoder in encoders where !sounds.contains(format(of: encoder)) { sounds.append(format(of: encoder)) }
         let pads = split(input, into: sounds.count, filter: "asplit", purpose: "one copy per sample format", label: "sound")
         for (sound, pad) in zip(sounds, pads) {
             let filters = [
@@ -437,12 +444,11 @@ struct SceneCompiler {
                 Filter("aformat", [FilterOption("sample_fmts", "fltp"), FilterOption("channel_layouts", sound.channels == 1 ? "mono" : "stereo")],
                        purpose: "encoder sample format"),
             ]
-            let users = members.filter { Sound(rate: keys[$0].audio.sampleRate, channels: keys[$0].audio.channels) == sound }
+            let users = encoders.filter { format(of: $0) == sound }.map(\.pad)
             if users.count == 1 {
-                chains.append(FilterChain([pad], filters, [.rendition(users[0], .audio)]))
+                chains.append(FilterChain([pad], filters, users))
             } else {
-                chains.append(FilterChain([pad], filters + [Filter("asplit", [FilterOption(nil, String(users.count))], purpose: "one copy per encoder")],
-                                          users.map { .rendition($0, .audio) }))
+                chains.append(FilterChain([pad], filters + [Filter("asplit", [FilterOption(nil, String(users.count))], purpose: "one copy per encoder")], users))
             }
         }
     }

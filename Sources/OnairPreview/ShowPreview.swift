@@ -109,7 +109,7 @@ public struct ShowPreview: Sendable {
             },
             // The sound's sinks too: the graph configures only with every pad connected (they get nothing).
             sinks: plan.renditions.map { FilterGraphRunner.Sink(label: $0.videoPad.label, kind: .video) }
-                + plan.renditions.compactMap { $0.audioPad.map { FilterGraphRunner.Sink(label: $0.label, kind: .audio) } })
+                + plan.renditions.flatMap { $0.soundPads.map { FilterGraphRunner.Sink(label: $0.label, kind: .audio) } })
         // Sound sources get nothing: the pictures need none.
         for (index, picture) in pictures.enumerated() where picture == nil { try graph.endOfStream(source: index) }
         return try Self.firstPictures(of: graph, sinks: plan.renditions.map(\.id), feeding: pictures, from: micros,

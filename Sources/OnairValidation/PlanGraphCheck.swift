@@ -91,7 +91,7 @@ public enum PlanGraphCheck {
 
     static func outputs(of plan: PipelinePlan) -> [GraphOutput] {
         plan.renditions.flatMap { rendition in
-            [GraphOutput(rendition.videoPad.label, .video)] + (rendition.audioPad.map { [GraphOutput($0.label, .audio)] } ?? [])
+            [GraphOutput(rendition.videoPad.label, .video)] + rendition.soundPads.map { GraphOutput($0.label, .audio) }
         }
     }
 }

@@ -3,7 +3,8 @@ import OnairTestSupport
 import Testing
 
 extension EndToEnd {
-    @Suite("A studio: speech and a music bed ducked under it, a music-free destination", .requires(tools: "espeak-ng", "ffmpeg"))
+    @Suite("A studio: speech and a music bed ducked under it, a music-free destination, Twitch with a music-free VOD track",
+           .requires(tools: "espeak-ng", "ffmpeg"))
     struct Studio {
         /// Speech (espeak-ng), then 3 s of silence: a 10 s file the voice source loops.
         static let speech = "Good evening and welcome to the show. Tonight we talk about sound, mixes and loudness."
@@ -30,14 +31,24 @@ extension EndToEnd {
         /// 10 ms at 48 kHz: the bed's tone makes a whole number of periods in it.
         static let window = 480
 
-        @Test("60 s on air: the music-free recording holds the voice and no bed; the full mix both, the bed 12 ± 1 dB down while the voice speaks, within its attack",
-              .hangGuard)
+        @Test("""
+            60 s on air: the music-free recording holds the voice and no bed; the full mix both, the bed 12 ± 1 dB down while the voice speaks, \
+            within its attack; Twitch's VOD track, captured on the wire, is OBS's format and holds the voice and no bed
+            """, .hangGuard)
         func ducked() async throws {
+            // Twitch, pinned to a loopback ingest as a preset pins a region: onair → the relay → nginx-rtmp.
+            let ingest = try await OwnThread.run { try RTMPTestServer() }
+            defer { ingest.stop() }
+            let relay = try RTMPCaptureRelay(forwardingTo: "127.0.0.1", port: ingest.port)
+            defer { relay.stop() }
+            let twitch = "{kind: platform, platform: twitch, protocol: rtmp, key: {env: TWITCH_STREAM_KEY}, vod_track: clean}"
             let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv")),
-                                                            ("clean", "{kind: record, path: ../out/clean.mkv, audio: clean}")], scene: Self.scene)
+                                                            ("clean", "{kind: record, path: ../out/clean.mkv, audio: clean}"), ("twitch", twitch)],
+                                             scene: Self.scene,
+                                             presets: ["local.yaml": "platforms:\n  twitch: {extends: twitch, ingest: {rtmp: \"\(relay.url(stream: "{key}"))\"}}\n"])
             defer { project.remove() }
             try await Self.makeVoice(at: project.file("voice.mkv").path, scratch: project.file("speech.wav").path)
-            let run = try OnairRun(project, arguments: ["--duration", "60s"])
+            let run = try OnairRun(project, keys: ["TWITCH_STREAM_KEY": "studio"], arguments: ["--duration", "60s"])
             let output = await run.finish(timeout: .seconds(150))
             #expect(output.status == 0, "\(output)")
 
@@ -54,6 +65,32 @@ extension EndToEnd {
             #expect(voiceClean > -35 && abs(voiceClean - voiceFull) < 1, "the voice: \(voiceClean) dBFS clean, \(voiceFull) in the full mix")
 
             try Self.checkDucking(full, onsets: onsets)
+            // The capture is whole once the relay has forwarded the session's last bytes.
+            #expect(await eventually(timeout: .seconds(5)) { relay.openConnections == 0 }, "the relay still forwards")
+            try await Self.checkVODTrack(relay.clientBytes(), in: project, voice: voiceClean)
+        }
+
+        /// The one session Twitch got: OBS's messages, a frame of the track for each of the
+        /// live sound's, at its time; decoded, the voice as loud as in the music-free recording
+        /// and no bed.
+        static func checkVODTrack(_ sessions: [[UInt8]], in project: ScratchProject, voice: Double) async throws {
+            try #require(sessions.count == 1, "\(sessions.count) connections")
+            let session = try VODTrackWire.read(try RTMPMessageReader.messages(fromClientBytes: sessions[0]))
+            // AAC-LC, 48 kHz, stereo (0x11 0x90), as the live sound is encoded.
+            #expect(session.audioSpecificConfig.starts(with: [0x11, 0x90]) && session.audioSpecificConfig == session.mainAudioSpecificConfig,
+                    "\(session.audioSpecificConfig), the live sound's \(session.mainAudioSpecificConfig)")
+            #expect(abs(session.frames.count - session.mainAudio.count) <= 2, "\(session.frames.count) VOD frames, \(session.mainAudio.count) live")
+            let apart = zip(session.frames.map(\.timestamp), session.mainAudio).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(apart <= 50, "the VOD track's messages up to \(apart) ms from the live sound's")
+            try project.write("out/vod.aac", data: Data(VODTrackWire.adts(session)))
+            let track = try await Tone.stereo(of: project.file("out/vod.aac").path, through: project.file("out/vod.f32").path).left
+            try #require(track.count > 55 * 48_000, "\(track.count) samples in the VOD track")
+            let bed = stride(from: 0, to: track.count - 48_000, by: 48_000).map { Tone.level(track[$0..<($0 + 48_000)], at: bedHz) }
+            #expect(bed.allSatisfy { $0 < -80 }, "the bed in the VOD track: \(bed.max() ?? 0) dBFS")
+            let spoken = rms(track, speaking: onsets(in: track))
+            #expect(abs(spoken - voice) < 1, "the voice: \(spoken) dBFS on the VOD track, \(voice) in the music-free recording")
+            print("VOD track: \(session.frames.count) frames (live \(session.mainAudio.count)), at most \(apart) ms from the live sound's; "
+                  + "bed at most \(bed.max() ?? 0) dBFS; voice \(spoken) dBFS (music-free recording \(voice))")
         }
 
         /// The bed in the full mix: −27.1 dBFS (a test tone's −21.07, −6 dB) in the silences, 12 ± 1

@@ -130,7 +130,7 @@ public final class PipelineRun: RunControl {
         plan.outputs.compactMap { output in
             guard let encoder = encoders.first(where: { $0.rendition.id == output.rendition }) else { return nil }
             let worker = DestinationWorker(output: resolved(output, in: projectRoot), target: target(of: output, in: projectRoot, keys: keys),
-                                           streams: encoder.streams, queueBytes: options.destinationQueueBytes,
+                                           streams: encoder.streams, vodTrackConfig: encoder.vodTrackConfig, queueBytes: options.destinationQueueBytes,
                                            unsentBytes: BitrateSteering.unsentBytes(for: encoder.rendition), events: events, reports: reports,
                                            held: options.heldDestinations.contains(output.destination))
             encoder.attach(worker)

@@ -25,6 +25,8 @@ struct SinkFrame {
     var generation: Int
     /// The pitch factor of the combination that made it (1: its own voice; see ``VoiceStage``).
     var voice: Double = 1
+    /// Sound for the rendition's VOD track rather than its own.
+    var vodTrack = false
 }
 
 /// One overlay combination's filter graph with the inputs that feed it: fed with decoded
@@ -55,8 +57,8 @@ final class CombinationGraph {
     private var sourceInput: [Int] = []
     /// Each sink's time base, read once the graph is configured.
     private var sinkTimeBases: [TimeBase] = []
-    /// Sink index → (rendition, kind).
-    private var sinkTargets: [(encoder: Int, kind: MediaKind)] = []
+    /// Sink index → (rendition, kind, whether it is the rendition's VOD track).
+    private var sinkTargets: [(encoder: Int, kind: MediaKind, vodTrack: Bool)] = []
     /// What is needed to cover for each live input, by input index (nil for local inputs).
     private var cover: [InputCover?]
     /// When the last frame fed to each graph source ends (µs), by source index: its end of stream.
@@ -185,10 +187,10 @@ final class CombinationGraph {
         var sinks: [FilterGraphRunner.Sink] = []
         for (index, rendition) in plan.renditions.enumerated() {
             sinks.append(.init(label: rendition.videoPad.label, kind: .video))
-            sinkTargets.append((index, .video))
-            if let audioPad = rendition.audioPad {
-                sinks.append(.init(label: audioPad.label, kind: .audio, audioFrameSize: encoders[index].audioFrameSize))
-                sinkTargets.append((index, .audio))
+            sinkTargets.append((index, .video, false))
+            for pad in rendition.soundPads {
+                sinks.append(.init(label: pad.label, kind: .audio, audioFrameSize: encoders[index].audioFrameSize))
+                sinkTargets.append((index, .audio, pad == rendition.vodTrack?.pad))
             }
         }
         graph = try FilterGraphRunner(description: plan.graph.description(kernels: .appliedToSources), sources: sourceFormats, sinks: sinks)
@@ -361,7 +363,8 @@ final class CombinationGraph {
             if let trace = LatencyTrace.shared, target.kind == .video, let pts = frame.presentationTimestamp {
                 trace.note(.composed, micros: sinkTimeBases[sink].convert(pts, to: .microseconds))
             }
-            let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation, voice: voiceRatio)
+            let output = SinkFrame(frame: frame, kind: target.kind, timeBase: sinkTimeBases[sink], generation: generation, voice: voiceRatio,
+                                   vodTrack: target.vodTrack)
             if !encoders[target.encoder].frames.push(.frame(output)) { return true }
         }
     }

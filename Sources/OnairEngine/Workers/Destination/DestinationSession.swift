@@ -26,6 +26,8 @@ final class DestinationSession {
     private let connectedAt = monotonicSeconds()
     /// Whether a packet went out after ``settling``: the link held, the backoff starts over.
     private(set) var settled = false
+    /// Twitch's VOD track on this connection, when the destination sends one.
+    private var vodTrack: VODTrackFraming?
 
     /// How long a connection must have carried packets before its loss counts as a first
     /// failure again (the backoff starts over).
@@ -33,10 +35,11 @@ final class DestinationSession {
     /// How often a connection's path is read while it writes (adaptive bitrate looks every 100 ms).
     static let linkSampleInterval = 0.05
 
-    private init(media: MediaOutput, srt: SRTConnection?, tcp: TCPConnection?) {
+    private init(media: MediaOutput, srt: SRTConnection?, tcp: TCPConnection?, vodTrack: VODTrackFraming?) {
         self.media = media
         self.srt = srt
         self.tcp = tcp
+        self.vodTrack = vodTrack
         srtLink = SRTLinkTracker(connected: monotonicSeconds(), receiverLatency: srt?.receiverLatencyMilliseconds)
     }
 
@@ -53,7 +56,14 @@ final class DestinationSession {
         let (media, srt) = try destination.connect(to: path)
         let tcp = destination.output.kind == .rtmp ? media.connection : nil
         destination.limitUnsent(of: tcp)
-        return DestinationSession(media: media, srt: srt, tcp: tcp)
+        let vodTrack = destination.vodTrackConfig.map(VODTrackFraming.init)
+        do {
+            try vodTrack?.announce(on: media)
+        } catch {
+            media.close()
+            throw DestinationWorker.ConnectionFailure(description: "announcing the VOD track: \(error)")
+        }
+        return DestinationSession(media: media, srt: srt, tcp: tcp, vodTrack: vodTrack)
     }
 
     /// Writes the queue's packets until it ends, a write fails or stalls, or the run stops it.
@@ -68,7 +78,7 @@ final class DestinationSession {
             let bytes = item.packet.size
             let traced = LatencyTrace.shared != nil && item.stream == 0 ? item.packet.presentationTimestamp.map { item.packet.timeBase.convert($0, to: .microseconds) } : nil
             do throws(OutputDeadlines.Failure) {
-                try deadlines.write(item.packet, stream: item.stream, to: media)
+                try write(item, deadlines: deadlines)
             } catch {
                 return .lost(error.deadlinePassed ? deadlines.stalled : srt?.failure ?? "\(error)")
             }
@@ -78,6 +88,16 @@ final class DestinationSession {
             sampleLink(for: destination)
         }
         return .lost(nil)
+    }
+
+    /// Writes one packet; the VOD track's as the script-data messages that carry it.
+    private func write(_ item: EncodedPacket, deadlines: OutputDeadlines) throws(OutputDeadlines.Failure) {
+        guard item.stream == VODTrackFraming.stream, vodTrack != nil else {
+            return try deadlines.write(item.packet, stream: item.stream, to: media)
+        }
+        let messages: [Packet]
+        do { messages = try vodTrack!.messages(for: item.packet) } catch { throw OutputDeadlines.Failure(error: error, deadlinePassed: false) }
+        for message in messages { try deadlines.write(message, stream: item.stream, to: media) }
     }
 
     /// Reads the connection's path, at most every ``linkSampleInterval`` (only a connection

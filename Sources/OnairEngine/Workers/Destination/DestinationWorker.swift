@@ -25,6 +25,8 @@ final class DestinationWorker: HoldableDestination {
     /// The URL with the key filled in, or the file it writes (an `hls` destination's playlist).
     let target: String
     private let streams: [StreamParameters]
+    /// The VOD track's AudioSpecificConfig, when its rendition sends one (stream 2).
+    let vodTrackConfig: [UInt8]?
     private let events: EventSink
     private let reports: WorkerReports
     /// The most an RTMP connection's socket may hold unsent (bytes; adaptive renditions), nil
@@ -70,9 +72,10 @@ final class DestinationWorker: HoldableDestination {
     ///   - target: the URL with the key filled in, or the recording's absolute path.
     ///   - unsentBytes: the most an RTMP connection's socket may hold unsent (see ``TCPConnection/limitUnsent(to:)``).
     /// - Parameter held: it waits for the schedule's `start:` (see ``DestinationGate``).
-    init(output: PlannedOutput, target: String, streams: [StreamParameters], queueBytes: Int, unsentBytes: Int? = nil, events: EventSink,
-         reports: WorkerReports, held: Bool = false) {
+    init(output: PlannedOutput, target: String, streams: [StreamParameters], vodTrackConfig: [UInt8]? = nil, queueBytes: Int, unsentBytes: Int? = nil,
+         events: EventSink, reports: WorkerReports, held: Bool = false) {
         self.output = output
+        self.vodTrackConfig = vodTrackConfig
         gate = Mutex(DestinationGate(held: held))
         self.unsentBytes = unsentBytes
         self.target = target
@@ -94,7 +97,7 @@ final class DestinationWorker: HoldableDestination {
     /// Whether it waits for the schedule's `start:` (its thread is not started until then).
     var isHeld: Bool { gate.withLock { $0.state == .held } }
 
-    /// Whether its encoder hands it `packet` (of `stream`: 0 video, 1 sound), on the encoder's
+    /// Whether its encoder hands it `packet` (of `stream`: 0 video, 1 sound, 2 the VOD track), on the encoder's
     /// thread; at its scheduled stop it finishes what it has.
     func admits(_ packet: Packet, stream: Int) -> Bool {
         let micros = { (time: Int64?) in time.map { packet.timeBase.convert($0, to: .microseconds) } }

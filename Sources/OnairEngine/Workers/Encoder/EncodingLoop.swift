@@ -10,6 +10,8 @@ final class EncodingLoop {
     private let rendition: Rendition
     private let video: Encoder
     private let audio: Encoder?
+    /// The VOD track's encoder, when the rendition sends one (its packets are stream 2).
+    private let vodTrack: Encoder?
     /// Whether the sound goes through a ``VoiceStage`` (some combination of the run has a voice).
     private let voiced: Bool
     private let audioFrameSize: Int?
@@ -26,6 +28,8 @@ final class EncodingLoop {
     private var lastPicture: Frame?
     /// Where the next sound frame starts (the sound's time base): late sound is moved up to it.
     private var nextAudio: Int64?
+    /// The same for the VOD track.
+    private var nextVODTrack: Int64?
     /// An empty packet kept between calls, so asking an encoder that has nothing yet costs no
     /// allocation.
     private var spare: Packet?
@@ -37,10 +41,11 @@ final class EncodingLoop {
     /// The rendition's sound metered, when its plan says so.
     private let meter: MixMeter?
 
-    init(rendition: Rendition, video: Encoder, audio: Encoder?, voiced: Bool, audioFrameSize: Int?, endMicros: Int64?) {
+    init(rendition: Rendition, video: Encoder, audio: Encoder?, vodTrack: Encoder? = nil, voiced: Bool, audioFrameSize: Int?, endMicros: Int64?) {
         self.rendition = rendition
         self.video = video
         self.audio = audio
+        self.vodTrack = vodTrack
         self.voiced = voiced
         self.audioFrameSize = audioFrameSize
         self.endMicros = endMicros
@@ -68,7 +73,7 @@ final class EncodingLoop {
         if let voice, !encoder.isAborted {
             for pitched in try voice.finish() { try encodeSound(pitched, in: voice.timeBase) }
         }
-        for each in [video] + (audio.map { [$0] } ?? []) where !encoder.isAborted {
+        for each in [video, audio, vodTrack].compactMap({ $0 }) where !encoder.isAborted {
             _ = try each.send(nil)
             try drain(each)
         }
@@ -96,6 +101,7 @@ final class EncodingLoop {
     /// them monotonic, and this is the last guard: a late picture is dropped, late sound is
     /// moved up.
     private func encode(_ item: SinkFrame) throws {
+        if item.vodTrack { return try encodeVODTrack(item) }
         guard let encoder = item.kind == .video ? video : audio else { return }
         let pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
         guard item.kind == .video else {
@@ -120,6 +126,16 @@ final class EncodingLoop {
         lastPicture = item.frame
         owner.preview.offer(item.frame)
         owner.encodedPicture(ofGeneration: item.generation, at: pts.map { encoder.timeBase.convert($0, to: .microseconds) })
+    }
+
+    /// Sound for the VOD track: muted with the rendition's sound, never pitched (a voice is
+    /// refused with a VOD track), kept monotonic like it.
+    private func encodeVODTrack(_ item: SinkFrame) throws {
+        guard let vodTrack, let pts = item.frame.presentationTimestamp else { return }
+        try owner.soundGate.apply(to: item.frame, at: item.timeBase.convert(pts, to: .microseconds))
+        item.frame.presentationTimestamp = Self.soundTimestamp(item.timeBase.convert(pts, to: vodTrack.timeBase), next: &nextVODTrack,
+                                                               samples: item.frame.sampleCount)
+        try encode(item.frame, with: vodTrack)
     }
 
     /// Tells the run when the watched mix goes silent, and when it is heard again.
@@ -211,8 +227,8 @@ final class EncodingLoop {
                 return
             }
             spare = nil
-            let stream = encoder.kind == .video ? 0 : 1
-            if let trace = LatencyTrace.shared, let pts = packet.presentationTimestamp {
+            let stream = encoder.kind == .video ? 0 : encoder === vodTrack ? 2 : 1
+            if stream < 2, let trace = LatencyTrace.shared, let pts = packet.presentationTimestamp {
                 trace.note(stream == 0 ? .encoded : .encodedSound, micros: packet.timeBase.convert(pts, to: .microseconds))
             }
             if owner.isSteered { owner.made(bytes: packet.size) }

@@ -10,7 +10,7 @@ import Synchronization
 /// An encoded packet on its way to one destination (each destination gets its own reference).
 final class EncodedPacket: QueuedPacket {
     let packet: Packet
-    /// 0 video, 1 audio: the stream index in every destination's muxer.
+    /// 0 video, 1 audio, 2 the VOD track: the stream index in every destination's muxer.
     let stream: Int
 
     /// Where it sits on the media timeline (µs), from its decoding time.
@@ -39,8 +39,10 @@ final class RenditionEncoder: EncoderWorker {
     let frames = Handoff<EncoderInput>(capacity: 4)
     /// Preview pictures, taken only while somebody asks.
     let preview: PreviewTap
-    /// What muxers need, video first.
+    /// What muxers need, video first, then the sound, then the VOD track's script data.
     let streams: [StreamParameters]
+    /// The VOD track's AudioSpecificConfig, when the rendition sends one.
+    let vodTrackConfig: [UInt8]?
     /// Samples per audio frame the encoder needs (the graph's sink delivers exactly that).
     let audioFrameSize: Int?
     /// Whether adaptive bitrate steers this rendition: only then is what it makes measured and
@@ -104,10 +106,13 @@ final class RenditionEncoder: EncoderWorker {
         // x264's own threads start as it opens: named after the rendition, apart from the engine's.
         let video = try whileNamed("x264.\(rendition.id)") { try Encoder(video: rendition.encoderOptions.video) }
         let audio = try rendition.encoderOptions.audio.map { try Encoder(audio: $0) }
-        streams = [video.parameters] + (audio.map { [$0.parameters] } ?? [])
+        // The VOD track is encoded as the rendition's own sound is.
+        let vodTrack = try rendition.encoderOptions.audio.flatMap { options in try rendition.vodTrack.map { _ in try Encoder(audio: options) } }
+        streams = try [video.parameters] + (audio.map { [$0.parameters] } ?? []) + (vodTrack.map { [try StreamParameters(scriptDataIn: $0.timeBase)] } ?? [])
+        vodTrackConfig = vodTrack?.parameters.extradata
         audioFrameSize = audio.map { $0.frameSize > 0 ? $0.frameSize : 1024 }
         shared = Mutex(Shared(bitrate: Bitrate(current: rendition.video.bitrate)))
-        loop = Mutex(Transfer(EncodingLoop(rendition: rendition, video: video, audio: audio, voiced: voiced && rendition.audio != nil,
+        loop = Mutex(Transfer(EncodingLoop(rendition: rendition, video: video, audio: audio, vodTrack: vodTrack, voiced: voiced && rendition.audio != nil,
                                            audioFrameSize: audioFrameSize, endMicros: endMicros)))
     }
 
