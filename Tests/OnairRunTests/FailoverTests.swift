@@ -86,6 +86,35 @@ extension EndToEnd {
             let stats = run.events.filter { $0.event == "stats" }.compactMap(\.failover).flatMap { $0 }
             #expect(stats.contains { $0.input == "camera" && $0.on_air == "phone" && $0.reason == "silence" }, "\(run.child.stdoutSoFar)")
         }
+
+        @Test("a silent camera inside a mix: the phone's sound takes its place in the mix, under the same gain, beside the bed",
+              .hangGuard)
+        func silenceInAMix() async throws {
+            let peers = try Peers(mixed: true)
+            defer { peers.remove() }
+            let audio = "sine=frequency=440:sample_rate=48000:d=5[a];anullsrc=channel_layout=mono:sample_rate=48000:d=4[s];"
+                + "sine=frequency=440:sample_rate=48000:d=60[b];[a][s][b]concat=n=3:v=0:a=1"
+            let (_, segments) = try await peers.runCamera(video: "color=c=red:s=320x180:r=30", audio: audio, expecting: "silence")
+            #expect(segments.names == ["red", "green", "red"], "\(segments.all)")
+            let phone = try #require(segments.span(of: "green"), "\(segments.all)")
+            let sound = try await Tone.stereo(of: peers.project.file("out/rec.mkv").path, through: peers.project.file("out/rec.f32").path).left
+            // Inside the phone's span (less half a second each side) and in the camera's after it.
+            func level(_ hz: Double, from: Double, to: Double) -> Double {
+                let start = Int(from * 48_000), end = min(sound.count, Int(to * 48_000))
+                return end > start ? Tone.level(sound[start..<end], at: hz) : -.infinity
+            }
+            let during = (phone.start + 0.5, phone.end - 0.5), after = (phone.end + 1, phone.end + 3)
+            let phoneTone = level(660, from: during.0, to: during.1), cameraTone = level(440, from: during.0, to: during.1)
+            let bedDuring = level(3000, from: during.0, to: during.1), bedAfter = level(3000, from: after.0, to: after.1)
+            let cameraAfter = level(440, from: after.0, to: after.1), phoneAfter = level(660, from: after.0, to: after.1)
+            print("failover in a mix: phone \(phoneTone), camera \(cameraTone), bed \(bedDuring) dBFS on the phone; camera \(cameraAfter), "
+                  + "phone \(phoneAfter), bed \(bedAfter) after")
+            // The member's −6 dB applies to whoever feeds it; the bed goes on at its own level.
+            #expect(phoneTone > -40 && cameraTone < -70, "on the phone: its tone \(phoneTone) dBFS, the camera's \(cameraTone)")
+            #expect(cameraAfter > -40 && phoneAfter < -70, "the camera back: its tone \(cameraAfter) dBFS, the phone's \(phoneAfter)")
+            #expect(abs(phoneTone - cameraAfter) < 1.5, "the member's level: \(phoneTone) dBFS from the phone, \(cameraAfter) from the camera")
+            #expect(abs(bedDuring - bedAfter) < 1 && bedDuring > -40, "the bed: \(bedDuring) dBFS during, \(bedAfter) after")
+        }
     }
 }
 
@@ -99,14 +128,23 @@ private final class Peers {
     /// A 1 kHz tone, endless.
     static let tone = "sine=frequency=1000:sample_rate=48000"
 
-    init() throws {
+    /// With `mixed`, the pipeline's sound is a mix of the camera (−6 dB) and a 3 kHz bed.
+    init(mixed: Bool = false) throws {
         cameraPort = try LoopbackPort.free()
         phonePort = try LoopbackPort.free()
+        let mix = """
+              bed: {kind: test, pattern: color, color: "#000000", tone: 3000, size: 320x180, fps: 30}
+            mixes:
+              program:
+                sources: {camera: {gain: -6dB}, bed: {gain: -6dB}}
+            audio: program
+            """
         let scene = """
             sources:
               camera: {kind: listen, url: "srt://127.0.0.1:\(cameraPort)",
                        failover: {backups: [phone], when: [loss, black, silence], after: 1s, clear: 3s}}
               phone: {kind: listen, url: "rtmp://127.0.0.1:\(phonePort)/live/phone"}
+            \(mixed ? mix : "")
             overlays:
               room: {kind: real-scene, camera: camera}
             active: room
@@ -196,8 +234,11 @@ private final class Peers {
 private struct ColourSegments {
     /// Every run, from the first red frame on.
     var all: [(name: String, frames: Int)] = []
+    /// The frames before the first red one.
+    var skipped = 0
 
     init(names: [String]) {
+        skipped = names.firstIndex(of: "red") ?? names.count
         for name in names.drop(while: { $0 != "red" }) {
             if all.last?.name == name { all[all.count - 1].frames += 1 } else { all.append((name, 1)) }
         }
@@ -205,6 +246,17 @@ private struct ColourSegments {
 
     /// The colours of the runs of at least 10 frames (a cut may blend a frame or two).
     var names: [String] { all.filter { $0.frames >= 10 }.map(\.name) }
+
+    /// Where the first run of `name` of at least 10 frames lies in the recording (s, at 30
+    /// frames a second, from its first frame).
+    func span(of name: String) -> (start: Double, end: Double)? {
+        var frame = skipped
+        for run in all {
+            if run.name == name && run.frames >= 10 { return (Double(frame) / 30, Double(frame + run.frames) / 30) }
+            frame += run.frames
+        }
+        return nil
+    }
 
     /// The frames of the `index`th run of `name` (of at least 10 frames).
     func frames(of name: String, at index: Int) -> Int {
