@@ -1,3 +1,4 @@
+import OnairTestSupport
 import Testing
 
 @testable import OnairVODTrack
@@ -46,7 +47,7 @@ struct VODTrackMessagesTests {
     }
 
     @Test("the announcement starts @setDataFrame, onExpectAdditionalMedia and declares stream0 as PNAR audio")
-    func announcementBytes() {
+    func announcementBytes() throws {
         let message = VODTrackMessages.announcement
         #expect(Array(message.prefix(16 + 26)) == amfString("@setDataFrame") + amfString("onExpectAdditionalMedia"))
         let text = String(decoding: message, as: UTF8.self)
@@ -54,5 +55,21 @@ struct VODTrackMessagesTests {
             #expect(text.contains(word), "missing \(word)")
         }
         #expect(Array(message.suffix(3)) == [0, 0, 0x09])
+        // Read back by an AMF reader of its own, it is OBS's structure, member for member.
+        let expected: [AMFValue] = [
+            .string("@setDataFrame"), .string("onExpectAdditionalMedia"),
+            .object([
+                ("processingIntents", .strictArray([.string("ArchiveProgramNarrationAudio")])),
+                ("additionalMedia", .object([("stream0", .object([("type", .number(8)), ("mediaLabels", .object([("contentType", .string("PNAR"))]))]))])),
+                ("defaultMedia", .object([("audio", .object([("mediaLabels", .object([("contentType", .string("PRM"))]))]))])),
+            ]),
+        ]
+        #expect(try AMFValue.values(from: message) == expected)
+    }
+
+    @Test("a frame read back: additionalMedia, stream0, and the AAC body in an AMF3 byte array")
+    func frameReadBack() throws {
+        let values = try AMFValue.values(from: VODTrackMessages.frame([1, 2, 3]))
+        #expect(values == [.string("additionalMedia"), .object([("id", .string("stream0")), ("media", .avmplusByteArray([0xAF, 0x01, 1, 2, 3]))])])
     }
 }
