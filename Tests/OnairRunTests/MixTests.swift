@@ -27,6 +27,26 @@ extension EndToEnd {
             audio: program
             """
 
+        @Test("unpaced (--no-pacing), the mix's sound is written beside its pictures: in the file, never more than 0.3 s apart", .hangGuard)
+        func unpaced() async throws {
+            let project = try ScratchProject(destinations: [("rec", Destination.record("out/rec.mkv"))], scene: Self.scene)
+            defer { project.remove() }
+            let run = try OnairRun(project, arguments: ["--duration", "20s", "--no-pacing"])
+            let output = await run.finish(timeout: .seconds(60))
+            #expect(output.status == 0, "\(output)")
+            let packets = await FFprobe.packets(of: project.file("out/rec.mkv").path, duration: .seconds(30))
+            try #require(packets.count > 20 * 30, "\(packets.count) packets")
+            // In file order, how far the last picture written and the last sound written lie apart.
+            var last: [String: Double] = [:], apart = 0.0
+            for packet in packets {
+                guard let time = packet.ptsTime else { continue }
+                last[packet.codecType] = time
+                if let video = last["video"], let audio = last["audio"] { apart = max(apart, abs(video - audio)) }
+            }
+            // The sound was up to 5.7 s behind when each round fed a three-source mix one member.
+            #expect(apart <= 0.3, "pictures and sound up to \(apart) s apart in the file")
+        }
+
         @Test("the program holds the voice at its own level, the music 18 dB under it (−6 dB, and 12 dB of ducking) and 6 dB lower on the left, and no guest; the clean destination the voice alone",
               .hangGuard)
         func levels() async throws {

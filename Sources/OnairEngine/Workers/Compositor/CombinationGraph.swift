@@ -330,6 +330,7 @@ final class CombinationGraph {
         where !ended[input] && !hungry.contains(input) && graph.failedRequests(source: source) > 0 {
             hungry.append(input)
         }
+        keepTogether(&hungry)
         var due: Int64?
         for index in hungry {
             switch try feedHungry(index) {
@@ -340,6 +341,25 @@ final class CombinationGraph {
         if !progressed, hungry.isEmpty { progressed = try feedNextWaiting() }
         return progressed ? .busy : .idle(until: nextDue(covering: due))
     }
+
+    /// Holds back, this round, an unpaced input that the graph has fed more than
+    /// ``togetherMicros`` beyond the sound furthest behind. Each round feeds each input the
+    /// graph waits for one frame; a mix asks its members for sound one at a time, so unpaced
+    /// pictures ran up to 16 s ahead of a three-source mix's sound, which the muxer then wrote
+    /// far apart. Only sound sets the pace (a still picture is fed as the graph repeats it);
+    /// paced and live inputs come at the clock's pace and are never held.
+    private func keepTogether(_ hungry: inout [Int]) {
+        guard hungry.count > 1 else { return }
+        let sound = { (input: Int) -> Int64? in self.audioSource[input].map { self.sourceEnds[$0] ?? 0 } }
+        guard let behind = hungry.compactMap(sound).min() else { return }
+        let fed = { (input: Int) -> Int64 in
+            [self.videoSource[input], self.audioSource[input]].compactMap { $0 }.map { self.sourceEnds[$0] ?? 0 }.min() ?? 0
+        }
+        hungry.removeAll { inputs[$0].isUnpaced && fed($0) > behind + Self.togetherMicros }
+    }
+
+    /// How far ahead of the sound furthest behind an unpaced input is fed (µs): two pictures.
+    static let togetherMicros: Int64 = 66_000
 
     /// Hands everything `sink` gives now to its encoder; true when the sink is done (it ended,
     /// or its encoder closed: it failed or stopped, and takes no more).

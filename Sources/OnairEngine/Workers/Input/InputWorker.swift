@@ -93,6 +93,10 @@ final class InputWorker: SourceReader {
     /// a silence means the input is lost.
     var isLive: Bool { input.isLive }
 
+    /// Whether it reads as fast as it can (a local input of an unpaced run): nothing but the
+    /// graph holds it to the others.
+    var isUnpaced: Bool { !pacing && !isLive }
+
     /// Formats of the opened input (local inputs are opened before the graph is built).
     var videoFormat: VideoStreamFormat? { life.withLock { $0.videoFormat } }
     var audioFormat: AudioStreamFormat? { life.withLock { $0.audioFormat } }
