@@ -112,10 +112,11 @@ public struct CostEstimator: Sendable {
             terms.cpu.append(CostTerm(component: "x264.\(preset)", detail: "\(rendition.id) \(video.width)x\(video.height) \(video.fps)fps",
                                       work: rate, amount: (c.x264[preset] ?? 0) * rate))
             // Its sound, and its VOD track's (encoded alike).
-            for track in rendition.soundPads.indices {
-                guard let audio = rendition.audio else { break }
-                terms.cpu.append(CostTerm(component: "aac", detail: "\(rendition.id)\(track == 0 ? "" : " VOD track") \(audio.channels) channel(s)",
-                                          work: Double(audio.channels), amount: c.aacPerChannel * Double(audio.channels)))
+            if let audio = rendition.audio {
+                for pad in rendition.soundPads {
+                    terms.cpu.append(CostTerm(component: "aac", detail: "\(rendition.id)\(pad == rendition.audioPad ? "" : " VOD track") \(audio.channels) channel(s)",
+                                              work: Double(audio.channels), amount: c.aacPerChannel * Double(audio.channels)))
+                }
             }
             let pixels = Double(video.width * video.height)
             terms.memory.append(CostTerm(component: "memory.encoder", detail: rendition.id, work: pixels, amount: c.encoderBytesPerPixel * pixels))

@@ -87,7 +87,7 @@ struct DestinationRules {
         guard let track = target.spec.vodTrack else { return }
         let subject = "destination '\(target.spec.name)'"
         guard let platform = target.platform, platform.audio.vodTrack else {
-            log.error("vod-track-platform", "\(subject) is not on a platform that takes a VOD track (Twitch does)",
+            log.error("vod-track-platform", "\(subject) is not on a platform that takes a VOD track (one whose audio: says vod_track: true, as Twitch's does)",
                       at: track.location, suggestion: "remove vod_track:, or give \(subject) audio: \(track.value) to send it that sound")
             return
         }

@@ -60,8 +60,7 @@ public struct FFmpegCommand: Sendable {
             arguments += Self.writing(outputs, options: options)
             if let track = rendition.vodTrack, let audio = rendition.encoderOptions.audio {
                 // The CLI's FLV muxer takes one audio stream: the VOD track is encoded, not sent.
-                add(["-map", "[\(track.pad)]", "-c:a", audio.encoder, "-b:a", Units.formatBitrate(audio.bitrate), "-ar", String(audio.sampleRate),
-                     "-ac", String(audio.channels), "-f", "null", "-"])
+                add(["-map", "[\(track.pad)]"] + Self.encoding(audio) + ["-f", "null", "-"])
             }
         }
     }
@@ -134,10 +133,13 @@ public struct FFmpegCommand: Sendable {
                      "-bufsize", Units.formatBitrate(video.bufferSize), "-g", String(video.gopFrames), "-keyint_min", String(video.gopFrames),
                      "-pix_fmt", video.pixelFormat]
         for option in video.options { words += ["-\(option.name):v", option.value] }
-        if let audio = options.audio {
-            words += ["-c:a", audio.encoder, "-b:a", Units.formatBitrate(audio.bitrate), "-ar", String(audio.sampleRate), "-ac", String(audio.channels)]
-        }
+        if let audio = options.audio { words += encoding(audio) }
         return words
+    }
+
+    /// How one sound encoder is opened (a rendition's sound, or its VOD track).
+    static func encoding(_ audio: AudioEncoderOptions) -> [String] {
+        ["-c:a", audio.encoder, "-b:a", Units.formatBitrate(audio.bitrate), "-ar", String(audio.sampleRate), "-ac", String(audio.channels)]
     }
 
     /// What the command can't do as onair does: an adaptive rendition's bitrate changes while

@@ -349,14 +349,22 @@ final class CombinationGraph {
     /// far apart. Only sound sets the pace (a still picture is fed as the graph repeats it);
     /// paced and live inputs come at the clock's pace and are never held.
     private func keepTogether(_ hungry: inout [Int]) {
-        guard hungry.count > 1 else { return }
-        let sound = { (input: Int) -> Int64? in self.audioSource[input].map { self.sourceEnds[$0] ?? 0 } }
-        guard let behind = hungry.compactMap(sound).min() else { return }
-        let fed = { (input: Int) -> Int64 in
-            [self.videoSource[input], self.audioSource[input]].compactMap { $0 }.map { self.sourceEnds[$0] ?? 0 }.min() ?? 0
+        guard hasUnpacedInputs, hungry.count > 1 else { return }
+        var behind: Int64?
+        for input in hungry { if let sound = fed(audioSource[input]) { behind = min(behind ?? sound, sound) } }
+        guard let behind else { return }
+        hungry.removeAll { input in
+            inputs[input].isUnpaced && min(fed(videoSource[input]) ?? .max, fed(audioSource[input]) ?? .max) > behind + Self.togetherMicros
         }
-        hungry.removeAll { inputs[$0].isUnpaced && fed($0) > behind + Self.togetherMicros }
     }
+
+    /// How far graph source `source` has been fed (µs; 0 before its first frame), nil for no source.
+    private func fed(_ source: Int?) -> Int64? {
+        source.map { sourceEnds[$0] ?? 0 }
+    }
+
+    /// Whether any input reads as fast as it can (an unpaced run): only then is anything held.
+    private lazy var hasUnpacedInputs = inputs.contains(where: \.isUnpaced)
 
     /// How far ahead of the sound furthest behind an unpaced input is fed (µs): two pictures.
     static let togetherMicros: Int64 = 66_000

@@ -92,11 +92,12 @@ final class DestinationSession {
 
     /// Writes one packet; the VOD track's as the script-data messages that carry it.
     private func write(_ item: EncodedPacket, deadlines: OutputDeadlines) throws(OutputDeadlines.Failure) {
-        guard item.stream == VODTrackFraming.stream, vodTrack != nil else {
+        guard item.stream == VODTrackFraming.stream, var framing = vodTrack else {
             return try deadlines.write(item.packet, stream: item.stream, to: media)
         }
         let messages: [Packet]
-        do { messages = try vodTrack!.messages(for: item.packet) } catch { throw OutputDeadlines.Failure(error: error, deadlinePassed: false) }
+        do { messages = try framing.messages(for: item.packet) } catch { throw OutputDeadlines.Failure(error: error, deadlinePassed: false) }
+        vodTrack = framing
         for message in messages { try deadlines.write(message, stream: item.stream, to: media) }
     }
 

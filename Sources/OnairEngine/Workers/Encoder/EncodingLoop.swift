@@ -71,7 +71,10 @@ final class EncodingLoop {
             }
         }
         if let voice, !encoder.isAborted {
-            for pitched in try voice.finish() { try encodeSound(pitched, in: voice.timeBase) }
+            for pitched in try voice.finish() {
+                guard let audio else { break }
+                try encodeSound(pitched, in: voice.timeBase, with: audio, next: &nextAudio)
+            }
         }
         for each in [video, audio, vodTrack].compactMap({ $0 }) where !encoder.isAborted {
             _ = try each.send(nil)
@@ -101,23 +104,9 @@ final class EncodingLoop {
     /// them monotonic, and this is the last guard: a late picture is dropped, late sound is
     /// moved up.
     private func encode(_ item: SinkFrame) throws {
-        if item.vodTrack { return try encodeVODTrack(item) }
-        guard let encoder = item.kind == .video ? video : audio else { return }
+        guard item.kind == .video else { return try encodeSound(item) }
+        let encoder = video
         let pts = item.frame.presentationTimestamp.map { item.timeBase.convert($0, to: encoder.timeBase) }
-        guard item.kind == .video else {
-            watchSilence(item)
-            measure(item)
-            if let pts = item.frame.presentationTimestamp {
-                try owner.soundGate.apply(to: item.frame, at: item.timeBase.convert(pts, to: .microseconds))
-            }
-            if voiced {
-                for pitched in try pitch(item) { try encodeSound(pitched, in: voice!.timeBase) }
-            } else {
-                item.frame.presentationTimestamp = Self.soundTimestamp(pts, next: &nextAudio, samples: item.frame.sampleCount)
-                try encode(item.frame, with: encoder)
-            }
-            return
-        }
         guard case .encode(let hole) = cadence.admit(pts) else { return }
         try fill(hole, before: item.frame)
         item.frame.presentationTimestamp = pts
@@ -128,14 +117,25 @@ final class EncodingLoop {
         owner.encodedPicture(ofGeneration: item.generation, at: pts.map { encoder.timeBase.convert($0, to: .microseconds) })
     }
 
-    /// Sound for the VOD track: muted with the rendition's sound, never pitched (a voice is
-    /// refused with a VOD track), kept monotonic like it.
-    private func encodeVODTrack(_ item: SinkFrame) throws {
-        guard let vodTrack, let pts = item.frame.presentationTimestamp else { return }
-        try owner.soundGate.apply(to: item.frame, at: item.timeBase.convert(pts, to: .microseconds))
-        item.frame.presentationTimestamp = Self.soundTimestamp(item.timeBase.convert(pts, to: vodTrack.timeBase), next: &nextVODTrack,
-                                                               samples: item.frame.sampleCount)
-        try encode(item.frame, with: vodTrack)
+    /// A sound frame from the graph: the rendition's own (watched and metered as the mix
+    /// sounds, then muted with its destinations, pitched when the run has a voice) or its VOD
+    /// track's (muted alike, never pitched: a voice is refused beside a VOD track).
+    private func encodeSound(_ item: SinkFrame) throws {
+        let own = !item.vodTrack
+        guard let encoder = own ? audio : vodTrack else { return }
+        if own {
+            watchSilence(item)
+            measure(item)
+        }
+        if let pts = item.frame.presentationTimestamp {
+            try owner.soundGate.apply(to: item.frame, at: item.timeBase.convert(pts, to: .microseconds))
+        }
+        guard own else { return try encodeSound(item.frame, in: item.timeBase, with: encoder, next: &nextVODTrack) }
+        if voiced {
+            for pitched in try pitch(item) { try encodeSound(pitched, in: voice!.timeBase, with: encoder, next: &nextAudio) }
+        } else {
+            try encodeSound(item.frame, in: item.timeBase, with: encoder, next: &nextAudio)
+        }
     }
 
     /// Tells the run when the watched mix goes silent, and when it is heard again.
@@ -180,12 +180,12 @@ final class EncodingLoop {
         return try voice!.process(item.frame, ratio: item.voice)
     }
 
-    /// Encodes a frame of the voice stage's sound (stamped in `timeBase`).
-    private func encodeSound(_ frame: Frame, in timeBase: TimeBase) throws {
-        guard let audio else { return }
-        let pts = frame.presentationTimestamp.map { timeBase.convert($0, to: audio.timeBase) }
-        frame.presentationTimestamp = Self.soundTimestamp(pts, next: &nextAudio, samples: frame.sampleCount)
-        try encode(frame, with: audio)
+    /// Encodes `frame` (stamped in `timeBase`) with `encoder`, one of the sound's: late sound is
+    /// moved up to where that encoder's last frame ended (`next`).
+    private func encodeSound(_ frame: Frame, in timeBase: TimeBase, with encoder: Encoder, next: inout Int64?) throws {
+        let pts = frame.presentationTimestamp.map { timeBase.convert($0, to: encoder.timeBase) }
+        frame.presentationTimestamp = Self.soundTimestamp(pts, next: &next, samples: frame.sampleCount)
+        try encode(frame, with: encoder)
     }
 
     /// x264's buffer while an adaptive rendition is below its plan (its link is narrower than
